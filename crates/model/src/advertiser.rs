@@ -1,0 +1,82 @@
+//! Advertisers.
+
+use serde::{Deserialize, Serialize};
+
+use crate::common::{Extra, Id};
+use crate::serde_util;
+
+/// An advertiser, as sent to `advertiser/save` and returned by the advertiser listings.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Advertiser {
+    /// Null or omitted to create.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// Required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Required on insert, ignored on update. Arrives as a Number or a String.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "serde_util::number_or_string"
+    )]
+    pub agency_id: Option<Id>,
+    /// Display currency for pricing. Required on insert, ignored on update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    /// IAB category code. Required on insert.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// The account timezone is used when omitted on insert; ignored on update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone_name: Option<TimezoneName>,
+    /// Client reference: at most 128 letters, digits and ASCII punctuation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_advertiser_id: Option<String>,
+    /// Fields this crate does not name, kept for round trips.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub extra: Extra,
+}
+
+/// Advertiser timezones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[allow(clippy::upper_case_acronyms)]
+pub enum TimezoneName {
+    /// Alaska.
+    AKT,
+    /// Central.
+    CT,
+    /// Eastern.
+    ET,
+    /// Greenwich.
+    GMT,
+    /// Hawaii.
+    HST,
+    /// Mountain.
+    MT,
+    /// Newfoundland.
+    N,
+    /// Pacific.
+    PT,
+}
+
+impl TimezoneName {
+    /// Every value, in wire order.
+    pub const ALL: [TimezoneName; 8] = [
+        Self::AKT,
+        Self::CT,
+        Self::ET,
+        Self::GMT,
+        Self::HST,
+        Self::MT,
+        Self::N,
+        Self::PT,
+    ];
+}

@@ -1,0 +1,109 @@
+//! Types shared by every resource: ids, the response envelope and its messages.
+
+use serde::{Deserialize, Serialize};
+
+/// Entity ids are JSON Numbers.
+pub type Id = i64;
+/// Dates are Unix time in milliseconds.
+pub type Millis = i64;
+/// Fields the service sends that this crate does not name. They are kept so that a
+/// read-modify-write round trip does not drop them.
+pub type Extra = serde_json::Map<String, serde_json::Value>;
+/// A field where "absent" (`None`), "null" (`Some(None)`) and a value differ in meaning.
+pub type Nullable<T> = Option<Option<T>>;
+
+/// The `{messages, entity}` envelope every business endpoint answers with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Envelope<T> {
+    /// Error or informational messages; empty when there are none.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// The resource object(s).
+    pub entity: T,
+}
+
+impl<T> Envelope<T> {
+    /// An envelope with no messages.
+    pub fn new(entity: T) -> Self {
+        Self {
+            messages: Vec::new(),
+            entity,
+        }
+    }
+}
+
+/// One entry of an envelope's `messages`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Message {
+    /// How serious the message is.
+    pub level: MessageLevel,
+    /// Machine-readable code; may be empty.
+    #[serde(default)]
+    pub code: String,
+    /// Human-readable text.
+    pub message: String,
+}
+
+impl Message {
+    /// An `ERROR` message.
+    pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            level: MessageLevel::Error,
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    /// An `INFO` message.
+    pub fn info(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            level: MessageLevel::Info,
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Message levels the service uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "UPPERCASE")]
+pub enum MessageLevel {
+    /// Informational; the call succeeded.
+    Info,
+    /// The call succeeded but something deserves attention.
+    Warning,
+    /// The call failed.
+    Error,
+}
+
+/// Frequency-cap period, shared by campaigns and ad orders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "UPPERCASE")]
+pub enum TimePeriod {
+    /// Per minute.
+    Minute,
+    /// Per hour.
+    Hour,
+    /// Per day.
+    Day,
+}
+
+/// Pacing, shared by campaign `pacingMode` and ad-order `hourlyPacingMode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PacingMode {
+    /// Spend as fast as possible.
+    Asap,
+    /// Spread spend over the period.
+    SpendEvenly,
+}

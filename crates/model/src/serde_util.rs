@@ -1,0 +1,56 @@
+//! Small serde adapters for the wire's quirks.
+
+use serde::{Deserialize, Deserializer};
+
+/// Deserializes a field that distinguishes "absent" (`None`, via `#[serde(default)]`)
+/// from "null" (`Some(None)`) and a value (`Some(Some(v))`).
+///
+/// On an update, absent leaves the stored value alone while null clears it, so the
+/// two must not collapse into one `None`.
+pub fn nullable<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// `agencyId` arrives as a Number or a String holding digits; it is always sent back as a Number.
+pub fn number_or_string<'de, D>(d: D) -> Result<Option<i64>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Num(i64),
+        Str(String),
+    }
+    match Option::<Raw>::deserialize(d)? {
+        None => Ok(None),
+        Some(Raw::Num(n)) => Ok(Some(n)),
+        Some(Raw::Str(s)) => s
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| serde::de::Error::custom(format!("expected a number, got \"{s}\""))),
+    }
+}
+
+/// `advertiserIds` is an array, but a listing sample shows a single number.
+pub fn one_or_many<'de, D>(d: D) -> Result<Option<Vec<i64>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        One(i64),
+        Many(Vec<i64>),
+    }
+    Ok(match Option::<Raw>::deserialize(d)? {
+        None => None,
+        Some(Raw::One(n)) => Some(vec![n]),
+        Some(Raw::Many(v)) => Some(v),
+    })
+}
