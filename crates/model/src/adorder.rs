@@ -221,6 +221,11 @@ pub struct FrequencyCap {
     /// Period unit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_period: Option<TimePeriod>,
+    /// Fields this crate does not name, kept for round trips.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub extra: Extra,
 }
 
 /// An audience of an ad order, with its targeting.
@@ -258,15 +263,21 @@ pub struct AdOrderAudience {
     pub extra: Extra,
 }
 
-/// Include and exclude lists of ids.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Include and exclude lists of ids. A list that is absent is left absent on the way
+/// back, so a round trip does not invent an empty one.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IncludeExclude {
-    #[serde(default)]
-    #[allow(missing_docs)]
-    pub include: Vec<i64>,
-    #[serde(default)]
-    #[allow(missing_docs)]
-    pub exclude: Vec<i64>,
+    /// Ids to target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include: Option<Vec<i64>>,
+    /// Ids to keep away from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<Vec<i64>>,
+    /// Fields this crate does not name, kept for round trips.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub extra: Extra,
 }

@@ -151,3 +151,16 @@ pub struct AudienceError {
     /// What went wrong.
     pub error: String,
 }
+
+impl SegmentStatus {
+    /// Status of a segment holding `data_count` identifiers whose ttl runs out at `expires_at`.
+    pub fn at(data_count: i64, expires_at_ms: i64, now_ms: i64) -> Self {
+        if now_ms >= expires_at_ms {
+            Self::Archived
+        } else if data_count >= ACTIVATION_THRESHOLD {
+            Self::Active
+        } else {
+            Self::Inactive
+        }
+    }
+}

@@ -291,3 +291,16 @@ pub struct FlightCap {
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
 }
+
+impl FlightStatus {
+    /// Status of a flight running over the half-open interval `[start, end)` at `now`.
+    pub fn at(start: Millis, end: Millis, now: Millis) -> Self {
+        if now < start {
+            Self::Pending
+        } else if now < end {
+            Self::Active
+        } else {
+            Self::Completed
+        }
+    }
+}

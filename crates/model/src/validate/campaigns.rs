@@ -1,0 +1,419 @@
+//! Campaigns, their flights (with the overlap rule) and per-ad-order flight caps.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use super::advertisers::is_iab_category;
+use super::helpers::{
+    at_least, dates_in_order, format_millis, non_blank, non_negative, non_negative_int, not_above,
+    not_above_int, positive, require, require_str, value, within,
+};
+use super::{Op, codes};
+use crate::{
+    BudgetType, Campaign, CampaignFlight, FieldError, FlightCap, Id, Millis, ValidationErrors,
+};
+
+/// Campaign `save` body, including its own flights (paths `flights[i].…`).
+///
+/// `op` changes nothing today: the spec requires the same fields on create and update.
+pub fn campaign(c: &Campaign, _op: Op) -> Result<(), ValidationErrors> {
+    let mut e = ValidationErrors::default();
+
+    require(&mut e, "advertiserId", c.advertiser_id.as_ref());
+    require_str(&mut e, "name", c.name.as_ref());
+    let domain = require_str(&mut e, "domain", c.domain.as_ref());
+    if domain.is_some_and(|d| d.chars().any(char::is_whitespace) || !d.contains('.')) {
+        e.push(
+            "domain",
+            codes::INVALID,
+            "must be a domain such as example.com, without spaces",
+        );
+    }
+    match &c.iab_category {
+        None => e.push("iabCategory", codes::REQUIRED, "is required"),
+        Some(cats) if cats.is_empty() => e.push(
+            "iabCategory",
+            codes::REQUIRED,
+            "is required: list at least one IAB category",
+        ),
+        Some(cats) => {
+            for (i, cat) in cats.iter().enumerate() {
+                if !is_iab_category(cat) {
+                    e.push(
+                        format!("iabCategory[{i}]"),
+                        codes::INVALID,
+                        format!(
+                            "must be an IAB category code such as IAB1 or IAB1-2 (got \"{cat}\")"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // With flights the service derives the campaign's budget and dates from them.
+    let has_flights = c.flights.as_ref().is_some_and(|f| !f.is_empty());
+    if !has_flights {
+        for (field, missing) in [
+            ("maxBudget", c.max_budget.is_none()),
+            ("startDate", c.start_date.is_none()),
+            ("endDate", c.end_date.is_none()),
+        ] {
+            if missing {
+                e.push(
+                    field,
+                    codes::REQUIRED,
+                    "is required unless the campaign has flights",
+                );
+            }
+        }
+    }
+    if let Some(max) = c.max_budget {
+        positive(&mut e, "maxBudget", max);
+    }
+    if let Some(daily) = value(&c.daily_budget) {
+        positive(&mut e, "dailyBudget", daily);
+        if let Some(max) = c.max_budget {
+            not_above(&mut e, "dailyBudget", daily, "maxBudget", max);
+        }
+    }
+    dates_in_order(&mut e, "endDate", c.start_date, c.end_date);
+
+    frequency_cap(&mut e, c);
+
+    if let Some(rate) = value(&c.markup_rate) {
+        non_negative(&mut e, "markupRate", rate);
+    }
+    for (field, cap) in [
+        ("lifetimeImpressionCap", &c.lifetime_impression_cap),
+        ("dailyImpressionCap", &c.daily_impression_cap),
+        ("lifetimeClickCap", &c.lifetime_click_cap),
+        ("dailyClickCap", &c.daily_click_cap),
+    ] {
+        if let Some(v) = value(cap) {
+            non_negative_int(&mut e, field, v);
+        }
+    }
+
+    if non_blank(c.io_number.as_ref()).is_some()
+        && non_blank(c.external_campaign_id.as_ref()).is_some()
+    {
+        e.push(
+            "externalCampaignId",
+            codes::IDENTIFIER_CONFLICT,
+            "send only one of ioNumber or externalCampaignId",
+        );
+    }
+
+    bid_multipliers(
+        &mut e,
+        value(&c.min_bid_multiplier),
+        value(&c.max_bid_multiplier),
+    );
+
+    if let Some(pct) = c.intraday_frontload_pct {
+        within(&mut e, "intradayFrontloadPct", pct, 0.0, 100.0);
+    }
+
+    if let Some(fl) = &c.flights {
+        check_flights(&mut e, fl, &[], None);
+    }
+
+    e.into_result()
+}
+
+/// The three frequency-cap fields only mean something together.
+fn frequency_cap(e: &mut ValidationErrors, c: &Campaign) {
+    let limit = value(&c.daily_frequency_cap);
+    let duration = value(&c.frequency_cap_duration);
+    let fields = [
+        ("dailyFrequencyCap", limit.is_some()),
+        ("frequencyCapDuration", duration.is_some()),
+        (
+            "frequencyCapTimePeriod",
+            value(&c.frequency_cap_time_period).is_some(),
+        ),
+    ];
+    let set: Vec<&str> = fields.iter().filter(|f| f.1).map(|f| f.0).collect();
+    if !set.is_empty() {
+        let because = match set.as_slice() {
+            [one] => format!("is required when {one} is set"),
+            many => format!("is required when {} are set", many.join(" and ")),
+        };
+        for (field, present) in fields {
+            if !present {
+                e.push(field, codes::REQUIRED, because.clone());
+            }
+        }
+    }
+    if let Some(v) = limit {
+        at_least(e, "dailyFrequencyCap", v, 1);
+    }
+    if let Some(v) = duration {
+        at_least(e, "frequencyCapDuration", v, 1);
+    }
+}
+
+/// Shared by campaigns and ad orders: bid multipliers are non-negative and ordered.
+pub(super) fn bid_multipliers(e: &mut ValidationErrors, min: Option<f64>, max: Option<f64>) {
+    if let Some(v) = min {
+        non_negative(e, "minBidMultiplier", v);
+    }
+    if let Some(v) = max {
+        non_negative(e, "maxBidMultiplier", v);
+    }
+    if let (Some(lo), Some(hi)) = (min, max) {
+        not_above(e, "minBidMultiplier", lo, "maxBidMultiplier", hi);
+    }
+}
+
+/// Flights sent to a campaign: `sent` as `flights[i]` (updates already merged with the
+/// stored flight), `others` the campaign's stored flights not in `sent`. With `now`,
+/// a flight without an id must start after it.
+pub fn flights(
+    sent: &[CampaignFlight],
+    others: &[CampaignFlight],
+    now: Option<Millis>,
+) -> Result<(), ValidationErrors> {
+    let mut e = ValidationErrors::default();
+    check_flights(&mut e, sent, others, now);
+    e.into_result()
+}
+
+fn check_flights(
+    e: &mut ValidationErrors,
+    sent: &[CampaignFlight],
+    others: &[CampaignFlight],
+    now: Option<Millis>,
+) {
+    for (i, f) in sent.iter().enumerate() {
+        flight(e, &format!("flights[{i}]"), f, now);
+    }
+    overlaps(e, sent, others);
+}
+
+fn flight(e: &mut ValidationErrors, at: &str, f: &CampaignFlight, now: Option<Millis>) {
+    let start_field = format!("{at}.startDate");
+    let start = require(e, &start_field, f.start_date.as_ref()).copied();
+    let end = require(e, &format!("{at}.endDate"), f.end_date.as_ref()).copied();
+    dates_in_order(e, &format!("{at}.endDate"), start, end);
+    if let (Some(now), Some(start), None) = (now, start, f.id)
+        && start <= now
+    {
+        e.push(
+            start_field,
+            codes::START_IN_PAST,
+            format!(
+                "must be in the future for a new flight (it is {}, now is {})",
+                format_millis(start),
+                format_millis(now)
+            ),
+        );
+    }
+
+    let max = require(e, &format!("{at}.maxBudget"), f.max_budget.as_ref()).copied();
+    if let Some(max) = max {
+        positive(e, &format!("{at}.maxBudget"), max);
+    }
+    let daily_field = format!("{at}.dailyBudget");
+    let daily = value(&f.daily_budget);
+    if let Some(daily) = daily {
+        positive(e, &daily_field, daily);
+        if let Some(max) = max {
+            not_above(e, &daily_field, daily, "maxBudget", max);
+        }
+    } else if f.budget_type == Some(BudgetType::FixedBudget) {
+        e.push(
+            daily_field,
+            codes::REQUIRED,
+            "is required when budgetType is FIXED_BUDGET",
+        );
+    }
+    if let Some(pct) = f.daily_frontload {
+        within(e, &format!("{at}.dailyFrontload"), pct, 0.0, 100.0);
+    }
+    let daily_imp = value(&f.daily_imp_cap);
+    let lifetime_imp = value(&f.lifetime_imp_cap);
+    if let Some(v) = daily_imp {
+        non_negative_int(e, &format!("{at}.dailyImpCap"), v);
+    }
+    if let Some(v) = lifetime_imp {
+        non_negative_int(e, &format!("{at}.lifetimeImpCap"), v);
+    }
+    if let (Some(d), Some(l)) = (daily_imp, lifetime_imp) {
+        not_above_int(e, &format!("{at}.dailyImpCap"), d, "lifetimeImpCap", l);
+    }
+}
+
+/// Where a dated flight came from: `flights[i]` of the request or the i-th stored one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Who {
+    Sent(usize),
+    Stored(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: Millis,
+    end: Millis,
+    who: Who,
+}
+
+/// Reports every overlapping pair that involves a sent flight.
+///
+/// Flights are half-open `[startDate, endDate)`, so back-to-back flights do not overlap.
+/// Flights without both dates, or with `endDate` not after `startDate`, are skipped: they
+/// already carry a date error and an inverted range would flag unrelated flights.
+///
+/// Sweep in start order keeping the still-open flights in two heaps by end (sent and
+/// stored); every flight left open when a new one starts overlaps it. Stored flights
+/// are never compared with each other, so the cost is O(n log n + reported pairs) even
+/// when stored data already overlaps.
+fn overlaps(e: &mut ValidationErrors, sent: &[CampaignFlight], others: &[CampaignFlight]) {
+    let dated = |f: &CampaignFlight| match (f.start_date, f.end_date) {
+        (Some(start), Some(end)) if start < end => Some((start, end)),
+        _ => None,
+    };
+    let mut spans: Vec<Span> = sent
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            dated(f).map(|(start, end)| Span {
+                start,
+                end,
+                who: Who::Sent(i),
+            })
+        })
+        .chain(others.iter().enumerate().filter_map(|(i, f)| {
+            dated(f).map(|(start, end)| Span {
+                start,
+                end,
+                who: Who::Stored(i),
+            })
+        }))
+        .collect();
+    spans.sort_by_key(|s| (s.start, s.end, s.who));
+
+    // Heap entries are (end, index into spans), smallest end on top.
+    let mut open_sent: BinaryHeap<Reverse<(Millis, usize)>> = BinaryHeap::new();
+    let mut open_stored: BinaryHeap<Reverse<(Millis, usize)>> = BinaryHeap::new();
+    let mut pairs: Vec<(Span, Span)> = Vec::new();
+    for (k, span) in spans.iter().enumerate() {
+        for heap in [&mut open_sent, &mut open_stored] {
+            while heap
+                .peek()
+                .is_some_and(|Reverse((end, _))| *end <= span.start)
+            {
+                heap.pop();
+            }
+        }
+        pairs.extend(open_sent.iter().map(|Reverse((_, j))| (spans[*j], *span)));
+        match span.who {
+            Who::Sent(_) => {
+                pairs.extend(open_stored.iter().map(|Reverse((_, j))| (spans[*j], *span)));
+                open_sent.push(Reverse((span.end, k)));
+            }
+            Who::Stored(_) => open_stored.push(Reverse((span.end, k))),
+        }
+    }
+
+    let mut found: Vec<(usize, Who, FieldError)> = pairs
+        .into_iter()
+        .filter_map(|(a, b)| overlap_error(a, b, others))
+        .collect();
+    found.sort_by_key(|(i, other, _)| (*i, *other));
+    e.0.extend(found.into_iter().map(|(_, _, err)| err));
+}
+
+/// The error for one overlapping pair: on the later sent index, naming the other flight.
+fn overlap_error(a: Span, b: Span, others: &[CampaignFlight]) -> Option<(usize, Who, FieldError)> {
+    let (at, other) = match (a.who, b.who) {
+        (Who::Sent(i), Who::Sent(j)) if i > j => (i, b),
+        (Who::Sent(_), Who::Sent(j)) => (j, a),
+        (Who::Sent(i), Who::Stored(_)) => (i, b),
+        (Who::Stored(_), Who::Sent(j)) => (j, a),
+        (Who::Stored(_), Who::Stored(_)) => return None,
+    };
+    let name = match other.who {
+        Who::Sent(j) => format!("flights[{j}]"),
+        Who::Stored(k) => others.get(k).and_then(|f| f.id).map_or_else(
+            || "another flight of this campaign".to_owned(),
+            |id| format!("flight {id}"),
+        ),
+    };
+    let err = FieldError::new(
+        format!("flights[{at}].startDate"),
+        codes::OVERLAP,
+        format!(
+            "overlaps {name} ({} – {})",
+            format_millis(other.start),
+            format_millis(other.end)
+        ),
+    );
+    Some((at, other.who, err))
+}
+
+/// Flight caps sent for an ad order, as `[i]`; each must point at one of `campaign_flight_ids`.
+pub fn flight_caps(caps: &[FlightCap], campaign_flight_ids: &[Id]) -> Result<(), ValidationErrors> {
+    let mut e = ValidationErrors::default();
+    let known: HashSet<Id> = campaign_flight_ids.iter().copied().collect();
+    let mut first_for_flight: HashMap<Id, usize> = HashMap::new();
+
+    for (i, cap) in caps.iter().enumerate() {
+        let flight_field = format!("[{i}].flightId");
+        if let Some(&flight) = require(&mut e, &flight_field, cap.flight_id.as_ref()) {
+            if !known.contains(&flight) {
+                e.push(
+                    flight_field.clone(),
+                    codes::BAD_REFERENCE,
+                    "is not a flight of this ad order's campaign",
+                );
+            }
+            if let Some(first) = first_for_flight.get(&flight) {
+                e.push(
+                    flight_field,
+                    codes::INVALID,
+                    format!("flight {flight} already has a cap in this request ([{first}])"),
+                );
+            } else {
+                first_for_flight.insert(flight, i);
+            }
+        }
+
+        let max_field = format!("[{i}].maxBudget");
+        let max = if cap.id.is_none() {
+            require(&mut e, &max_field, cap.max_budget.as_ref()).copied()
+        } else {
+            cap.max_budget
+        };
+        if let Some(max) = max {
+            positive(&mut e, &max_field, max);
+        }
+        if let Some(daily) = cap.daily_budget {
+            let field = format!("[{i}].dailyBudget");
+            positive(&mut e, &field, daily);
+            if let Some(max) = max {
+                not_above(&mut e, &field, daily, "maxBudget", max);
+            }
+        }
+
+        let lifetime = value(&cap.lifetime_impressions);
+        let daily = value(&cap.daily_impressions);
+        if let Some(v) = lifetime {
+            non_negative_int(&mut e, &format!("[{i}].lifetimeImpressions"), v);
+        }
+        if let Some(v) = daily {
+            non_negative_int(&mut e, &format!("[{i}].dailyImpressions"), v);
+        }
+        if let (Some(d), Some(l)) = (daily, lifetime) {
+            not_above_int(
+                &mut e,
+                &format!("[{i}].dailyImpressions"),
+                d,
+                "lifetimeImpressions",
+                l,
+            );
+        }
+    }
+    e.into_result()
+}

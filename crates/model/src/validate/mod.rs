@@ -1,0 +1,93 @@
+//! Validation rules. Each function returns every broken rule at once.
+//!
+//! Conventions shared by every rule, so the app can place errors next to inputs:
+//! - `field` is the wire path (`flights[1].startDate`, `native.imageIcon`, `[0].flightId`).
+//! - Absent and null count alike as missing; a blank string counts as missing too.
+//! - A pair rule (`startDate` before `endDate`, daily within lifetime, min within max)
+//!   is reported on the field that is usually edited to fix it: `endDate`, the daily
+//!   value, the minimum.
+//! - A value is range-checked only when present; its absence is the `REQUIRED` error.
+
+mod ad_orders;
+mod advertisers;
+mod audiences;
+mod campaigns;
+mod creatives;
+mod helpers;
+mod identifiers;
+mod site_lists;
+
+use crate::{CreativeSubtype, CreativeType, MediaType};
+
+pub use ad_orders::{AD_ORDER_CHANNELS_V2, ad_order};
+pub use advertisers::{advertiser, is_iab_category};
+pub use audiences::audience_segment;
+pub use campaigns::{campaign, flight_caps, flights};
+pub use creatives::{creative, creative_matrix, is_http_url};
+pub use helpers::format_millis;
+pub use identifiers::{audience_identifier, code_challenge, external_advertiser_id};
+pub use site_lists::site_list;
+
+/// Machine-readable codes carried by [`crate::FieldError::code`].
+pub mod codes {
+    /// A required field is missing or null.
+    pub const REQUIRED: &str = "REQUIRED";
+    /// A value has the wrong form or is not allowed.
+    pub const INVALID: &str = "INVALID";
+    /// A number or length is outside its limits.
+    pub const OUT_OF_RANGE: &str = "OUT_OF_RANGE";
+    /// `ioNumber` and `externalAdOrderId` (or `externalCampaignId`) were both sent.
+    pub const IDENTIFIER_CONFLICT: &str = "IDENTIFIER_CONFLICT";
+    /// Two flights of one campaign overlap.
+    pub const OVERLAP: &str = "OVERLAP";
+    /// A new flight starts at or before the current time.
+    pub const START_IN_PAST: &str = "START_IN_PAST";
+    /// A field that only exists for another type or subtype was sent.
+    pub const NOT_APPLICABLE: &str = "NOT_APPLICABLE";
+    /// A reference points at something outside its allowed set.
+    pub const BAD_REFERENCE: &str = "BAD_REFERENCE";
+}
+
+/// Whether a `save` creates or updates: some fields are required only on insert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `id` null or omitted.
+    Create,
+    /// `id` names an existing entity.
+    Update,
+}
+
+/// Which site-list call a body is for; each requires different members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SiteListOp {
+    /// `addNewSiteList`.
+    Add,
+    /// `appendToSiteList`.
+    Append,
+    /// `overwriteSiteList`.
+    Overwrite,
+    /// `removeSites`.
+    Remove,
+}
+
+/// One cell of the creative type/subtype matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatrixCell {
+    /// `creativeType`.
+    pub creative_type: CreativeType,
+    /// `creativeSubtype`.
+    pub creative_subtype: CreativeSubtype,
+    /// Wire paths of the type-specific required fields, such as `native.imageIcon`.
+    pub required: &'static [&'static str],
+    /// Wire paths of the optional type-specific fields, such as `audio.daast`.
+    pub optional: &'static [&'static str],
+    /// The observed `type.mediaType` for this cell.
+    pub media_types: &'static [MediaType],
+}
+
+/// The matrix cell for a type and subtype, or `None` when the pair is not allowed.
+pub fn matrix_cell(t: CreativeType, s: CreativeSubtype) -> Option<&'static MatrixCell> {
+    creative_matrix()
+        .iter()
+        .find(|c| c.creative_type == t && c.creative_subtype == s)
+}
