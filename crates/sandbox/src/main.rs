@@ -1,1 +1,135 @@
-fn main() {}
+//! `flightdeck-sandbox`: runs the local advertising service until Ctrl-C or SIGTERM.
+//!
+//! The first line on stdout is `listening on http://ADDR` with the bound address, so
+//! callers can start it with `--addr 127.0.0.1:0` and read the port. Errors are one
+//! line on stderr and a non-zero exit.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use flightdeck_sandbox::{Config, Sandbox, Seed};
+
+/// Local implementation of the advertising service, on SQLite.
+#[derive(Debug, Parser)]
+#[command(name = "flightdeck-sandbox", version, about, after_help = flightdeck_sandbox::seed::DEMO_SUMMARY)]
+struct Args {
+    /// Address to listen on; port 0 picks a free port (see the first stdout line).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8700")]
+    addr: String,
+
+    /// Database file, created if missing; without it everything stays in memory.
+    #[arg(long, value_name = "PATH")]
+    data: Option<PathBuf>,
+
+    /// Initial data for a fresh database: `demo`, `none`, or a JSON seed file.
+    /// A database that already has accounts is never re-seeded.
+    #[arg(long, value_name = "demo|none|FILE", default_value = "demo", value_parser = parse_seed)]
+    seed: Seed,
+
+    /// Start the service clock at this instant (Unix milliseconds); it runs on from there.
+    #[arg(long, value_name = "UNIX_MS", allow_negative_numbers = true)]
+    clock: Option<i64>,
+
+    /// Enable the `/_sandbox/` test controls for requests sending this token in the
+    /// `X-Sandbox-Admin-Token` header.
+    #[arg(long, value_name = "TOKEN")]
+    admin_token: Option<String>,
+}
+
+fn parse_seed(s: &str) -> Result<Seed, String> {
+    match s {
+        "demo" => Ok(Seed::Demo),
+        "none" => Ok(Seed::None),
+        "" => Err("expected demo, none, or a file path".into()),
+        path => Ok(Seed::File(PathBuf::from(path))),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("flightdeck-sandbox: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    if let Seed::File(path) = &args.seed {
+        check_readable(path)?;
+    }
+    let config = Config {
+        data: args.data,
+        seed: args.seed,
+        clock_start: args.clock,
+        admin_token: args.admin_token,
+    };
+    let sandbox = Sandbox::open(&config).map_err(|e| match &config.data {
+        Some(path) => format!("opening {}: {e}", path.display()),
+        None => format!("opening the in-memory database: {e}"),
+    })?;
+
+    let listener = tokio::net::TcpListener::bind(args.addr.as_str())
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("reading the bound address: {e}"))?;
+    // Installed before announcing the address, so a signal sent right after the
+    // announcement already stops the server cleanly.
+    let shutdown = shutdown_signal()?;
+
+    {
+        let mut out = std::io::stdout().lock();
+        // A caller that closed stdout does not want the line; serving goes on.
+        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = out.flush();
+    }
+
+    sandbox
+        .serve(listener, shutdown)
+        .await
+        .map_err(|e| format!("serving: {e}"))
+}
+
+fn check_readable(path: &Path) -> Result<(), String> {
+    let fail = |what: String| format!("cannot read seed file {}: {what}", path.display());
+    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(fail("not a regular file".into()));
+    }
+    std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    Ok(())
+}
+
+/// Completes on Ctrl-C or SIGTERM. The handlers are installed when this returns.
+#[cfg(unix)]
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()> + Send + 'static, String> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let install =
+        |kind: SignalKind| signal(kind).map_err(|e| format!("installing the signal handler: {e}"));
+    let mut interrupt = install(SignalKind::interrupt())?;
+    let mut terminate = install(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
+}
+
+/// Completes on Ctrl-C.
+#[cfg(not(unix))]
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()> + Send + 'static, String> {
+    Ok(async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            // Without a handler the process can only be killed; keep serving.
+            std::future::pending::<()>().await;
+        }
+    })
+}

@@ -1,0 +1,106 @@
+//! SQLite storage: one connection behind a mutex, used from blocking threads.
+//!
+//! A single connection keeps the in-memory mode (no `--data`) and the file mode
+//! identical, and SQLite serialises writers anyway; WAL lets readers of the file
+//! (a developer's `sqlite3`) look while the sandbox runs.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OptionalExtension};
+use rusqlite_migration::{M, Migrations};
+
+use crate::error::{Error, Result};
+
+/// Handle to the sandbox database; cheap to clone.
+#[derive(Clone)]
+pub struct Db {
+    conn: Arc<Mutex<Connection>>,
+}
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(include_str!("../migrations/0001_init.sql"))])
+}
+
+impl Db {
+    /// Opens (creating if needed) the database file at `path`, or an in-memory one.
+    pub fn open(path: Option<&Path>) -> Result<Self> {
+        let mut conn = match path {
+            Some(p) => Connection::open(p)?,
+            None => Connection::open_in_memory()?,
+        };
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrations()
+            .to_latest(&mut conn)
+            .map_err(|e| Error::Internal(format!("migrating the database: {e}")))?;
+        Ok(Self {
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    /// Runs `f` with the connection on a blocking thread.
+    pub async fn call<F, R>(&self, f: F) -> Result<R>
+    where
+        F: FnOnce(&mut Connection) -> Result<R> + Send + 'static,
+        R: Send + 'static,
+    {
+        let conn = self.conn.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut guard = conn.lock().unwrap_or_else(|p| p.into_inner());
+            f(&mut guard)
+        })
+        .await?
+    }
+
+    /// Runs `f` inside one transaction, committed only when `f` succeeds, so a rejected
+    /// request leaves nothing half-written.
+    pub async fn tx<F, R>(&self, f: F) -> Result<R>
+    where
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<R> + Send + 'static,
+        R: Send + 'static,
+    {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok(out)
+        })
+        .await
+    }
+
+    /// Runs `f` synchronously; for seeding and tools that are not in a request.
+    pub fn blocking<R>(&self, f: impl FnOnce(&mut Connection) -> Result<R>) -> Result<R> {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    }
+}
+
+/// Reads a value from the `meta` table.
+pub fn meta_get(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?)
+}
+
+/// Writes a value to the `meta` table.
+pub fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid() {
+        assert!(migrations().validate().is_ok());
+    }
+}

@@ -1,0 +1,169 @@
+//! The sandbox's one error type. It renders itself in the body shape of the endpoint
+//! family that raised it: the `{messages, entity}` envelope on business endpoints,
+//! `{error, error_description}` on token endpoints, and `{error}` on audience endpoints.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use flightdeck_model::{
+    AudienceError, Envelope, FieldError, Message, TokenError, ValidationErrors,
+};
+use serde_json::Value;
+
+/// Result of sandbox operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything a request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The body breaks validation rules: 400 with one `ERROR` message per broken rule.
+    #[error("{0}")]
+    Invalid(#[from] ValidationErrors),
+    /// The body is not JSON of the expected shape: 400 naming the field.
+    #[error("{0}")]
+    Malformed(String),
+    /// Missing or invalid credentials: 401.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// Valid credentials without permission: 403.
+    #[error("{0}")]
+    Forbidden(String),
+    /// Unknown id, or one of another account: 404.
+    #[error("{0}")]
+    NotFound(String),
+    /// A fault injected through `/_sandbox/faults`.
+    #[error("injected fault")]
+    Injected,
+    /// Failure of a token endpoint, rendered as `{error, error_description}`.
+    #[error("{error}: {description}")]
+    Token {
+        /// HTTP status.
+        status: StatusCode,
+        /// OAuth2 error code.
+        error: &'static str,
+        /// Detail for the caller.
+        description: String,
+    },
+    /// Failure of an audience endpoint, rendered as `{error}`.
+    #[error("{message}")]
+    Audience {
+        /// HTTP status.
+        status: StatusCode,
+        /// Text for the caller.
+        message: String,
+    },
+    /// Storage failure; the detail is logged, never sent.
+    #[error("database: {0}")]
+    Db(#[from] rusqlite::Error),
+    /// Any other internal failure; the detail is logged, never sent.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// One field error, for rules that need the database (references to other entities).
+    pub fn field(field: impl Into<String>, code: &str, message: impl Into<String>) -> Self {
+        Error::Invalid(ValidationErrors(vec![FieldError::new(
+            field, code, message,
+        )]))
+    }
+
+    /// Re-shapes an error raised on an audience endpoint into `{error}`.
+    pub fn into_audience(self) -> Self {
+        let status = self.status();
+        match self {
+            Error::Audience { .. } => self,
+            Error::Db(_) | Error::Internal(_) => Error::Audience {
+                status,
+                message: "internal server error".into(),
+            },
+            other => Error::Audience {
+                status,
+                message: other.to_string(),
+            },
+        }
+    }
+
+    /// HTTP status of the error.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Error::Invalid(_) | Error::Malformed(_) => StatusCode::BAD_REQUEST,
+            Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::Injected => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Token { status, .. } | Error::Audience { status, .. } => *status,
+            Error::Db(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<tokio::task::JoinError> for Error {
+    fn from(e: tokio::task::JoinError) -> Self {
+        Error::Internal(e.to_string())
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        match self {
+            Error::Token {
+                error, description, ..
+            } => {
+                let mut resp = (
+                    status,
+                    [(axum::http::header::CACHE_CONTROL, "no-store")],
+                    Json(TokenError {
+                        error: error.to_owned(),
+                        error_description: description,
+                    }),
+                )
+                    .into_response();
+                // RFC 6749 §5.2: a failed client authentication names the scheme to use.
+                if status == StatusCode::UNAUTHORIZED {
+                    resp.headers_mut().insert(
+                        axum::http::header::WWW_AUTHENTICATE,
+                        axum::http::HeaderValue::from_static("Basic realm=\"sandbox\""),
+                    );
+                }
+                resp
+            }
+            Error::Audience { message, .. } => {
+                (status, Json(AudienceError { error: message })).into_response()
+            }
+            other => {
+                let messages = match &other {
+                    Error::Invalid(errors) => errors
+                        .0
+                        .iter()
+                        .map(|e| Message::error(e.code.clone(), e.to_string()))
+                        .collect(),
+                    Error::Db(_) | Error::Internal(_) => {
+                        eprintln!("sandbox: {other}");
+                        vec![Message::error("INTERNAL", "internal server error")]
+                    }
+                    Error::Malformed(_) => vec![Message::error("MALFORMED", other.to_string())],
+                    Error::Unauthorized(_) => {
+                        vec![Message::error("UNAUTHORIZED", other.to_string())]
+                    }
+                    Error::Forbidden(_) => vec![Message::error("FORBIDDEN", other.to_string())],
+                    Error::NotFound(_) => vec![Message::error("NOT_FOUND", other.to_string())],
+                    _ => vec![Message::error("UNAVAILABLE", other.to_string())],
+                };
+                let body = Envelope {
+                    messages,
+                    entity: Value::Null,
+                };
+                let mut resp = (status, Json(body)).into_response();
+                if status == StatusCode::UNAUTHORIZED {
+                    resp.headers_mut().insert(
+                        axum::http::header::WWW_AUTHENTICATE,
+                        axum::http::HeaderValue::from_static("Bearer, Basic realm=\"sandbox\""),
+                    );
+                }
+                resp
+            }
+        }
+    }
+}

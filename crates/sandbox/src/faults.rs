@@ -1,0 +1,271 @@
+//! Injected faults, set through `/_sandbox/faults` (see [`crate::admin`]), so clients
+//! and the sync engine can be tested against a slow, failing or flaky service.
+//!
+//! Faults apply only to `/v1/` requests, never to `/_sandbox/` or `/openapi.json`,
+//! in this order:
+//!
+//! 1. **Latency**: the request waits `latencyMs` before the handler runs.
+//! 2. **Error rate**: a share `errorRate` of requests is answered 503 with the
+//!    business envelope ([`Error::Injected`]) without running the handler.
+//! 3. **Drop after commit**: the next `dropAfterCommit` requests run the handler to
+//!    the end (so a write commits) and then the connection is closed without a
+//!    single response byte, as when a network fails between the server's commit and
+//!    the client's read. The count goes down by one per dropped request.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use crate::AppState;
+use crate::error::Error;
+
+/// Longest latency that can be injected, in milliseconds.
+pub const MAX_LATENCY_MS: u64 = 60_000;
+
+/// The fault settings, as read and written by `/_sandbox/faults`.
+///
+/// Missing fields deserialize as 0 (no fault); unknown fields are rejected.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct FaultSettings {
+    /// Delay before every `/v1/` handler, in milliseconds (at most [`MAX_LATENCY_MS`]).
+    pub latency_ms: u64,
+    /// Share of `/v1/` requests answered 503 without running the handler, 0.0 to 1.0.
+    pub error_rate: f64,
+    /// How many of the next `/v1/` requests commit and then lose their connection.
+    pub drop_after_commit: u32,
+}
+
+impl FaultSettings {
+    /// Checks the ranges; the error names the offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.error_rate) {
+            return Err(format!(
+                "errorRate must be between 0.0 and 1.0, got {}",
+                self.error_rate
+            ));
+        }
+        if self.latency_ms > MAX_LATENCY_MS {
+            return Err(format!(
+                "latencyMs must be at most {MAX_LATENCY_MS}, got {}",
+                self.latency_ms
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The live fault settings of a sandbox.
+#[derive(Debug, Default)]
+pub struct Faults {
+    settings: Mutex<FaultSettings>,
+}
+
+/// What the middleware does to one request.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Plan {
+    latency: Duration,
+    fail: bool,
+    drop_after: bool,
+}
+
+impl Faults {
+    /// The current settings.
+    pub fn get(&self) -> FaultSettings {
+        *self.lock()
+    }
+
+    /// Replaces the settings after validating them; returns what is now in force.
+    pub fn set(&self, settings: FaultSettings) -> Result<FaultSettings, String> {
+        settings.validate()?;
+        *self.lock() = settings;
+        Ok(settings)
+    }
+
+    /// Clears every fault.
+    pub fn reset(&self) {
+        *self.lock() = FaultSettings::default();
+    }
+
+    /// Decides the faults for one request, consuming one drop when one applies.
+    /// A request failed by the error rate does not consume a drop.
+    fn plan(&self) -> Plan {
+        let mut s = self.lock();
+        let fail = s.error_rate > 0.0 && rand::random::<f64>() < s.error_rate;
+        let drop_after = !fail && s.drop_after_commit > 0;
+        if drop_after {
+            s.drop_after_commit -= 1;
+        }
+        Plan {
+            latency: Duration::from_millis(s.latency_ms),
+            fail,
+            drop_after,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, FaultSettings> {
+        // The settings are plain values: a poisoned lock still holds valid ones.
+        self.settings.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Closes the connection a request arrived on, without a response.
+///
+/// The accept loop ([`crate::server`]) makes one per connection and puts it in every
+/// request's extensions; the connection task waits on [`ConnectionKiller::killed`]
+/// and, when it fires, drops the connection (and with it the socket).
+#[derive(Debug, Clone, Default)]
+pub struct ConnectionKiller {
+    notify: Arc<Notify>,
+}
+
+impl ConnectionKiller {
+    /// A killer for a new connection.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the connection task to drop the connection. Works whether or not the task
+    /// is waiting yet.
+    pub fn kill(&self) {
+        self.notify.notify_one();
+    }
+
+    /// Completes once [`ConnectionKiller::kill`] was called.
+    pub async fn killed(&self) {
+        self.notify.notified().await;
+    }
+}
+
+/// Applies the current faults to `/v1/` requests; other paths pass untouched.
+///
+/// A dropped request needs the [`ConnectionKiller`] of [`crate::server::serve`]; when
+/// the router is served some other way (no killer in the extensions), the handler
+/// still runs and commits, and the client gets a 503 instead of a dropped connection.
+pub async fn middleware(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if !req.uri().path().starts_with("/v1/") {
+        return next.run(req).await;
+    }
+    let plan = state.faults.plan();
+    if !plan.latency.is_zero() {
+        tokio::time::sleep(plan.latency).await;
+    }
+    if plan.fail {
+        return Error::Injected.into_response();
+    }
+    if !plan.drop_after {
+        return next.run(req).await;
+    }
+    let killer = req.extensions().get::<ConnectionKiller>().cloned();
+    let response = next.run(req).await;
+    match killer {
+        Some(killer) => {
+            drop(response);
+            killer.kill();
+            // The connection task drops this future together with the connection.
+            std::future::pending::<Response>().await
+        }
+        None => Error::Injected.into_response(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_use_camel_case_and_default_to_zero() {
+        let s: FaultSettings = serde_json::from_str(r#"{"errorRate":0.5}"#).unwrap();
+        assert_eq!(
+            s,
+            FaultSettings {
+                latency_ms: 0,
+                error_rate: 0.5,
+                drop_after_commit: 0
+            }
+        );
+        let v = serde_json::to_value(s).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"latencyMs": 0, "errorRate": 0.5, "dropAfterCommit": 0})
+        );
+        assert!(serde_json::from_str::<FaultSettings>(r#"{"latency":1}"#).is_err());
+    }
+
+    #[test]
+    fn validation_rejects_out_of_range() {
+        let ok = FaultSettings {
+            latency_ms: MAX_LATENCY_MS,
+            error_rate: 1.0,
+            drop_after_commit: 3,
+        };
+        assert!(ok.validate().is_ok());
+        for bad in [
+            FaultSettings {
+                error_rate: 1.01,
+                ..ok
+            },
+            FaultSettings {
+                error_rate: -0.1,
+                ..ok
+            },
+            FaultSettings {
+                error_rate: f64::NAN,
+                ..ok
+            },
+            FaultSettings {
+                latency_ms: MAX_LATENCY_MS + 1,
+                ..ok
+            },
+        ] {
+            assert!(bad.validate().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn drops_count_down_and_skip_failed_requests() {
+        let faults = Faults::default();
+        faults
+            .set(FaultSettings {
+                drop_after_commit: 2,
+                ..Default::default()
+            })
+            .unwrap();
+        assert!(faults.plan().drop_after);
+        assert_eq!(faults.get().drop_after_commit, 1);
+        assert!(faults.plan().drop_after);
+        assert!(!faults.plan().drop_after);
+        assert_eq!(faults.get().drop_after_commit, 0);
+
+        faults
+            .set(FaultSettings {
+                error_rate: 1.0,
+                drop_after_commit: 1,
+                ..Default::default()
+            })
+            .unwrap();
+        let plan = faults.plan();
+        assert!(plan.fail && !plan.drop_after);
+        assert_eq!(faults.get().drop_after_commit, 1);
+
+        faults.reset();
+        assert_eq!(faults.plan(), Plan::default());
+    }
+
+    #[test]
+    fn invalid_settings_leave_the_old_ones() {
+        let faults = Faults::default();
+        let bad = FaultSettings {
+            error_rate: 2.0,
+            ..Default::default()
+        };
+        assert!(faults.set(bad).is_err());
+        assert_eq!(faults.get(), FaultSettings::default());
+    }
+}

@@ -1,0 +1,240 @@
+//! First-party audience segments. Their endpoints answer plain objects and `{error}`,
+//! not the envelope; handlers re-shape errors with `Error::into_audience`.
+
+use flightdeck_model::validate::{self, codes};
+use flightdeck_model::{
+    AudienceData, AudienceDataResult, AudienceList, AudienceSegment, DataType, Pagination,
+    SegmentStatus, TTL_MAX_SECS,
+};
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde_json::Value;
+
+use super::{Table, exists, typed, untyped};
+use crate::error::{Error, Result};
+use crate::extract;
+
+/// Page size when the caller sends none.
+pub const DEFAULT_PAGE_SIZE: i64 = 50;
+/// Largest page size accepted.
+pub const MAX_PAGE_SIZE: i64 = 500;
+/// Most identifiers accepted in one upload.
+pub const MAX_UPLOAD: usize = 100_000;
+
+/// `POST /v1/audiences`: creates an empty, `INACTIVE` segment.
+pub fn audience_create(tx: &Transaction, account_id: i64, body: Value, now: i64) -> Result<Value> {
+    let mut segment: AudienceSegment = typed(&extract::object(body)?)?;
+    validate::audience_segment(&segment)?;
+    if segment.account_id != Some(account_id) {
+        return Err(Error::Forbidden(
+            "accountId is not the account you are signed in to".into(),
+        ));
+    }
+    for (i, adv) in segment.advertiser_ids.iter().flatten().enumerate() {
+        if !exists(tx, Table::Advertisers, account_id, *adv)? {
+            return Err(Error::field(
+                format!("advertiserIds[{i}]"),
+                codes::BAD_REFERENCE,
+                format!("advertiser {adv} not found"),
+            ));
+        }
+    }
+    let external = segment.external_audience_id.clone().unwrap_or_default();
+    let taken: Option<String> = tx
+        .query_row(
+            "SELECT service_segment_id FROM segments WHERE account_id = ?1 AND external_id = ?2",
+            params![account_id, external],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(existing) = taken {
+        return Err(Error::field(
+            "externalAudienceId",
+            codes::INVALID,
+            format!("is already used by segment {existing}"),
+        ));
+    }
+    let service_id = format!("{:016x}", rand::random::<u64>());
+    segment.service_segment_id = Some(service_id.clone());
+    segment.ttl.get_or_insert(TTL_MAX_SECS);
+    segment.status = Some(SegmentStatus::Inactive);
+    segment.data_count = Some(0);
+    segment.description.get_or_insert_with(String::new);
+    let body = untyped(&segment)?;
+    tx.execute(
+        "INSERT INTO segments(account_id, service_segment_id, external_id, refreshed_at, body)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            account_id,
+            service_id,
+            external,
+            now,
+            super::to_text(&body)?
+        ],
+    )?;
+    Ok(serde_json::json!({
+        "name": segment.name,
+        "externalAudienceId": segment.external_audience_id,
+        "serviceSegmentId": service_id,
+        "status": SegmentStatus::Inactive,
+        "ttl": segment.ttl,
+    }))
+}
+
+/// `GET /v1/audiences?page=&pageSize=`: 1-based pages, oldest segment first.
+pub fn audiences_list(
+    tx: &Transaction,
+    account_id: i64,
+    page: Option<i64>,
+    page_size: Option<i64>,
+    now: i64,
+) -> Result<AudienceList> {
+    let page = page.unwrap_or(1);
+    let page_size = page_size.unwrap_or(DEFAULT_PAGE_SIZE);
+    if page < 1 {
+        return Err(Error::field(
+            "page",
+            codes::OUT_OF_RANGE,
+            "must be 1 or more",
+        ));
+    }
+    if !(1..=MAX_PAGE_SIZE).contains(&page_size) {
+        return Err(Error::field(
+            "pageSize",
+            codes::OUT_OF_RANGE,
+            format!("must be between 1 and {MAX_PAGE_SIZE}"),
+        ));
+    }
+    let mut stmt = tx.prepare_cached(
+        "SELECT body, refreshed_at FROM segments WHERE account_id = ?1
+         ORDER BY id LIMIT ?2 OFFSET ?3",
+    )?;
+    let rows = stmt
+        .query_map(
+            params![account_id, page_size, (page - 1).saturating_mul(page_size)],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let audiences = rows
+        .into_iter()
+        .map(|(body, refreshed)| segment_out(&body, refreshed, now))
+        .collect::<Result<_>>()?;
+    Ok(AudienceList {
+        audiences,
+        pagination: Pagination { page, page_size },
+    })
+}
+
+/// `GET /v1/audiences/{serviceSegmentId}`.
+pub fn audience_get(
+    tx: &Transaction,
+    account_id: i64,
+    service_id: &str,
+    now: i64,
+) -> Result<AudienceSegment> {
+    let (_, body, refreshed) = find(tx, account_id, service_id)?;
+    segment_out(&body, refreshed, now)
+}
+
+/// `POST /v1/audiences/{serviceSegmentId}/data`: adds identifiers of the segment's data
+/// type. Malformed ones are counted as rejected, not stored. Reaching
+/// [`flightdeck_model::ACTIVATION_THRESHOLD`] distinct identifiers activates the segment;
+/// an accepted upload restarts the ttl; an `ARCHIVED` segment takes no more data.
+pub fn audience_data(
+    tx: &Transaction,
+    account_id: i64,
+    service_id: &str,
+    body: Value,
+    now: i64,
+) -> Result<AudienceDataResult> {
+    let (id, body_text, refreshed) = find(tx, account_id, service_id)?;
+    let mut segment = segment_out(&body_text, refreshed, now)?;
+    if segment.status == Some(SegmentStatus::Archived) {
+        return Err(Error::field(
+            "serviceSegmentId",
+            codes::INVALID,
+            "the segment is archived (its ttl ran out) and takes no more data; create a new segment",
+        ));
+    }
+    let upload: AudienceData = typed(&extract::object(body)?)?;
+    if upload.identifiers.is_empty() {
+        return Err(Error::field(
+            "identifiers",
+            codes::REQUIRED,
+            "send at least one identifier",
+        ));
+    }
+    if upload.identifiers.len() > MAX_UPLOAD {
+        return Err(Error::field(
+            "identifiers",
+            codes::OUT_OF_RANGE,
+            format!("send at most {MAX_UPLOAD} identifiers per upload"),
+        ));
+    }
+    let data_type = segment
+        .data_type
+        .ok_or_else(|| Error::Internal("segment without dataType".into()))?;
+    let (mut accepted, mut rejected) = (0, 0);
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO segment_data(segment_id, identifier) VALUES (?1, ?2)",
+    )?;
+    for ident in &upload.identifiers {
+        if validate::audience_identifier(data_type, ident) {
+            // Hex digests and mobile ids are case-insensitive; count each once.
+            let normal = match data_type {
+                DataType::Cookie | DataType::Ip => ident.clone(),
+                _ => ident.to_ascii_lowercase(),
+            };
+            stmt.execute(params![id, normal])?;
+            accepted += 1;
+        } else {
+            rejected += 1;
+        }
+    }
+    let count: i64 = tx.query_row(
+        "SELECT COUNT(*) FROM segment_data WHERE segment_id = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    let refreshed = if accepted > 0 { now } else { refreshed };
+    segment.data_count = Some(count);
+    segment.status = None;
+    let stored = untyped(&segment)?;
+    tx.execute(
+        "UPDATE segments SET body = ?1, refreshed_at = ?2 WHERE id = ?3",
+        params![super::to_text(&stored)?, refreshed, id],
+    )?;
+    let status = status_of(&segment, refreshed, now);
+    Ok(AudienceDataResult {
+        service_segment_id: service_id.to_owned(),
+        accepted,
+        rejected,
+        data_count: count,
+        status,
+    })
+}
+
+fn find(tx: &Transaction, account_id: i64, service_id: &str) -> Result<(i64, String, i64)> {
+    tx.query_row(
+        "SELECT id, body, refreshed_at FROM segments
+         WHERE account_id = ?1 AND service_segment_id = ?2",
+        params![account_id, service_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .optional()?
+    .ok_or_else(|| Error::NotFound(format!("audience segment {service_id} not found")))
+}
+
+fn status_of(segment: &AudienceSegment, refreshed: i64, now: i64) -> SegmentStatus {
+    let ttl_ms = segment.ttl.unwrap_or(TTL_MAX_SECS).saturating_mul(1000);
+    SegmentStatus::at(
+        segment.data_count.unwrap_or(0),
+        refreshed.saturating_add(ttl_ms),
+        now,
+    )
+}
+
+fn segment_out(body: &str, refreshed: i64, now: i64) -> Result<AudienceSegment> {
+    let mut segment: AudienceSegment = typed(&super::parse_body(body)?)?;
+    segment.status = Some(status_of(&segment, refreshed, now));
+    Ok(segment)
+}
