@@ -9,5 +9,6 @@ mod campaigns;
 #[path = "../common/mod.rs"]
 mod common;
 mod creatives;
+mod rules;
 mod sitelists;
 mod support;
