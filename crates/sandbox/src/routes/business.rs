@@ -13,11 +13,12 @@ use flightdeck_model::Envelope;
 use flightdeck_model::{
     AdOrder, Advertiser, Campaign, CampaignFlight, Creative, FlightCap, SiteList,
 };
+use rusqlite::Transaction;
 use serde_json::Value;
 
 use super::{path_id, query_number};
 use crate::AppState;
-use crate::auth::User;
+use crate::auth::{Caller, User};
 use crate::error::{Error, Result};
 use crate::extract::JsonBody;
 use crate::openapi::{
@@ -49,23 +50,23 @@ type Answer = Result<Json<Envelope<Value>>>;
 ))]
 pub(crate) struct Operations;
 
-/// Runs a write in one transaction for a caller allowed to write.
-macro_rules! write {
-    ($state:expr, $caller:expr, |$tx:ident, $acct:ident, $now:ident| $body:expr) => {{
-        $caller.require_write()?;
-        let $acct = $caller.account_id;
-        let $now = $state.clock.now_ms();
-        Ok(Json($state.db.tx(move |$tx| $body).await?))
-    }};
+/// Runs a write in one transaction, for a caller allowed to write.
+async fn write<F>(s: &AppState, c: &Caller, f: F) -> Answer
+where
+    F: FnOnce(&Transaction<'_>, i64, i64) -> Result<Envelope<Value>> + Send + 'static,
+{
+    c.require_write()?;
+    let (account, now) = (c.account_id, s.clock.now_ms());
+    Ok(Json(s.db.tx(move |tx| f(tx, account, now)).await?))
 }
 
 /// Runs a read in one transaction.
-macro_rules! read {
-    ($state:expr, $caller:expr, |$tx:ident, $acct:ident, $now:ident| $body:expr) => {{
-        let $acct = $caller.account_id;
-        let $now = $state.clock.now_ms();
-        Ok(Json($state.db.tx(move |$tx| $body).await?))
-    }};
+async fn read<F>(s: &AppState, c: &Caller, f: F) -> Answer
+where
+    F: FnOnce(&Transaction<'_>, i64, i64) -> Result<Envelope<Value>> + Send + 'static,
+{
+    let (account, now) = (c.account_id, s.clock.now_ms());
+    Ok(Json(s.db.tx(move |tx| f(tx, account, now)).await?))
 }
 
 /// Creates or modifies an advertiser (deprecated).
@@ -91,9 +92,10 @@ pub async fn advertiser_save(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, now| store::advertiser_save(
-        tx, acct, b, now
-    ))
+    write(&s, &c, move |tx, acct, now| {
+        store::advertiser_save(tx, acct, b, now)
+    })
+    .await
 }
 
 /// Lists the account's advertisers, optionally only the one with an external id.
@@ -118,11 +120,10 @@ pub async fn advertisers(
     Query(q): Query<HashMap<String, String>>,
 ) -> Answer {
     let external = q.get("externalAdvertiserId").cloned();
-    read!(s, c, |tx, acct, _now| store::advertisers_list(
-        tx,
-        acct,
-        external.as_deref()
-    ))
+    read(&s, &c, move |tx, acct, _now| {
+        store::advertisers_list(tx, acct, external.as_deref())
+    })
+    .await
 }
 
 /// Lists all of the account's advertisers (deprecated).
@@ -138,9 +139,10 @@ pub async fn advertisers(
     security(("bearer" = []), ("basic" = [])),
 )]
 pub async fn all_advertisers(State(s): State<AppState>, User(c): User) -> Answer {
-    read!(s, c, |tx, acct, _now| store::advertisers_list(
-        tx, acct, None
-    ))
+    read(&s, &c, move |tx, acct, _now| {
+        store::advertisers_list(tx, acct, None)
+    })
+    .await
 }
 
 /// Creates or modifies a campaign, optionally with campaign flights.
@@ -166,7 +168,10 @@ pub async fn campaign_save(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, now| store::campaign_save(tx, acct, b, now))
+    write(&s, &c, move |tx, acct, now| {
+        store::campaign_save(tx, acct, b, now)
+    })
+    .await
 }
 
 /// Lists an advertiser's campaigns with their flights.
@@ -191,9 +196,10 @@ pub async fn campaigns_by_advertiser(
 ) -> Answer {
     let id = query_number(q.get("id").map(String::as_str), "id")?
         .ok_or_else(|| Error::Malformed("id: the advertiser id is required".into()))?;
-    read!(s, c, |tx, acct, now| store::campaigns_by_advertiser(
-        tx, acct, id, now
-    ))
+    read(&s, &c, move |tx, acct, now| {
+        store::campaigns_by_advertiser(tx, acct, id, now)
+    })
+    .await
 }
 
 /// Creates and modifies a campaign's flights (deprecated).
@@ -223,9 +229,10 @@ pub async fn flights_by_campaign(
     JsonBody(b): JsonBody,
 ) -> Answer {
     let id = path_id(&campaign, "campaign")?;
-    write!(s, c, |tx, acct, now| store::flights_by_campaign(
-        tx, acct, id, b, now
-    ))
+    write(&s, &c, move |tx, acct, now| {
+        store::flights_by_campaign(tx, acct, id, b, now)
+    })
+    .await
 }
 
 /// Adds and modifies an ad order's per-flight caps.
@@ -254,9 +261,10 @@ pub async fn flight_caps_by_ad_order(
     JsonBody(b): JsonBody,
 ) -> Answer {
     let id = path_id(&order, "ad order")?;
-    write!(s, c, |tx, acct, _now| store::flight_caps_by_ad_order(
-        tx, acct, id, b
-    ))
+    write(&s, &c, move |tx, acct, _now| {
+        store::flight_caps_by_ad_order(tx, acct, id, b)
+    })
+    .await
 }
 
 /// Removes a per-flight cap.
@@ -282,9 +290,10 @@ pub async fn flight_cap_delete(
     Path(cap): Path<String>,
 ) -> Answer {
     let id = path_id(&cap, "flight cap")?;
-    write!(s, c, |tx, acct, _now| store::flight_cap_delete(
-        tx, acct, id
-    ))
+    write(&s, &c, move |tx, acct, _now| {
+        store::flight_cap_delete(tx, acct, id)
+    })
+    .await
 }
 
 /// Creates or modifies an ad order (deprecated).
@@ -311,7 +320,10 @@ pub async fn adorder_save(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, now| store::adorder_save(tx, acct, b, now))
+    write(&s, &c, move |tx, acct, now| {
+        store::adorder_save(tx, acct, b, now)
+    })
+    .await
 }
 
 /// Lists every ad order of the account.
@@ -363,7 +375,10 @@ pub async fn creative_save(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, now| store::creative_save(tx, acct, b, now))
+    write(&s, &c, move |tx, acct, now| {
+        store::creative_save(tx, acct, b, now)
+    })
+    .await
 }
 
 /// Creates a site list, id based (`siteIds`) or rule based (`strategy` and `rules`).
@@ -386,7 +401,10 @@ pub async fn site_list_add(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, _now| store::site_list_add(tx, acct, b))
+    write(&s, &c, move |tx, acct, _now| {
+        store::site_list_add(tx, acct, b)
+    })
+    .await
 }
 
 /// Appends sites or rules to an existing site list.
@@ -409,7 +427,10 @@ pub async fn site_list_append(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, _now| store::site_list_append(tx, acct, b))
+    write(&s, &c, move |tx, acct, _now| {
+        store::site_list_append(tx, acct, b)
+    })
+    .await
 }
 
 /// Replaces the sites or rules of an existing site list.
@@ -432,9 +453,10 @@ pub async fn site_list_overwrite(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, _now| store::site_list_overwrite(
-        tx, acct, b
-    ))
+    write(&s, &c, move |tx, acct, _now| {
+        store::site_list_overwrite(tx, acct, b)
+    })
+    .await
 }
 
 /// Removes sites from an id-based site list.
@@ -459,5 +481,8 @@ pub async fn site_list_remove(
     User(c): User,
     JsonBody(b): JsonBody,
 ) -> Answer {
-    write!(s, c, |tx, acct, _now| store::site_list_remove(tx, acct, b))
+    write(&s, &c, move |tx, acct, _now| {
+        store::site_list_remove(tx, acct, b)
+    })
+    .await
 }
