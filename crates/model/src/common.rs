@@ -80,6 +80,10 @@ pub enum MessageLevel {
     Warning,
     /// The call failed.
     Error,
+    /// A level this crate does not know. Messages are read, never sent back, so an
+    /// unexpected level must not make a whole answer unreadable.
+    #[serde(other)]
+    Other,
 }
 
 /// Frequency-cap period, shared by campaigns and ad orders.

@@ -309,3 +309,15 @@ fn token_response_debug_hides_the_tokens() {
         "access_token": "a", "expires_in": 1, "id_token": "i", "token_type": "Bearer"
     }));
 }
+
+#[test]
+fn an_unknown_message_level_does_not_break_the_envelope() {
+    let env: flightdeck_model::Envelope<serde_json::Value> =
+        serde_json::from_value(serde_json::json!({
+            "messages": [{"level": "NOTICE", "code": "", "message": "maintenance tonight"}],
+            "entity": {"id": 1}
+        }))
+        .expect("envelope with an unknown level");
+    assert_eq!(env.messages[0].level, flightdeck_model::MessageLevel::Other);
+    assert_eq!(env.messages[0].message, "maintenance tonight");
+}
