@@ -476,7 +476,17 @@ async fn token(State(state): State<AppState>, req: Request) -> Result<Response> 
             other => Err(unsupported_grant(other)),
         };
     }
-    let Some(client) = auth::authenticate_client(&state, &name, &secret).await? else {
+    // RFC 6749 §2.3.1 form-encodes client credentials before Basic; clients that follow
+    // it (the oauth2 crate does) and clients that send them raw (the spec's examples)
+    // are both accepted.
+    let mut client = auth::authenticate_client(&state, &name, &secret).await?;
+    if client.is_none()
+        && let (Some(id), Some(sec)) = (form_decode(&name), form_decode(&secret))
+        && (id != name || sec != secret)
+    {
+        client = auth::authenticate_client(&state, &id, &sec).await?;
+    }
+    let Some(client) = client else {
         return Err(invalid_client("invalid client_id or client_secret"));
     };
     let body = token_body(req, &state).await?;
@@ -488,6 +498,27 @@ async fn token(State(state): State<AppState>, req: Request) -> Result<Response> 
         }
         other => Err(unsupported_grant(other)),
     }
+}
+
+/// Decodes `application/x-www-form-urlencoded` text (`+` is a space, `%HH` a byte);
+/// `None` when it is not valid encoding of UTF-8.
+fn form_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
 }
 
 fn unsupported_grant(grant: &str) -> Error {
@@ -593,6 +624,18 @@ async fn authenticate(State(state): State<AppState>, headers: HeaderMap) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn form_decoding_of_client_credentials() {
+        assert_eq!(
+            form_decode("a%2Bb%2Fc%3Dd%3Ae").as_deref(),
+            Some("a+b/c=d:e")
+        );
+        assert_eq!(form_decode("two+words").as_deref(), Some("two words"));
+        assert_eq!(form_decode("plain-secret").as_deref(), Some("plain-secret"));
+        assert_eq!(form_decode("bad%zz"), None);
+        assert_eq!(form_decode("cut%4"), None);
+    }
 
     #[test]
     fn percent_encoding_keeps_unreserved_only() {
