@@ -3,9 +3,13 @@
 # Sourced by run.sh and test.sh so both README commands work on a fresh Debian machine.
 set -euo pipefail
 
+# build-essential: C compiler for the bundled SQLite; pkg-config + libdbus-1-dev: the
+# keyring's Secret Service backend; dbus + gnome-keyring: a real Secret Service for tests.
 flightdeck_missing=()
-command -v cc >/dev/null 2>&1 || flightdeck_missing+=(build-essential)
-command -v pkg-config >/dev/null 2>&1 || flightdeck_missing+=(pkg-config)
+for pkg in build-essential pkg-config libdbus-1-dev dbus gnome-keyring; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+    flightdeck_missing+=("$pkg")
+done
 
 if [ "${#flightdeck_missing[@]}" -gt 0 ]; then
   sudo_cmd=()

@@ -10,5 +10,5 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy (all targets, all features, warnings denied)"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
-echo "== cargo test"
-cargo test --workspace --all-features --locked
+echo "== cargo test (inside a private D-Bus session with gnome-keyring)"
+bash scripts/with-keyring.sh cargo test --workspace --all-features --locked

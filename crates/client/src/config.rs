@@ -1,0 +1,64 @@
+//! Client configuration, shared by the API client and the token flows so that both
+//! talk to the service the same way.
+
+use std::time::Duration;
+
+use url::Url;
+
+use crate::error::{Error, Result};
+
+/// How to reach the service.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// Service root, such as `http://127.0.0.1:8700` (paths carry `/v1`).
+    pub base_url: Url,
+    /// Time to establish a connection.
+    pub connect_timeout: Duration,
+    /// Time for a whole request, answer included.
+    pub request_timeout: Duration,
+    /// `User-Agent` header.
+    pub user_agent: String,
+}
+
+impl ClientConfig {
+    /// Defaults for `base_url`: 10 s to connect, 60 s per request.
+    pub fn new(base_url: &str) -> Result<Self> {
+        let mut base_url = Url::parse(base_url)
+            .map_err(|e| Error::Config(format!("base URL \"{base_url}\" is not a URL: {e}")))?;
+        if !matches!(base_url.scheme(), "http" | "https") {
+            return Err(Error::Config(format!(
+                "base URL \"{base_url}\" must start with http:// or https://"
+            )));
+        }
+        // Joining relative paths needs a trailing slash on the root.
+        if !base_url.path().ends_with('/') {
+            let path = format!("{}/", base_url.path());
+            base_url.set_path(&path);
+        }
+        Ok(Self {
+            base_url,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            user_agent: format!("flightdeck/{}", env!("CARGO_PKG_VERSION")),
+        })
+    }
+
+    /// The absolute URL of a service path such as `/v1/advertiser`.
+    pub fn url(&self, path: &str) -> Result<Url> {
+        self.base_url
+            .join(path.trim_start_matches('/'))
+            .map_err(|e| Error::Config(format!("bad path {path}: {e}")))
+    }
+
+    /// An HTTP client that never follows redirects (so credentials and codes cannot be
+    /// sent to a third party) and applies the timeouts.
+    pub fn http_client(&self) -> Result<reqwest::Client> {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(self.connect_timeout)
+            .timeout(self.request_timeout)
+            .user_agent(self.user_agent.clone())
+            .build()
+            .map_err(|e| Error::Config(format!("building the HTTP client: {e}")))
+    }
+}

@@ -1,0 +1,270 @@
+//! Sign-in tokens and the secret that renews them, kept only in the OS keyring
+//! (Secret Service on Linux, Keychain on macOS, Credential Manager on Windows) through the
+//! `keyring` crate. There is no fallback: without a keyring, nothing is stored and the
+//! caller gets [`Error::Keyring`] in plain words.
+//!
+//! Entries are namespaced per [`Profile`] (service root + kind + account). Each is a
+//! keyring item with service `flightdeck` and user
+//!
+//! - `<base_url>#<kind>:<account>#tokens`: the [`TokenSet`] as versioned JSON;
+//! - `<base_url>#<kind>:<account>#secret`: the password (users) or client secret (data
+//!   partners) that renewing the tokens needs,
+//!
+//! where `<base_url>` is the normalised service root (`http://127.0.0.1:8700/`), `<kind>`
+//! is `user` or `partner` (so a username never collides with a client id), and `#` and
+//! `%` in the account are percent-encoded. Every operation opens a fresh
+//! `keyring::Entry`, so nothing is cached in process memory.
+//!
+//! The calls block on the platform store (D-Bus on Linux); async code runs them with
+//! `tokio::task::spawn_blocking`, as [`Session`](crate::session::Session) does.
+
+use std::fmt;
+
+use rand::Rng;
+use secrecy::{ExposeSecret, SecretString};
+
+use crate::auth::TokenSet;
+use crate::config::ClientConfig;
+use crate::error::{Error, Result};
+
+/// The keyring service name of every Flightdeck entry. Development builds use their own,
+/// so running the app from source never reads or overwrites an installed app's sign-in.
+pub const SERVICE: &str = if cfg!(debug_assertions) {
+    "flightdeck-dev"
+} else {
+    "flightdeck"
+};
+
+/// What an account signs in as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccountKind {
+    /// An advertiser or agency user (username and password).
+    User,
+    /// A data partner (client id and secret).
+    Partner,
+}
+
+impl AccountKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            AccountKind::User => "user",
+            AccountKind::Partner => "partner",
+        }
+    }
+}
+
+/// Whose tokens: one service root and one account on it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Profile {
+    /// The service root, as normalised by [`ClientConfig`] (with a trailing slash).
+    pub base_url: String,
+    /// Username (users) or client id (data partners).
+    pub account: String,
+    /// Which of the two `account` is.
+    pub kind: AccountKind,
+}
+
+impl Profile {
+    /// A user's profile on the service of `config`.
+    pub fn user(config: &ClientConfig, username: &str) -> Profile {
+        Profile::new(config, username, AccountKind::User)
+    }
+
+    /// A data partner's profile on the service of `config`.
+    pub fn partner(config: &ClientConfig, client_id: &str) -> Profile {
+        Profile::new(config, client_id, AccountKind::Partner)
+    }
+
+    fn new(config: &ClientConfig, account: &str, kind: AccountKind) -> Profile {
+        let mut base = config.base_url.clone();
+        base.set_fragment(None);
+        Profile {
+            base_url: base.to_string(),
+            account: account.to_owned(),
+            kind,
+        }
+    }
+
+    /// The keyring user name of one of the profile's entries.
+    fn key(&self, what: &str) -> String {
+        let account = self.account.replace('%', "%25").replace('#', "%23");
+        format!("{}#{}:{account}#{what}", self.base_url, self.kind.as_str())
+    }
+}
+
+/// The keyring entries of one [`Profile`]. `Debug` shows the profile only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenStore {
+    profile: Profile,
+}
+
+const TOKENS: &str = "tokens";
+const SECRET: &str = "secret";
+
+impl TokenStore {
+    /// The store of `profile`. Nothing is read or written yet.
+    pub fn new(profile: Profile) -> TokenStore {
+        TokenStore { profile }
+    }
+
+    /// Whose entries these are.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Checks that the OS keyring works: writes, reads back and deletes a throwaway entry.
+    /// Call it at start to tell the user early when there is no keyring.
+    pub fn probe() -> Result<()> {
+        let key = format!("probe#{:016x}", rand::rng().random::<u64>());
+        let value = format!("{:016x}", rand::rng().random::<u64>());
+        let entry = entry(&key)?;
+        entry.set_password(&value).map_err(keyring_error)?;
+        let read = entry_fresh_read(&key);
+        let deleted = entry.delete_credential().map_err(keyring_error);
+        match read? {
+            Some(v) if v.expose_secret() == value => deleted,
+            _ => Err(Error::Keyring {
+                message: "The OS keyring accepted an entry but did not give it back, so \
+                          Flightdeck cannot keep you signed in. Check the keyring (GNOME \
+                          Keyring or KWallet) and try again."
+                    .into(),
+            }),
+        }
+    }
+
+    /// Saves (replaces) the tokens.
+    pub fn save_tokens(&self, tokens: &TokenSet) -> Result<()> {
+        let json = tokens.to_keyring_json()?;
+        self.set(TOKENS, &json)
+    }
+
+    /// The saved tokens; `None` when there are none.
+    pub fn load_tokens(&self) -> Result<Option<TokenSet>> {
+        match self.get(TOKENS)? {
+            Some(json) => TokenSet::from_keyring_json(&json).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Saves (replaces) the password or client secret.
+    pub fn save_secret(&self, secret: &SecretString) -> Result<()> {
+        self.set(SECRET, secret)
+    }
+
+    /// The saved password or client secret; `None` when there is none.
+    pub fn load_secret(&self) -> Result<Option<SecretString>> {
+        self.get(SECRET)
+    }
+
+    /// Deletes the tokens only (the session ended; the secret may serve the next sign-in).
+    pub fn clear_tokens(&self) -> Result<()> {
+        self.delete(TOKENS)
+    }
+
+    /// Deletes every entry of the profile. Entries of other profiles are untouched.
+    pub fn clear(&self) -> Result<()> {
+        let tokens = self.delete(TOKENS);
+        let secret = self.delete(SECRET);
+        tokens.and(secret)
+    }
+
+    fn set(&self, what: &str, value: &SecretString) -> Result<()> {
+        entry(&self.profile.key(what))?
+            .set_password(value.expose_secret())
+            .map_err(keyring_error)
+    }
+
+    fn get(&self, what: &str) -> Result<Option<SecretString>> {
+        entry_fresh_read(&self.profile.key(what))
+    }
+
+    fn delete(&self, what: &str) -> Result<()> {
+        match entry(&self.profile.key(what))?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(keyring_error(e)),
+        }
+    }
+}
+
+fn entry(key: &str) -> Result<keyring::Entry> {
+    keyring::Entry::new(SERVICE, key).map_err(keyring_error)
+}
+
+/// Reads through a new `Entry`, so the value comes from the platform store.
+fn entry_fresh_read(key: &str) -> Result<Option<SecretString>> {
+    match entry(key)?.get_password() {
+        Ok(value) => Ok(Some(SecretString::from(value))),
+        Err(keyring::Error::NoEntry) => Ok(None),
+        Err(e) => Err(keyring_error(e)),
+    }
+}
+
+/// The message when no keyring can be reached.
+pub const NO_KEYRING: &str = "No OS keyring is available: Flightdeck keeps sign-in tokens only \
+     in the system keyring (Secret Service on Linux). Start GNOME Keyring or KWallet and try again.";
+
+/// A keyring failure in plain words. Never includes stored values (`BadEncoding` and
+/// `Ambiguous` carry them, so their payloads are not shown).
+fn keyring_error(e: keyring::Error) -> Error {
+    let message = match &e {
+        keyring::Error::PlatformFailure(detail) => format!("{NO_KEYRING} (Details: {detail})"),
+        keyring::Error::NoStorageAccess(detail) => format!(
+            "The OS keyring is locked or refused access: Flightdeck keeps sign-in tokens only \
+             in the system keyring (Secret Service on Linux). Unlock it (or start GNOME \
+             Keyring or KWallet) and try again. (Details: {detail})"
+        ),
+        keyring::Error::BadEncoding(_) => "An entry Flightdeck saved in the OS keyring is \
+             damaged; sign out and sign in again."
+            .into(),
+        keyring::Error::Ambiguous(items) => format!(
+            "The OS keyring holds {} entries where Flightdeck expects one; remove the \
+             \"{SERVICE}\" duplicates in the keyring manager and sign in again.",
+            items.len()
+        ),
+        keyring::Error::TooLong(attribute, limit) => format!(
+            "The OS keyring refused Flightdeck's entry: its {attribute} is longer than \
+             {limit} characters."
+        ),
+        keyring::Error::Invalid(attribute, reason) => {
+            format!("The OS keyring refused Flightdeck's entry: {attribute} is invalid ({reason}).")
+        }
+        keyring::Error::NoEntry => "The OS keyring has no such entry.".into(),
+        _ => "The OS keyring failed; try again, or restart GNOME Keyring or KWallet.".into(),
+    };
+    Error::Keyring { message }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} on {}",
+            self.kind.as_str(),
+            self.account,
+            self.base_url
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn keys_are_namespaced_and_unambiguous() {
+        let config = ClientConfig::new("http://127.0.0.1:8700").unwrap();
+        assert_eq!(
+            Profile::user(&config, "demo").key(TOKENS),
+            "http://127.0.0.1:8700/#user:demo#tokens"
+        );
+        assert_eq!(
+            Profile::partner(&config, "demo").key(SECRET),
+            "http://127.0.0.1:8700/#partner:demo#secret"
+        );
+        assert_eq!(
+            Profile::user(&config, "a#tokens").key(SECRET),
+            "http://127.0.0.1:8700/#user:a%23tokens#secret"
+        );
+    }
+}

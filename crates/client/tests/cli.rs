@@ -1,0 +1,207 @@
+//! The `flightdeck` command line, run as a real process against a sandbox on loopback,
+//! with its tokens in the real Secret Service (run under `scripts/with-keyring.sh`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use flightdeck_client::ClientConfig;
+use flightdeck_client::ExposeSecret;
+use flightdeck_client::token_store::{Profile, TokenStore};
+use flightdeck_sandbox::{Config, Sandbox, Seed};
+use serde_json::Value;
+
+const PASSWORD: &str = "Cli-Only-Pa55word!";
+
+struct Cli {
+    base_url: String,
+    /// The CLI's HOME and config dir: searched for secrets after sign-in.
+    home: tempfile::TempDir,
+    /// The sandbox's seed file, kept apart (it holds the password by design).
+    _seed: tempfile::TempDir,
+}
+
+impl Cli {
+    fn run(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_flightdeck"))
+            .args(["--base-url", &self.base_url])
+            .args(args)
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env_remove("FLIGHTDECK_BASE_URL")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start flightdeck");
+        if let Some(text) = stdin {
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(text.as_bytes())
+                .expect("write stdin");
+        }
+        drop(child.stdin.take());
+        child.wait_with_output().expect("flightdeck output")
+    }
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every file under `dir`, read as bytes, searched for `needle`.
+fn found_in(dir: &Path, needle: &str) -> Vec<String> {
+    let mut hits = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return hits;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            hits.extend(found_in(&path, needle));
+        } else if let Ok(bytes) = std::fs::read(&path)
+            && bytes.windows(needle.len()).any(|w| w == needle.as_bytes())
+        {
+            hits.push(path.display().to_string());
+        }
+    }
+    hits
+}
+
+async fn start() -> (Sandbox, flightdeck_sandbox::Running, Cli) {
+    assert!(
+        std::env::var_os("FLIGHTDECK_IN_KEYRING_SESSION").is_some(),
+        "run these tests under scripts/with-keyring.sh (a private Secret Service)"
+    );
+    let seed_dir = tempfile::tempdir().expect("tempdir");
+    let seed = seed_dir.path().join("seed.json");
+    let mut demo: Value = serde_json::from_str(include_str!("cli_seed.json")).expect("seed json");
+    demo["accounts"][0]["users"][0]["password"] = Value::String(PASSWORD.to_owned());
+    std::fs::write(&seed, demo.to_string()).expect("write seed");
+    let sandbox = Sandbox::open(&Config {
+        seed: Seed::File(seed),
+        ..Config::default()
+    })
+    .expect("open sandbox");
+    let running = sandbox
+        .clone()
+        .spawn("127.0.0.1:0".parse().expect("addr"))
+        .await
+        .expect("spawn");
+    let cli = Cli {
+        base_url: running.base_url(),
+        home: tempfile::tempdir().expect("tempdir"),
+        _seed: seed_dir,
+    };
+    (sandbox, running, cli)
+}
+
+// The CLI runs as a blocking child process while the sandbox serves on other threads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_list_everything_and_sign_out() {
+    let (_sandbox, running, cli) = start().await;
+
+    let out = cli.run(&["advertisers", "list"], None);
+    let (_, err) = text(&out);
+    assert!(!out.status.success(), "listing before sign-in fails");
+    assert!(err.contains("flightdeck login"), "{err}");
+
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some("wrong\n"),
+    );
+    assert!(!out.status.success());
+    assert!(
+        !text(&out).1.contains("wrong"),
+        "the password is never echoed"
+    );
+
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    let (_, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("Signed in as buyer"), "{err}");
+
+    let out = cli.run(&["advertisers", "list"], None);
+    let (table, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(table.contains("Harbor Books"), "{table}");
+    assert!(table.contains("1 row"), "{table}");
+
+    let out = cli.run(&["--json", "advertisers", "list"], None);
+    let list: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let advertiser = list[0]["id"].as_i64().expect("advertiser id");
+    assert_eq!(list[0]["name"], "Harbor Books");
+
+    let out = cli.run(
+        &[
+            "--json",
+            "campaigns",
+            "list",
+            "--advertiser",
+            &advertiser.to_string(),
+        ],
+        None,
+    );
+    let campaigns: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    assert_eq!(campaigns[0]["name"], "Autumn Reads");
+
+    let out = cli.run(&["adorders", "list"], None);
+    let (table, _) = text(&out);
+    assert!(
+        table.contains("Readers") && table.contains("CPM"),
+        "{table}"
+    );
+
+    let out = cli.run(&["--json", "audiences", "list"], None);
+    let (json, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&json).expect("json"),
+        Value::Array(vec![])
+    );
+
+    // Nothing secret on disk outside the keyring's encrypted file.
+    let config = ClientConfig::new(&running.base_url()).expect("config");
+    let store = TokenStore::new(Profile::user(&config, "buyer"));
+    let tokens = store.load_tokens().expect("keyring").expect("tokens saved");
+    let mut secrets = vec![
+        PASSWORD.to_owned(),
+        tokens.access_token.expose_secret().to_owned(),
+    ];
+    if let Some(refresh) = &tokens.refresh_token {
+        secrets.push(refresh.expose_secret().to_owned());
+    }
+    let mut dirs = vec![cli.home.path().to_path_buf()];
+    if let Some(keyring_dir) = std::env::var_os("FLIGHTDECK_KEYRING_DIR") {
+        dirs.push(keyring_dir.into());
+    }
+    for secret in &secrets {
+        for dir in &dirs {
+            let hits = found_in(dir, secret);
+            assert!(hits.is_empty(), "a secret is in plain text in {hits:?}");
+        }
+    }
+    assert!(
+        !found_in(cli.home.path(), "buyer").is_empty(),
+        "the search does read the CLI's files (the account name is there)"
+    );
+
+    let out = cli.run(&["logout"], None);
+    assert!(out.status.success());
+    assert!(
+        store.load_tokens().expect("keyring").is_none(),
+        "sign-out clears the keyring"
+    );
+    let out = cli.run(&["adorders", "list"], None);
+    assert!(!out.status.success());
+}

@@ -1,0 +1,465 @@
+//! The token store in a real Secret Service (gnome-keyring inside
+//! `scripts/with-keyring.sh`), sessions that persist to it, and what happens without one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use flightdeck_client::auth::{PartnerAuth, PkceMethod, TokenSet};
+use flightdeck_client::session::Session;
+use flightdeck_client::token_store::{NO_KEYRING, Profile, SERVICE, TokenStore};
+use flightdeck_client::{Client, ClientConfig, Credentials, Error, ExposeSecret, SecretString};
+use reqwest::StatusCode;
+use url::Url;
+
+use crate::support::{
+    APP_REDIRECT, CANARY_CLIENT, CANARY_PASSWORD, CANARY_SECRET, CANARY_USER, PAST_EXPIRY, Server,
+    all_files, files_containing, is_child, log_in, require_keyring_session, reveal, run_child,
+    unique_config,
+};
+
+fn sample(tag: &str) -> TokenSet {
+    TokenSet {
+        access_token: format!("access-{tag}").into(),
+        id_token: format!("id-{tag}").into(),
+        refresh_token: Some(format!("refresh-{tag}").into()),
+        expires_at_ms: 1_234_567,
+    }
+}
+
+fn assert_is_sample(t: &TokenSet, tag: &str) {
+    assert_eq!(
+        reveal(t),
+        (
+            format!("access-{tag}"),
+            format!("id-{tag}"),
+            Some(format!("refresh-{tag}"))
+        )
+    );
+    assert_eq!(t.expires_at_ms, 1_234_567);
+}
+
+#[test]
+fn tokens_and_secret_round_trip_through_fresh_entries() {
+    require_keyring_session();
+    let config = unique_config("round-trip");
+    let store = TokenStore::new(Profile::user(&config, "alice"));
+    assert!(store.load_tokens().unwrap().is_none());
+    assert!(store.load_secret().unwrap().is_none());
+
+    store.save_tokens(&sample("rt")).unwrap();
+    store.save_secret(&"alice-password".into()).unwrap();
+    // A new store (each call opens new keyring entries): the mock store would forget.
+    let again = TokenStore::new(Profile::user(&config, "alice"));
+    assert_is_sample(&again.load_tokens().unwrap().unwrap(), "rt");
+    assert_eq!(
+        again.load_secret().unwrap().unwrap().expose_secret(),
+        "alice-password"
+    );
+    // The documented entry names, read with the keyring crate directly.
+    let base = config.base_url.as_str();
+    let raw = keyring::Entry::new(SERVICE, &format!("{base}#user:alice#tokens"))
+        .unwrap()
+        .get_password()
+        .unwrap();
+    assert!(raw.contains("access-rt"), "tokens entry holds the JSON");
+    let raw = keyring::Entry::new(SERVICE, &format!("{base}#user:alice#secret"))
+        .unwrap()
+        .get_password()
+        .unwrap();
+    assert_eq!(raw, "alice-password");
+
+    // Replacing keeps one entry.
+    again.save_tokens(&sample("rt2")).unwrap();
+    assert_is_sample(&store.load_tokens().unwrap().unwrap(), "rt2");
+
+    store.clear().unwrap();
+    assert!(again.load_tokens().unwrap().is_none());
+    assert!(again.load_secret().unwrap().is_none());
+    store.clear().unwrap(); // nothing left: still fine
+}
+
+#[test]
+fn tokens_persist_across_processes() {
+    require_keyring_session();
+    let config = unique_config("cross-process");
+    let store = TokenStore::new(Profile::user(&config, "bob"));
+    store.save_tokens(&sample("xp")).unwrap();
+    run_child(
+        "keyring_store::child_reads_and_clears",
+        &[("FLIGHTDECK_CHILD_BASE", config.base_url.as_str())],
+    );
+    // The child read the tokens, then deleted them: visible here too.
+    assert!(store.load_tokens().unwrap().is_none());
+}
+
+#[test]
+#[ignore = "run by tokens_persist_across_processes in a child process"]
+fn child_reads_and_clears() {
+    if !is_child() {
+        return;
+    }
+    let base = std::env::var("FLIGHTDECK_CHILD_BASE").unwrap();
+    let store = TokenStore::new(Profile::user(&ClientConfig::new(&base).unwrap(), "bob"));
+    assert_is_sample(
+        &store.load_tokens().unwrap().expect("saved by the parent"),
+        "xp",
+    );
+    store.clear().unwrap();
+}
+
+#[test]
+fn profiles_do_not_collide() {
+    require_keyring_session();
+    let a = unique_config("profile-a");
+    let b = unique_config("profile-b");
+    let stores = [
+        (TokenStore::new(Profile::user(&a, "demo")), "user-a"),
+        (TokenStore::new(Profile::partner(&a, "demo")), "partner-a"),
+        (TokenStore::new(Profile::user(&b, "demo")), "user-b"),
+        (TokenStore::new(Profile::user(&a, "demo#x")), "hash-a"),
+    ];
+    for (store, tag) in &stores {
+        store.save_tokens(&sample(tag)).unwrap();
+        store.save_secret(&format!("secret-{tag}").into()).unwrap();
+    }
+    for (store, tag) in &stores {
+        assert_is_sample(&store.load_tokens().unwrap().unwrap(), tag);
+        assert_eq!(
+            store.load_secret().unwrap().unwrap().expose_secret(),
+            format!("secret-{tag}")
+        );
+    }
+    stores[0].0.clear().unwrap();
+    assert!(stores[0].0.load_tokens().unwrap().is_none());
+    for (store, tag) in &stores[1..] {
+        assert_is_sample(&store.load_tokens().unwrap().unwrap(), tag);
+        store.clear().unwrap();
+    }
+}
+
+#[test]
+fn the_probe_finds_the_keyring() {
+    require_keyring_session();
+    TokenStore::probe().unwrap();
+}
+
+#[test]
+fn without_a_secret_service_the_error_says_so_plainly() {
+    require_keyring_session();
+    let out = run_child(
+        "keyring_store::child_without_secret_service",
+        &[("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("No OS keyring is available"), "{stdout}");
+}
+
+#[tokio::test]
+#[ignore = "run by without_a_secret_service_the_error_says_so_plainly in a child process"]
+async fn child_without_secret_service() {
+    if !is_child() {
+        return;
+    }
+    let keyring_message = |e: Error| match e {
+        Error::Keyring { message } => message,
+        other => panic!("expected Error::Keyring, got {other:?}"),
+    };
+    let probe = keyring_message(TokenStore::probe().unwrap_err());
+    assert!(probe.starts_with(NO_KEYRING), "{probe}");
+    println!("probe: {probe}");
+
+    let store = TokenStore::new(Profile::user(&unique_config("no-keyring"), "carol"));
+    let err = keyring_message(store.save_tokens(&sample("nk")).unwrap_err());
+    assert!(err.starts_with(NO_KEYRING), "{err}");
+    assert!(!err.contains("access-nk"), "{err}");
+    let err = keyring_message(store.load_tokens().unwrap_err());
+    assert!(err.starts_with(NO_KEYRING), "{err}");
+
+    // Signing in with a store fails: no silent in-memory fallback.
+    let s = Server::start().await;
+    let config = s.config();
+    let store = TokenStore::new(Profile::user(&config, "demo"));
+    let err = Session::user(&config, "demo", "demo".into(), Some(store.clone()))
+        .await
+        .unwrap_err();
+    assert!(keyring_message(err).starts_with(NO_KEYRING));
+    let err = Session::restore(&config, store).await.unwrap_err();
+    assert!(keyring_message(err).starts_with(NO_KEYRING));
+}
+
+async fn canary_session(s: &Server) -> (Session, TokenStore) {
+    let config = s.config();
+    let store = TokenStore::new(Profile::user(&config, CANARY_USER));
+    let session = Session::user(
+        &config,
+        CANARY_USER,
+        CANARY_PASSWORD.into(),
+        Some(store.clone()),
+    )
+    .await
+    .unwrap();
+    (session, store)
+}
+
+async fn canary_partner(s: &Server) -> (Session, TokenStore) {
+    let config = s.config();
+    let auth = PartnerAuth::new(
+        &config,
+        CANARY_CLIENT,
+        SecretString::from(CANARY_SECRET),
+        Url::parse(APP_REDIRECT).unwrap(),
+    )
+    .unwrap();
+    let pending = auth.begin(PkceMethod::S256);
+    let redirect = log_in(pending.authorize_url(), CANARY_USER, CANARY_PASSWORD).await;
+    let tokens = auth.finish(&pending, &redirect).await.unwrap();
+    let store = TokenStore::new(Profile::partner(&config, CANARY_CLIENT));
+    let session = Session::partner(&config, auth, tokens, Some(store.clone()))
+        .await
+        .unwrap();
+    (session, store)
+}
+
+#[tokio::test]
+async fn a_user_session_is_saved_restored_renewed_and_signed_out() {
+    require_keyring_session();
+    let s = Server::start_canary().await;
+    let config = s.config();
+    let (session, store) = canary_session(&s).await;
+    let saved = store.load_tokens().unwrap().unwrap();
+    assert_eq!(
+        store.load_secret().unwrap().unwrap().expose_secret(),
+        CANARY_PASSWORD
+    );
+    let token = session.bearer().await.unwrap();
+    assert_eq!(saved.access_token.expose_secret(), token.expose_secret());
+    drop(session);
+
+    // The next start.
+    let restored = Session::restore(&config, store.clone())
+        .await
+        .unwrap()
+        .expect("a saved session");
+    assert_eq!(
+        restored.bearer().await.unwrap().expose_secret(),
+        token.expose_secret()
+    );
+    // A renewal is saved.
+    s.advance(PAST_EXPIRY);
+    let client = Client::new(config.clone(), Credentials::Session(Arc::new(restored))).unwrap();
+    client.advertisers(None).await.unwrap();
+    let Credentials::Session(restored) = client.credentials() else {
+        unreachable!()
+    };
+    let renewed = restored.bearer().await.unwrap();
+    assert_ne!(renewed.expose_secret(), token.expose_secret());
+    assert_eq!(
+        store
+            .load_tokens()
+            .unwrap()
+            .unwrap()
+            .access_token
+            .expose_secret(),
+        renewed.expose_secret()
+    );
+
+    restored.sign_out().await.unwrap();
+    assert!(store.load_tokens().unwrap().is_none());
+    assert!(store.load_secret().unwrap().is_none());
+    assert!(Session::restore(&config, store).await.unwrap().is_none());
+    assert!(matches!(
+        restored.bearer().await,
+        Err(Error::SignInRequired { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_revoked_refresh_token_ends_the_session_and_only_its_tokens_are_deleted() {
+    require_keyring_session();
+    let s = Server::start_canary().await;
+    let config = s.config();
+    let (partner, partner_store) = canary_partner(&s).await;
+    let (session, store) = canary_session(&s).await;
+    let refresh = store.load_tokens().unwrap().unwrap().refresh_token.unwrap();
+    s.revoke(&refresh).await;
+    s.advance(PAST_EXPIRY);
+    let token = session.bearer().await.unwrap();
+    assert_eq!(
+        s.get_with("/v1/advertiser", &token).await,
+        StatusCode::UNAUTHORIZED
+    );
+    let err = session.renew_after_rejection(&token).await.unwrap_err();
+    match &err {
+        Error::SignInRequired { reason } => assert!(reason.contains("revoked"), "{reason}"),
+        other => panic!("expected SignInRequired, got {other:?}"),
+    }
+    // The dead tokens are gone from memory and keyring; restoring finds nothing.
+    assert!(session.bearer().await.is_err());
+    assert!(store.load_tokens().unwrap().is_none());
+    assert!(
+        Session::restore(&config, store.clone())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // The password stays for signing in again; the other profile is untouched.
+    assert!(store.load_secret().unwrap().is_some());
+    assert!(partner_store.load_tokens().unwrap().is_some());
+    assert!(partner.bearer().await.is_ok());
+    // Signing in again works and saves afresh.
+    let (again, _) = canary_session(&s).await;
+    assert!(again.bearer().await.is_ok());
+    assert!(store.load_tokens().unwrap().is_some());
+    store.clear().unwrap();
+    partner_store.clear().unwrap();
+}
+
+#[tokio::test]
+async fn a_partner_session_is_restored_and_renews_with_the_saved_secret() {
+    require_keyring_session();
+    let s = Server::start_canary().await;
+    let config = s.config();
+    let (session, store) = canary_partner(&s).await;
+    assert_eq!(
+        store.load_secret().unwrap().unwrap().expose_secret(),
+        CANARY_SECRET
+    );
+    let before = session.bearer().await.unwrap();
+    drop(session);
+    let restored = Arc::new(
+        Session::restore(&config, store.clone())
+            .await
+            .unwrap()
+            .expect("a saved partner session"),
+    );
+    assert_eq!(restored.account(), CANARY_CLIENT);
+    s.advance(PAST_EXPIRY);
+    let client = Client::new(config, Credentials::Session(Arc::clone(&restored))).unwrap();
+    client.audiences(None, None).await.unwrap();
+    assert_eq!(restored.renewal_count(), 1);
+    assert_ne!(
+        restored.bearer().await.unwrap().expose_secret(),
+        before.expose_secret()
+    );
+    restored.sign_out().await.unwrap();
+    assert!(store.load_secret().unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_store_for_another_profile_is_refused() {
+    let s = Server::start().await;
+    let config = s.config();
+    let other = TokenStore::new(Profile::user(&config, "someone-else"));
+    let err = Session::user(&config, "demo", "demo".into(), Some(other))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn debug_output_shows_no_secret() {
+    require_keyring_session();
+    let s = Server::start_canary().await;
+    let (session, store) = canary_session(&s).await;
+    let (partner, partner_store) = canary_partner(&s).await;
+    let tokens = store.load_tokens().unwrap().unwrap();
+    let partner_tokens = partner_store.load_tokens().unwrap().unwrap();
+    let text = format!(
+        "{session:?} {session:#?} {store:?} {tokens:?} {tokens:#?} {partner:?} {partner_store:?} {partner_tokens:?}"
+    );
+    let (access, id, refresh) = reveal(&tokens);
+    let (p_access, p_id, p_refresh) = reveal(&partner_tokens);
+    for secret in [
+        CANARY_PASSWORD,
+        CANARY_SECRET,
+        &access,
+        &id,
+        &refresh.unwrap(),
+        &p_access,
+        &p_id,
+        &p_refresh.unwrap(),
+    ] {
+        assert!(!text.contains(secret), "{text}");
+    }
+    assert!(
+        text.contains(CANARY_USER) && text.contains(CANARY_CLIENT),
+        "{text}"
+    );
+    store.clear().unwrap();
+    partner_store.clear().unwrap();
+}
+
+/// Where the keyring daemon keeps its files in this run.
+fn keyring_dir() -> PathBuf {
+    std::env::var_os("FLIGHTDECK_KEYRING_DIR")
+        .or_else(|| std::env::var_os("XDG_DATA_HOME"))
+        .map(PathBuf::from)
+        .expect("run inside scripts/with-keyring.sh (FLIGHTDECK_KEYRING_DIR)")
+}
+
+#[tokio::test]
+async fn no_secret_is_written_in_plaintext() {
+    require_keyring_session();
+    let dir = keyring_dir();
+    let s = Server::start_canary().await;
+    let started = std::time::SystemTime::now();
+    let (session, store) = canary_session(&s).await;
+    let (partner, partner_store) = canary_partner(&s).await;
+    let tokens = store.load_tokens().unwrap().unwrap();
+    let partner_tokens = partner_store.load_tokens().unwrap().unwrap();
+    let (access, id, refresh) = reveal(&tokens);
+    let (p_access, p_id, p_refresh) = reveal(&partner_tokens);
+    let (refresh, p_refresh) = (refresh.unwrap(), p_refresh.unwrap());
+    let needles: Vec<&[u8]> = vec![
+        CANARY_PASSWORD.as_bytes(),
+        CANARY_SECRET.as_bytes(),
+        access.as_bytes(),
+        id.as_bytes(),
+        refresh.as_bytes(),
+        p_access.as_bytes(),
+        p_id.as_bytes(),
+        p_refresh.as_bytes(),
+    ];
+
+    // The keyring file exists and was written since the sign-in (gnome-keyring saves
+    // shortly after a change), so the search below covers the real store.
+    let keyring_file = dir.join("data/keyrings/login.keyring");
+    let keyring_file = if keyring_file.exists() {
+        keyring_file
+    } else {
+        PathBuf::from(std::env::var_os("XDG_DATA_HOME").unwrap()).join("keyrings/login.keyring")
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let fresh = std::fs::metadata(&keyring_file)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= started);
+        if fresh {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} was not written; files: {:?}",
+            keyring_file.display(),
+            all_files(&dir)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(std::fs::metadata(&keyring_file).unwrap().len() > 0);
+
+    // The search itself works: a plaintext copy would be found.
+    let check = tempfile::tempdir().unwrap();
+    std::fs::write(check.path().join("leak.txt"), format!("x{access}y")).unwrap();
+    assert_eq!(files_containing(check.path(), &needles).len(), 1);
+
+    let leaks = files_containing(&dir, &needles);
+    assert!(
+        leaks.is_empty(),
+        "secrets in plaintext under {}: {leaks:?}",
+        dir.display()
+    );
+    drop((session, partner));
+    store.clear().unwrap();
+    partner_store.clear().unwrap();
+}
