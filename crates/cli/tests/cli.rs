@@ -10,6 +10,10 @@ use std::process::{Command, Output, Stdio};
 use flightdeck_client::ClientConfig;
 use flightdeck_client::ExposeSecret;
 use flightdeck_client::token_store::{Profile, TokenStore};
+use flightdeck_model::Advertiser;
+use flightdeck_offline::change::ChangeStatus;
+use flightdeck_offline::workspace::Workspace;
+use flightdeck_sandbox::faults::FaultSettings;
 use flightdeck_sandbox::{Config, Sandbox, Seed};
 use serde_json::Value;
 
@@ -73,6 +77,25 @@ fn found_in(dir: &Path, needle: &str) -> Vec<String> {
         }
     }
     hits
+}
+
+/// How many advertisers named like `prefix` the sandbox holds, read below HTTP.
+fn advertisers_named(sandbox: &Sandbox, prefix: &str) -> Vec<String> {
+    let pattern = format!("{prefix}%");
+    sandbox
+        .state()
+        .db
+        .blocking(move |conn| {
+            let mut stmt = conn.prepare(
+                "SELECT json_extract(body, '$.name') FROM advertisers
+                 WHERE json_extract(body, '$.name') LIKE ?1",
+            )?;
+            let names = stmt
+                .query_map([pattern], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(names)
+        })
+        .expect("count advertisers")
 }
 
 async fn start() -> (Sandbox, flightdeck_sandbox::Running, Cli) {
@@ -204,4 +227,83 @@ async fn sign_in_list_everything_and_sign_out() {
     );
     let out = cli.run(&["adorders", "list"], None);
     assert!(!out.status.success());
+}
+
+/// `kill -9` of a posting process, then a restart that finishes the job: every draft is
+/// created exactly once, none is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_killed_midway_finishes_exactly_once_after_restart() {
+    const DRAFTS: usize = 120;
+    let (sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+
+    let file = cli.home.path().join("crash.db");
+    {
+        let mut ws = Workspace::open(&file).expect("workspace");
+        let mut batch = ws.batch().expect("batch");
+        for i in 0..DRAFTS {
+            let advertiser: Advertiser = serde_json::from_value(serde_json::json!({
+                "name": format!("Crash Co {i:03}"), "agencyId": 1, "currency": "USD", "category": "IAB3"
+            }))
+            .expect("advertiser");
+            batch.create_advertiser(advertiser).expect("draft");
+        }
+        batch.commit().expect("commit");
+    }
+
+    // Slow answers, so the kill lands while requests are in flight.
+    sandbox
+        .state()
+        .faults
+        .set(FaultSettings {
+            latency_ms: 100,
+            ..FaultSettings::default()
+        })
+        .expect("faults");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flightdeck"))
+        .args(["--base-url", &cli.base_url, "--workspace"])
+        .arg(&file)
+        .args(["push", "--concurrency", "4"])
+        .env("HOME", cli.home.path())
+        .env("XDG_CONFIG_HOME", cli.home.path().join("config"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start push");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while advertisers_named(&sandbox, "Crash Co").len() < DRAFTS / 4 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the push made no progress"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    child.kill().expect("kill -9");
+    child.wait().expect("reap");
+    let landed = advertisers_named(&sandbox, "Crash Co").len();
+    assert!(
+        landed < DRAFTS,
+        "the kill came before the push finished ({landed} landed)"
+    );
+
+    sandbox.state().faults.reset();
+    let out = cli.run(&["--workspace", file.to_str().expect("path"), "push"], None);
+    assert!(out.status.success(), "{}", text(&out).1);
+
+    let mut names = advertisers_named(&sandbox, "Crash Co");
+    names.sort();
+    let expected: Vec<String> = (0..DRAFTS).map(|i| format!("Crash Co {i:03}")).collect();
+    assert_eq!(names, expected, "each draft exactly once, none lost");
+    let ws = Workspace::open(&file).expect("workspace");
+    let left: Vec<_> = ws
+        .pending()
+        .expect("pending")
+        .into_iter()
+        .filter(|c| c.status != ChangeStatus::Applied)
+        .collect();
+    assert!(left.is_empty(), "nothing left to post: {left:?}");
 }

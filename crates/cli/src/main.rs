@@ -38,6 +38,9 @@ struct Cli {
     /// Print JSON instead of a table.
     #[arg(long, global = true)]
     json: bool,
+    /// Workspace file (default: one per signed-in account, in the user's data directory).
+    #[arg(long, env = "FLIGHTDECK_WORKSPACE", global = true)]
+    workspace: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -78,6 +81,50 @@ enum Command {
         #[command(subcommand)]
         action: List,
     },
+    /// Download the account into the local workspace (entities with pending changes are kept).
+    Pull {
+        /// Only this advertiser, its campaigns, ad orders and caps.
+        #[arg(long)]
+        advertiser: Option<i64>,
+    },
+    /// Edit a downloaded entity in the workspace, offline; `push` posts it later.
+    Edit {
+        /// advertiser, campaign or adorder.
+        kind: EditKind,
+        /// Its id.
+        id: i64,
+        /// A field and its new value, as JSON or plain text (`--set name="Spring sale"`,
+        /// `--set lifetimeBudget=9000`, `--set frequencyCap.limit=3`).
+        #[arg(long = "set", value_name = "FIELD=VALUE", required = true)]
+        set: Vec<String>,
+    },
+    /// List the workspace's pending changes.
+    Changes {
+        /// Show each change's fields: before and after.
+        #[arg(long)]
+        diff: bool,
+    },
+    /// Validate every pending change ("check changes").
+    Check,
+    /// Drop pending changes (with the drafts that depend on them).
+    Discard {
+        /// Change numbers, as `changes` shows them.
+        #[arg(required = true)]
+        changes: Vec<i64>,
+    },
+    /// Post the pending changes, each exactly once.
+    Push {
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 8)]
+        concurrency: usize,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EditKind {
+    Advertiser,
+    Campaign,
+    Adorder,
 }
 
 #[derive(Subcommand)]
@@ -112,6 +159,34 @@ fn current_path() -> PathBuf {
     base.join("flightdeck").join("cli.json")
 }
 
+mod work;
+
+/// Everything a command can fail with.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// From the service or the sign-in.
+    #[error(transparent)]
+    Client(#[from] Error),
+    /// From the local workspace.
+    #[error(transparent)]
+    Workspace(#[from] flightdeck_offline::Error),
+    /// Bad arguments or local files.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl CliError {
+    fn needs_sign_in(&self) -> bool {
+        matches!(
+            self,
+            CliError::Client(Error::SignInRequired { .. } | Error::Unauthenticated { .. })
+                | CliError::Workspace(flightdeck_offline::Error::Client(
+                    Error::SignInRequired { .. } | Error::Unauthenticated { .. }
+                ))
+        )
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -119,10 +194,7 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            if matches!(
-                e,
-                Error::SignInRequired { .. } | Error::Unauthenticated { .. }
-            ) {
+            if e.needs_sign_in() {
                 eprintln!("hint: run `flightdeck login`");
             }
             ExitCode::FAILURE
@@ -130,14 +202,41 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(cli: Cli) -> Result<(), Error> {
+async fn run(cli: Cli) -> Result<(), CliError> {
     let config = ClientConfig::new(&cli.base_url)?;
+    let workspace = cli.workspace.clone();
     match cli.command {
+        Command::Pull { advertiser } => {
+            let client = client(&config).await?;
+            work::pull(
+                work::open(&config, workspace)?,
+                &client,
+                advertiser,
+                cli.json,
+            )
+            .await
+        }
+        Command::Edit { kind, id, set } => {
+            work::edit(work::open(&config, workspace)?, kind, id, &set)
+        }
+        Command::Changes { diff } => work::changes(work::open(&config, workspace)?, diff, cli.json),
+        Command::Check => work::check(work::open(&config, workspace)?, cli.json),
+        Command::Discard { changes } => work::discard(work::open(&config, workspace)?, &changes),
+        Command::Push { concurrency } => {
+            let client = client(&config).await?;
+            work::push(
+                work::open(&config, workspace)?,
+                &client,
+                concurrency,
+                cli.json,
+            )
+            .await
+        }
         Command::Login {
             user,
             partner,
             password_stdin,
-        } => login(&config, user, partner, password_stdin).await,
+        } => Ok(login(&config, user, partner, password_stdin).await?),
         Command::Logout => {
             if let Some(session) = restore(&config).await? {
                 session.sign_out().await?;
@@ -338,6 +437,21 @@ fn save_current(config: &ClientConfig, account: &str, partner: bool) -> Result<(
         .map_err(|e| Error::Config(format!("writing {}: {e}", path.display())))
 }
 
+/// The account `login` last signed in to on this service, if any (no network, no keyring).
+fn current_account(config: &ClientConfig) -> Result<Option<String>, CliError> {
+    let path = current_path();
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let current: Current = serde_json::from_str(&text).map_err(|e| {
+        CliError::Usage(format!(
+            "{} is damaged ({e}); run `flightdeck login`",
+            path.display()
+        ))
+    })?;
+    Ok((current.base_url == config.base_url.as_str()).then_some(current.account))
+}
+
 /// The session of the account `login` last signed in to on this service, if any.
 async fn restore(config: &ClientConfig) -> Result<Option<Session>, Error> {
     let path = current_path();
@@ -432,9 +546,10 @@ fn output<T: Serialize>(
     items: &[T],
     header: &[&str],
     row: impl Fn(&T) -> Vec<String>,
-) -> Result<(), Error> {
+) -> Result<(), CliError> {
     if json {
-        let text = serde_json::to_string_pretty(items).map_err(|e| Error::Config(e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(items).map_err(|e| CliError::Usage(e.to_string()))?;
         println!("{text}");
         return Ok(());
     }

@@ -1,0 +1,302 @@
+//! Workspace commands: download, edit offline, review, check and post.
+
+use std::path::PathBuf;
+
+use flightdeck_client::{Client, ClientConfig};
+use flightdeck_model::{AdOrder, Advertiser, Campaign};
+use flightdeck_offline::change::{EntityRef, Key, Kind, PendingChange};
+use flightdeck_offline::sync::{self, PushOptions};
+use flightdeck_offline::workspace::{PullScope, Workspace};
+use serde_json::Value;
+
+use crate::{CliError, EditKind, current_account, output, spinner};
+
+/// The workspace file: the one given, or one per signed-in account and service.
+pub fn open(config: &ClientConfig, path: Option<PathBuf>) -> Result<Workspace, CliError> {
+    let path = match path {
+        Some(p) => p,
+        None => {
+            let account = current_account(config)?.ok_or_else(|| {
+                CliError::Usage(
+                    "no workspace yet: run `flightdeck login`, then `flightdeck pull`".into(),
+                )
+            })?;
+            let name: String = format!("{}_{account}", config.base_url)
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            data_dir().join("workspaces").join(format!("{name}.db"))
+        }
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::Usage(format!("creating {}: {e}", dir.display())))?;
+    }
+    Ok(Workspace::open(&path)?)
+}
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("flightdeck")
+}
+
+pub async fn pull(
+    mut ws: Workspace,
+    client: &Client,
+    advertiser: Option<i64>,
+    json: bool,
+) -> Result<(), CliError> {
+    let scope = advertiser.map_or(PullScope::All, PullScope::Advertiser);
+    let bar = spinner("the account");
+    let report = ws
+        .pull(client, scope, |p| {
+            bar.set_message(format!("downloading {}: {}", kind_name(p.kind), p.done));
+        })
+        .await;
+    bar.finish_and_clear();
+    let report = report?;
+    if json {
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| CliError::Usage(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
+    for kind in [
+        Kind::Advertiser,
+        Kind::Campaign,
+        Kind::AdOrder,
+        Kind::FlightCaps,
+        Kind::AudienceSegment,
+    ] {
+        let c = report.of(kind);
+        println!(
+            "{:<18} {} added, {} changed, {} removed on the server, {} kept (pending changes)",
+            kind_name(kind),
+            c.added,
+            c.changed,
+            c.removed,
+            c.skipped_pending
+        );
+    }
+    Ok(())
+}
+
+pub fn edit(mut ws: Workspace, kind: EditKind, id: i64, sets: &[String]) -> Result<(), CliError> {
+    let kind = match kind {
+        EditKind::Advertiser => Kind::Advertiser,
+        EditKind::Campaign => Kind::Campaign,
+        EditKind::Adorder => Kind::AdOrder,
+    };
+    let target = EntityRef::new(kind, Key::Id(id));
+    let entity = ws.get(&target)?.ok_or_else(|| {
+        CliError::Usage(format!(
+            "{} {id} is not in the workspace: run `flightdeck pull` first",
+            kind_name(kind)
+        ))
+    })?;
+    let mut value = entity.working;
+    for set in sets {
+        let (path, raw) = set
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("--set {set}: expected FIELD=VALUE")))?;
+        let new = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()));
+        set_path(&mut value, path, new)?;
+    }
+    let bad = |e: serde_json::Error| {
+        CliError::Usage(format!("the edited {} does not fit: {e}", kind_name(kind)))
+    };
+    let seq = match kind {
+        Kind::Advertiser => ws.update_advertiser(
+            &target,
+            serde_json::from_value::<Advertiser>(value).map_err(bad)?,
+        )?,
+        Kind::Campaign => ws.update_campaign(
+            &target,
+            serde_json::from_value::<Campaign>(value).map_err(bad)?,
+        )?,
+        _ => ws.update_ad_order(
+            &target,
+            serde_json::from_value::<AdOrder>(value).map_err(bad)?,
+        )?,
+    };
+    let change = ws.change(seq)?;
+    match change.filter(|c| !c.errors.is_empty()) {
+        Some(c) => {
+            eprintln!("Saved as change {seq}, but it cannot be posted until fixed:");
+            for e in &c.errors {
+                eprintln!("  {e}");
+            }
+        }
+        None => eprintln!("Saved as change {seq}; `flightdeck push` posts it."),
+    }
+    Ok(())
+}
+
+/// Sets a dotted path (`frequencyCap.limit`) in a JSON object, creating objects on the way.
+fn set_path(value: &mut Value, path: &str, new: Value) -> Result<(), CliError> {
+    let mut node = value;
+    let mut parts = path.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let obj = node.as_object_mut().ok_or_else(|| {
+            CliError::Usage(format!("--set {path}: {part} is not inside an object"))
+        })?;
+        if parts.peek().is_none() {
+            obj.insert(part.to_owned(), new);
+            return Ok(());
+        }
+        node = obj
+            .entry(part.to_owned())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if node.is_null() {
+            *node = Value::Object(serde_json::Map::new());
+        }
+    }
+    Err(CliError::Usage("--set needs a field name".into()))
+}
+
+pub fn changes(ws: Workspace, diff: bool, json: bool) -> Result<(), CliError> {
+    let pending = ws.pending()?;
+    if json {
+        return output(true, &pending, &[], |_| Vec::new());
+    }
+    output(
+        false,
+        &pending,
+        &["change", "what", "operation", "status", "problems"],
+        |c| {
+            vec![
+                c.seq.to_string(),
+                describe(c),
+                format!("{:?}", c.op).to_lowercase(),
+                format!("{:?}", c.status).to_lowercase(),
+                c.errors.len().to_string(),
+            ]
+        },
+    )?;
+    if diff {
+        for c in &pending {
+            println!("change {} ({}):", c.seq, describe(c));
+            for d in ws.pending_diff(c.seq)? {
+                let show =
+                    |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
+                println!("  {}: {} -> {}", d.path, show(&d.before), show(&d.after));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn check(mut ws: Workspace, json: bool) -> Result<(), CliError> {
+    let problems = ws.check()?;
+    let invalid: Vec<_> = problems.iter().filter(|(_, e)| !e.is_empty()).collect();
+    if json {
+        let text =
+            serde_json::to_string_pretty(&invalid).map_err(|e| CliError::Usage(e.to_string()))?;
+        println!("{text}");
+    } else if invalid.is_empty() {
+        println!("{} pending change(s), all valid.", problems.len());
+    } else {
+        for (seq, errors) in &invalid {
+            println!("change {seq}:");
+            for e in errors.iter() {
+                println!("  {e}");
+            }
+        }
+    }
+    if invalid.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Usage(format!(
+            "{} change(s) cannot be posted until fixed",
+            invalid.len()
+        )))
+    }
+}
+
+pub fn discard(mut ws: Workspace, seqs: &[i64]) -> Result<(), CliError> {
+    let gone = ws.discard_many(seqs)?;
+    eprintln!("Discarded {} change(s): {gone:?}", gone.len());
+    Ok(())
+}
+
+pub async fn push(
+    mut ws: Workspace,
+    client: &Client,
+    concurrency: usize,
+    json: bool,
+) -> Result<(), CliError> {
+    let bar = spinner("pending changes");
+    let options = PushOptions {
+        concurrency: concurrency.max(1),
+        ..PushOptions::default()
+    };
+    let report = sync::push(&mut ws, client, &options, |p| {
+        bar.set_message(format!("posting: {} of {} done", p.done, p.total));
+    })
+    .await;
+    bar.finish_and_clear();
+    let report = report?;
+    if json {
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| CliError::Usage(e.to_string()))?;
+        println!("{text}");
+    } else {
+        println!(
+            "{} applied, {} rejected, {} to review, {} in conflict, {} held, {} still pending",
+            report.applied.len(),
+            report.failed.len(),
+            report.needs_review.len(),
+            report.conflicts.len(),
+            report.held.len(),
+            report.unsent.len()
+        );
+        let lists = [
+            ("rejected", &report.failed),
+            ("to review", &report.needs_review),
+            ("still pending", &report.unsent),
+        ];
+        for (what, outcomes) in lists {
+            for o in outcomes {
+                let texts: Vec<&str> = o.messages.iter().map(|m| m.message.as_str()).collect();
+                println!("change {} {what}: {}", o.seq, texts.join("; "));
+            }
+        }
+        for c in &report.conflicts {
+            let fields: Vec<&str> = c.fields.iter().map(|f| f.path.as_str()).collect();
+            println!("change {} in conflict on {}", c.seq, fields.join(", "));
+        }
+        for h in &report.held {
+            println!("change {} held: {}", h.seq, h.reason);
+        }
+        if let Some(why) = &report.stopped {
+            println!("stopped: {why}");
+        }
+    }
+    if report.is_complete() {
+        Ok(())
+    } else {
+        Err(CliError::Usage(
+            "some changes were not posted; see above".into(),
+        ))
+    }
+}
+
+fn describe(c: &PendingChange) -> String {
+    format!("{} {}", kind_name(c.target.kind), c.target.key)
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Advertiser => "advertiser",
+        Kind::Campaign => "campaign",
+        Kind::Flight => "flight",
+        Kind::AdOrder => "ad order",
+        Kind::FlightCaps => "flight caps",
+        Kind::Creative => "creative",
+        Kind::SiteList => "site list",
+        Kind::AudienceSegment => "audience segment",
+    }
+}

@@ -1,0 +1,136 @@
+//! (a) Download an account of 100,000 ad orders into a fresh workspace, (b) "Check
+//! changes" over 100,000 pending changes.
+//!
+//! Run with `cargo bench -p flightdeck-offline`. Figures go in the issue notes, never in
+//! tests. `BENCH_AD_ORDERS` and `BENCH_CHANGES` shrink the workload for a quick look.
+
+use std::time::Instant;
+
+use flightdeck_client::{Client, ClientConfig, Credentials};
+use flightdeck_offline::change::{EntityRef, Key, Kind};
+use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_sandbox::{Config, Sandbox, Seed, store};
+use serde_json::{Value, json};
+
+const DAY: i64 = 86_400_000;
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let orders = env_or("BENCH_AD_ORDERS", 100_000);
+    let changes = env_or("BENCH_CHANGES", 100_000);
+    let dir = tempfile::tempdir()?;
+
+    // (a) Download.
+    let sandbox = Sandbox::open(&Config {
+        seed: Seed::Demo,
+        ..Config::default()
+    })?;
+    let now = sandbox.state().clock.now_ms();
+    let campaign: i64 = sandbox.state().db.blocking(|conn| {
+        Ok(conn.query_row(
+            "SELECT id FROM campaigns WHERE account_id = 1 ORDER BY id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )?)
+    })?;
+    sandbox.state().db.blocking(|conn| {
+        let tx = conn.transaction()?;
+        for i in 0..orders {
+            store::adorder_save(&tx, 1, order_body(campaign, i, now), now)?;
+        }
+        tx.commit()?;
+        Ok(())
+    })?;
+    let running = sandbox.clone().spawn("127.0.0.1:0".parse()?).await?;
+    let client = Client::new(
+        ClientConfig::new(&running.base_url())?,
+        Credentials::basic("demo", "demo"),
+    )?;
+    // Every order sits under a campaign with flights, so caps would be one request per
+    // order; HTTP Basic cannot read audiences. Both are off: this measures the listing.
+    let options = PullOptions {
+        flight_caps: false,
+        audiences: false,
+        ..PullOptions::default()
+    };
+
+    let t = Instant::now();
+    let listed = client.all_ad_orders().await?.entity.len();
+    let fetch = t.elapsed();
+    println!(
+        "fetch only: getAllAdOrders, {listed} ad orders decoded in {:.0} ms",
+        fetch.as_secs_f64() * 1000.0
+    );
+
+    let mut ws = Workspace::open(dir.path().join("pull.sqlite"))?;
+    let t = Instant::now();
+    let report = ws
+        .pull_with(&client, PullScope::All, options, |_| {})
+        .await?;
+    let first = t.elapsed();
+    println!(
+        "pull(All) into a fresh workspace: {} ad orders added in {:.0} ms",
+        report.of(Kind::AdOrder).added,
+        first.as_secs_f64() * 1000.0
+    );
+    let t = Instant::now();
+    let report = ws
+        .pull_with(&client, PullScope::All, options, |_| {})
+        .await?;
+    println!(
+        "pull(All) again, nothing changed: {} unchanged in {:.0} ms",
+        report.of(Kind::AdOrder).unchanged,
+        t.elapsed().as_secs_f64() * 1000.0
+    );
+    running.stop().await?;
+    drop(ws);
+
+    // (b) Check changes.
+    let mut ws = Workspace::open(dir.path().join("check.sqlite"))?;
+    let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
+    let t = Instant::now();
+    let mut batch = ws.batch()?;
+    for i in 0..changes {
+        let mut body = order_body(campaign, i, now);
+        if i % 10 == 0 {
+            body["lifetimeBudget"] = Value::Null; // every tenth is invalid
+        }
+        batch.create_ad_order(&parent, serde_json::from_value(body)?)?;
+    }
+    batch.commit()?;
+    println!(
+        "{changes} create_ad_order drafts in one batch: {:.0} ms",
+        t.elapsed().as_secs_f64() * 1000.0
+    );
+    let mut times = Vec::new();
+    let mut broken = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        broken = ws.check()?.len();
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "check() over {changes} pending changes ({broken} invalid): median {:.0} ms, min {:.0} ms, max {:.0} ms",
+        times[times.len() / 2],
+        times[0],
+        times[times.len() - 1]
+    );
+    Ok(())
+}
+
+fn order_body(campaign: i64, i: usize, now: i64) -> Value {
+    json!({
+        "name": format!("Order {i}"), "campaignId": campaign, "optimizationGoal": "CPM",
+        "startDate": now + DAY, "endDate": now + 30 * DAY, "lifetimeBudget": 500.0,
+        "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
+        "audiences": [{"name": "A", "weight": 100, "exchanges": {"include": [1, 2], "exclude": []}}]
+    })
+}

@@ -1,0 +1,157 @@
+//! The vocabulary shared by the workspace store, the planner and the sync engine.
+
+use flightdeck_model::FieldError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What an entity is. The order is the posting order of parents before children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Advertisers.
+    Advertiser,
+    /// Campaigns, posted together with their flights (`campaign/save` with `flights`).
+    Campaign,
+    /// A campaign flight. Only a reference target: flights are edited and posted as part
+    /// of their campaign, and get their remote ids when it lands.
+    Flight,
+    /// Ad orders with their audiences.
+    AdOrder,
+    /// The flight caps of one ad order (keyed by the ad order's key).
+    FlightCaps,
+    /// Creatives; the workspace is their only record (no list endpoint).
+    Creative,
+    /// Site lists; the workspace is their only record (no list endpoint).
+    SiteList,
+    /// First-party audience segments (keyed by `serviceSegmentId` once created).
+    AudienceSegment,
+}
+
+/// Identity of an entity in the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum Key {
+    /// A numeric id the service assigned.
+    Id(i64),
+    /// An audience segment's `serviceSegmentId`.
+    Segment(String),
+    /// A draft the service has never seen; replaced by the remote key once posted.
+    Local(String),
+}
+
+impl Key {
+    /// A new local key, unique across workspaces.
+    pub fn new_local() -> Key {
+        Key::Local(format!(
+            "{:016x}{:016x}",
+            rand::random::<u64>(),
+            rand::random::<u64>()
+        ))
+    }
+
+    /// True for drafts the service has never seen.
+    pub fn is_local(&self) -> bool {
+        matches!(self, Key::Local(_))
+    }
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Id(id) => write!(f, "{id}"),
+            Key::Segment(s) => write!(f, "segment {s}"),
+            Key::Local(l) => write!(f, "draft {}", l.chars().take(8).collect::<String>()),
+        }
+    }
+}
+
+/// One entity of the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EntityRef {
+    /// What it is.
+    pub kind: Kind,
+    /// Which one.
+    pub key: Key,
+}
+
+impl EntityRef {
+    /// Shorthand constructor.
+    pub fn new(kind: Kind, key: Key) -> Self {
+        Self { kind, key }
+    }
+}
+
+/// A reference from a change's payload to another entity, filled in with the remote id
+/// when the payload is posted (a draft ad order under a draft campaign has no
+/// `campaignId` until the campaign lands).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ParentRef {
+    /// JSON pointer into the payload (`/campaignId`, `/0/flightId`).
+    pub pointer: String,
+    /// The entity whose remote id goes there.
+    pub target: EntityRef,
+}
+
+/// What posting a change does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Create the entity (`save` without id, `addNewSiteList`, `POST /v1/audiences`).
+    Create,
+    /// Modify the entity (`save` with id; flight caps `byAdOrder`).
+    Update,
+    /// `appendToSiteList`.
+    SiteListAppend,
+    /// `overwriteSiteList`.
+    SiteListOverwrite,
+    /// `removeSites`.
+    SiteListRemoveSites,
+    /// `POST /v1/audiences/{id}/data`.
+    AudienceData,
+}
+
+/// Where a change stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeStatus {
+    /// Waiting to be posted.
+    Pending,
+    /// Breaks validation rules; never posted until fixed.
+    Invalid,
+    /// Posted, answer not recorded yet. After a crash this means "outcome unknown": the
+    /// change is looked up by its client reference before it is sent again.
+    Sending,
+    /// Applied by the service.
+    Applied,
+    /// Rejected by the service; its messages say why.
+    Failed,
+    /// The outcome is unknown and the service offers no look-up; the buyer decides.
+    NeedsReview,
+    /// The server changed the same fields since the base; held for the buyer.
+    Conflict,
+    /// Waits on a change that failed, is invalid or needs review.
+    Blocked,
+}
+
+/// A change waiting to be posted, as the planner and the sync engine see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingChange {
+    /// Outbox order: changes to one entity are posted in this order.
+    pub seq: i64,
+    /// The entity changed.
+    pub target: EntityRef,
+    /// What posting does.
+    pub op: Op,
+    /// References to fill in with remote ids before posting; their targets go first.
+    pub parents: Vec<ParentRef>,
+    /// The body to post, as the wire type's JSON.
+    pub payload: Value,
+    /// The server version the edit started from (`None` for creates).
+    pub base: Option<Value>,
+    /// Broken validation rules, from `flightdeck-model`.
+    pub errors: Vec<FieldError>,
+    /// Where it stands.
+    pub status: ChangeStatus,
+    /// The reference written into the resource's external-id field for exactly-once creates.
+    pub client_ref: Option<String>,
+}

@@ -1,0 +1,24 @@
+//! The crate's one error type.
+
+/// Result of workspace operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything the workspace can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The workspace file could not be read or written.
+    #[error("the local workspace could not be read or written: {0}")]
+    Db(#[from] rusqlite::Error),
+    /// A stored value is damaged or of an unexpected shape.
+    #[error("the local workspace holds damaged data: {0}")]
+    Corrupt(String),
+    /// The service (through the client) failed.
+    #[error(transparent)]
+    Client(#[from] flightdeck_client::Error),
+    /// The caller asked for something that does not exist in the workspace.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request cannot be carried out as asked (for example editing a removed draft).
+    #[error("{0}")]
+    Invalid(String),
+}

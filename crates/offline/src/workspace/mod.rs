@@ -1,0 +1,419 @@
+//! The SQLite workspace of one profile: the downloaded snapshot with a base version per
+//! entity, drafts, the outbox of pending changes and the local → remote id map.
+//!
+//! # Durability
+//!
+//! The file runs in WAL mode with `synchronous=FULL`, so every committed transaction is
+//! on disk when the call returns: an edit the buyer saw saved survives a power cut. Bulk
+//! work (a download, a [`Batch`] of edits) is one transaction, so it pays one sync, not
+//! one per row.
+//!
+//! # Shape
+//!
+//! * `entities`: per entity, the server JSON it was downloaded as (`remote_json`, the
+//!   base) with the sha256 of its canonical text (`base_hash`), the working copy the buyer
+//!   edits, and a newer server version held back while edits are pending (`server_json`).
+//! * `outbox`: pending changes. Creates and updates coalesce into one row per entity
+//!   (payload = whole working entity); site-list and audience-data operations are separate
+//!   ordered rows. See [`crate::change`].
+//! * `id_map`: drafts that landed.
+
+mod edit;
+mod outbox;
+mod pull;
+mod validate;
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite_migration::{M, Migrations};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op};
+use crate::{Error, Result};
+
+pub use edit::Batch;
+pub use outbox::ChangeMessage;
+pub use pull::{
+    KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
+};
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![
+        M::up(include_str!("../../migrations/0001_workspace.sql")),
+        M::up(include_str!(
+            "../../migrations/0002_outbox_parents_index.sql"
+        )),
+    ])
+}
+
+/// One profile's workspace file.
+pub struct Workspace {
+    conn: Connection,
+}
+
+/// An entity as the workspace holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entity {
+    /// Which entity.
+    pub target: EntityRef,
+    /// What the buyer sees: the base with pending edits applied.
+    pub working: Value,
+    /// The server version edits started from (`None` for drafts).
+    pub base: Option<Value>,
+    /// A newer server version a refresh held back because of pending changes.
+    pub theirs: Option<Value>,
+    /// A refresh no longer found it on the server while it had pending changes.
+    pub removed_on_server: bool,
+    /// The owning entity (advertiser, campaign, ad order), when known.
+    pub parent: Option<EntityRef>,
+    /// True when a change to it is not applied yet.
+    pub pending: bool,
+}
+
+impl Workspace {
+    /// Opens (or creates) the workspace file at `path` and brings its schema up to date.
+    pub fn open(path: impl AsRef<Path>) -> Result<Workspace> {
+        let mut conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // FULL: a returned edit is durable (see the module notes).
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrations()
+            .to_latest(&mut conn)
+            .map_err(|e| Error::Corrupt(format!("workspace schema upgrade failed: {e}")))?;
+        Ok(Workspace { conn })
+    }
+
+    /// One entity, or `None` when the workspace does not hold it.
+    pub fn get(&self, target: &EntityRef) -> Result<Option<Entity>> {
+        let row = self
+            .conn
+            .query_row(
+                &format!("{ENTITY_SELECT} WHERE e.kind = ?1 AND e.key = ?2"),
+                params![kind_text(target.kind), key_text(&target.key)],
+                raw_entity,
+            )
+            .optional()?;
+        row.map(RawEntity::into_entity).transpose()
+    }
+
+    /// Every entity of a kind, drafts included, in key order.
+    pub fn list(&self, kind: Kind) -> Result<Vec<Entity>> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("{ENTITY_SELECT} WHERE e.kind = ?1 ORDER BY e.key"))?;
+        let rows = stmt.query_map(params![kind_text(kind)], raw_entity)?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(row?.into_entity()?);
+        }
+        Ok(out)
+    }
+
+    /// How many entities of a kind the workspace holds, drafts included.
+    pub fn count(&self, kind: Kind) -> Result<usize> {
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM entities WHERE kind = ?1",
+            params![kind_text(kind)],
+            |r| r.get(0),
+        )?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+
+    /// The remote key of an entity: its own key when it came from the server, the
+    /// service's key once a draft landed, `None` while it is still a draft.
+    pub fn resolve_remote(&self, target: &EntityRef) -> Result<Option<Key>> {
+        if !target.key.is_local() {
+            return Ok(Some(target.key.clone()));
+        }
+        let remote: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT remote FROM id_map WHERE kind = ?1 AND local = ?2",
+                params![kind_text(target.kind), key_text(&target.key)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        remote.as_deref().map(key_from_text).transpose()
+    }
+
+    /// The newest server version known: the one a refresh held back ("theirs") when there
+    /// is one, else the base. `None` for drafts.
+    pub fn server_version(&self, target: &EntityRef) -> Result<Option<Value>> {
+        let text: Option<Option<String>> = self
+            .conn
+            .query_row(
+                "SELECT COALESCE(server_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
+                params![kind_text(target.kind), key_text(&target.key)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        text.flatten().as_deref().map(parse_json).transpose()
+    }
+
+    /// A value from the `meta` table (for example `last_pull_at`).
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+}
+
+const ENTITY_SELECT: &str = "SELECT e.kind, e.key, COALESCE(e.working_json, e.remote_json), e.remote_json, e.server_json, \
+     e.server_removed, e.parent_kind, e.parent_key, \
+     EXISTS(SELECT 1 FROM outbox o WHERE o.kind = e.kind AND o.key = e.key AND o.status <> 'applied') \
+     FROM entities e";
+
+struct RawEntity {
+    kind: String,
+    key: String,
+    working: String,
+    remote: Option<String>,
+    server: Option<String>,
+    removed: bool,
+    parent_kind: Option<String>,
+    parent_key: Option<String>,
+    pending: bool,
+}
+
+fn raw_entity(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawEntity> {
+    Ok(RawEntity {
+        kind: r.get(0)?,
+        key: r.get(1)?,
+        working: r.get(2)?,
+        remote: r.get(3)?,
+        server: r.get(4)?,
+        removed: r.get(5)?,
+        parent_kind: r.get(6)?,
+        parent_key: r.get(7)?,
+        pending: r.get(8)?,
+    })
+}
+
+impl RawEntity {
+    fn into_entity(self) -> Result<Entity> {
+        let parent = match (self.parent_kind, self.parent_key) {
+            (Some(k), Some(key)) => Some(EntityRef::new(kind_from_text(&k)?, key_from_text(&key)?)),
+            _ => None,
+        };
+        Ok(Entity {
+            target: EntityRef::new(kind_from_text(&self.kind)?, key_from_text(&self.key)?),
+            working: parse_json(&self.working)?,
+            base: self.remote.as_deref().map(parse_json).transpose()?,
+            theirs: self.server.as_deref().map(parse_json).transpose()?,
+            removed_on_server: self.removed,
+            parent,
+            pending: self.pending,
+        })
+    }
+}
+
+// ---- Text encodings of the shared vocabulary (stable: they are in the file) ----
+
+pub(crate) fn kind_text(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Advertiser => "advertiser",
+        Kind::Campaign => "campaign",
+        Kind::Flight => "flight",
+        Kind::AdOrder => "ad_order",
+        Kind::FlightCaps => "flight_caps",
+        Kind::Creative => "creative",
+        Kind::SiteList => "site_list",
+        Kind::AudienceSegment => "audience_segment",
+    }
+}
+
+pub(crate) fn kind_from_text(s: &str) -> Result<Kind> {
+    Ok(match s {
+        "advertiser" => Kind::Advertiser,
+        "campaign" => Kind::Campaign,
+        "flight" => Kind::Flight,
+        "ad_order" => Kind::AdOrder,
+        "flight_caps" => Kind::FlightCaps,
+        "creative" => Kind::Creative,
+        "site_list" => Kind::SiteList,
+        "audience_segment" => Kind::AudienceSegment,
+        other => return Err(Error::Corrupt(format!("unknown entity kind {other:?}"))),
+    })
+}
+
+pub(crate) fn key_text(key: &Key) -> String {
+    match key {
+        Key::Id(id) => format!("id:{id}"),
+        Key::Segment(s) => format!("seg:{s}"),
+        Key::Local(l) => format!("local:{l}"),
+    }
+}
+
+pub(crate) fn key_from_text(s: &str) -> Result<Key> {
+    if let Some(id) = s.strip_prefix("id:") {
+        return id
+            .parse()
+            .map(Key::Id)
+            .map_err(|_| Error::Corrupt(format!("bad entity key {s:?}")));
+    }
+    if let Some(seg) = s.strip_prefix("seg:") {
+        return Ok(Key::Segment(seg.to_owned()));
+    }
+    if let Some(local) = s.strip_prefix("local:") {
+        return Ok(Key::Local(local.to_owned()));
+    }
+    Err(Error::Corrupt(format!("bad entity key {s:?}")))
+}
+
+pub(crate) fn op_text(op: Op) -> &'static str {
+    match op {
+        Op::Create => "create",
+        Op::Update => "update",
+        Op::SiteListAppend => "site_list_append",
+        Op::SiteListOverwrite => "site_list_overwrite",
+        Op::SiteListRemoveSites => "site_list_remove_sites",
+        Op::AudienceData => "audience_data",
+    }
+}
+
+pub(crate) fn op_from_text(s: &str) -> Result<Op> {
+    Ok(match s {
+        "create" => Op::Create,
+        "update" => Op::Update,
+        "site_list_append" => Op::SiteListAppend,
+        "site_list_overwrite" => Op::SiteListOverwrite,
+        "site_list_remove_sites" => Op::SiteListRemoveSites,
+        "audience_data" => Op::AudienceData,
+        other => {
+            return Err(Error::Corrupt(format!(
+                "unknown change operation {other:?}"
+            )));
+        }
+    })
+}
+
+pub(crate) fn status_text(status: ChangeStatus) -> &'static str {
+    match status {
+        ChangeStatus::Pending => "pending",
+        ChangeStatus::Invalid => "invalid",
+        ChangeStatus::Sending => "sending",
+        ChangeStatus::Applied => "applied",
+        ChangeStatus::Failed => "failed",
+        ChangeStatus::NeedsReview => "needs_review",
+        ChangeStatus::Conflict => "conflict",
+        ChangeStatus::Blocked => "blocked",
+    }
+}
+
+pub(crate) fn status_from_text(s: &str) -> Result<ChangeStatus> {
+    Ok(match s {
+        "pending" => ChangeStatus::Pending,
+        "invalid" => ChangeStatus::Invalid,
+        "sending" => ChangeStatus::Sending,
+        "applied" => ChangeStatus::Applied,
+        "failed" => ChangeStatus::Failed,
+        "needs_review" => ChangeStatus::NeedsReview,
+        "conflict" => ChangeStatus::Conflict,
+        "blocked" => ChangeStatus::Blocked,
+        other => return Err(Error::Corrupt(format!("unknown change status {other:?}"))),
+    })
+}
+
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Corrupt(format!("stored JSON: {e}")))
+}
+
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
+}
+
+pub(crate) fn to_value<T: Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
+}
+
+/// JSON text with object keys sorted at every level, so equal entities hash equally
+/// whatever order the service (or serde) wrote their members in.
+pub(crate) fn canonical(value: &Value) -> String {
+    let mut out = Vec::with_capacity(512);
+    write_canonical(value, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (k, v)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                // Writing a string into a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut *out, k);
+                out.push(b':');
+                write_canonical(v, out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(v, out);
+            }
+            out.push(b']');
+        }
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
+    }
+}
+
+/// The base version: sha256 of the canonical text, in hex.
+pub(crate) fn hash_text(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut hex = String::with_capacity(64);
+    for b in digest {
+        hex.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
+        hex.push(char::from_digit(u32::from(b & 15), 16).unwrap_or('0'));
+    }
+    hex
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid() {
+        assert!(migrations().validate().is_ok());
+    }
+
+    #[test]
+    fn canonical_text_sorts_keys_at_every_level() {
+        let a: Value = serde_json::json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}});
+        assert_eq!(
+            canonical(&a),
+            r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
+        );
+        let b: Value = serde_json::json!({"a": {"x": "s", "y": [1, {"c": 3, "d": 2}]}, "b": 1});
+        assert_eq!(hash_text(&canonical(&a)), hash_text(&canonical(&b)));
+    }
+
+    #[test]
+    fn keys_round_trip_as_text() {
+        for key in [Key::Id(42), Key::Segment("ab12".into()), Key::new_local()] {
+            assert_eq!(key_from_text(&key_text(&key)).ok(), Some(key));
+        }
+    }
+}

@@ -1,0 +1,756 @@
+//! Pending changes: listing with diffs, discarding, "Check changes", and the hooks the
+//! posting executor drives.
+
+use std::collections::{BTreeSet, HashSet};
+
+use flightdeck_model::{FieldError, SiteList};
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::edit::{apply_site_op, fill_parents, numeric_id, set_pointer, status_for};
+use super::validate::{Checker, Payload, needs_workspace};
+use super::{
+    Workspace, canonical, hash_text, key_from_text, key_text, kind_from_text, kind_text, now_ms,
+    op_from_text, parse_json, status_from_text, status_text, to_json, to_value,
+};
+use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef, PendingChange};
+use crate::diff::{self, FieldDiff};
+use crate::{Error, Result};
+
+/// A message from the service about a change's last attempt, kept for the buyer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeMessage {
+    /// `INFO`, `WARNING` or `ERROR`.
+    pub level: String,
+    /// Machine-readable code; may be empty.
+    pub code: String,
+    /// The text.
+    pub message: String,
+    /// The wire path it names, if any.
+    pub field: Option<String>,
+}
+
+impl From<&flightdeck_client::ServerMessage> for ChangeMessage {
+    fn from(m: &flightdeck_client::ServerMessage) -> Self {
+        ChangeMessage {
+            level: format!("{:?}", m.level).to_uppercase(),
+            code: m.code.clone(),
+            message: m.message.clone(),
+            field: m.field.clone(),
+        }
+    }
+}
+
+const CHANGE_SELECT: &str =
+    "SELECT seq, kind, key, op, payload, parents, base, errors, status, client_ref FROM outbox";
+
+type RawChange = (
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    String,
+    Option<String>,
+);
+
+fn raw_change(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawChange> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+        r.get(8)?,
+        r.get(9)?,
+    ))
+}
+
+fn into_change(raw: RawChange) -> Result<PendingChange> {
+    let (seq, kind, key, op, payload, parents, base, errors, status, client_ref) = raw;
+    Ok(PendingChange {
+        seq,
+        target: EntityRef::new(kind_from_text(&kind)?, key_from_text(&key)?),
+        op: op_from_text(&op)?,
+        parents: parse_json(&parents)?,
+        payload: parse_json(&payload)?,
+        base: base.as_deref().map(parse_json).transpose()?,
+        errors: parse_json(&errors)?,
+        status: status_from_text(&status)?,
+        client_ref,
+    })
+}
+
+impl Workspace {
+    /// Every change not applied yet, in outbox order.
+    pub fn pending(&self) -> Result<Vec<PendingChange>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "{CHANGE_SELECT} WHERE status <> 'applied' ORDER BY seq"
+        ))?;
+        let rows = stmt.query_map([], raw_change)?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(into_change(row?)?);
+        }
+        Ok(out)
+    }
+
+    /// One change (applied ones included), or `None`.
+    pub fn change(&self, seq: i64) -> Result<Option<PendingChange>> {
+        let raw = self
+            .conn
+            .query_row(
+                &format!("{CHANGE_SELECT} WHERE seq = ?1"),
+                [seq],
+                raw_change,
+            )
+            .optional()?;
+        raw.map(into_change).transpose()
+    }
+
+    /// The service's messages about a change's last attempt.
+    pub fn change_messages(&self, seq: i64) -> Result<Vec<ChangeMessage>> {
+        let text: String = self
+            .conn
+            .query_row("SELECT messages FROM outbox WHERE seq = ?1", [seq], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .ok_or_else(|| no_change(seq))?;
+        parse_json(&text)
+    }
+
+    /// Field-by-field differences of a change against the server version it started from
+    /// (every field for creates, site-list operations and uploads).
+    pub fn pending_diff(&self, seq: i64) -> Result<Vec<FieldDiff>> {
+        let change = self.change(seq)?.ok_or_else(|| no_change(seq))?;
+        Ok(diff::fields(change.base.as_ref(), &change.payload))
+    }
+
+    /// Discards one change. See [`Workspace::discard_many`].
+    pub fn discard(&mut self, seq: i64) -> Result<Vec<i64>> {
+        self.discard_many(&[seq])
+    }
+
+    /// Discards changes in one transaction and returns every `seq` that went. Discarding
+    /// a draft's create also discards the changes that depend on the draft (its children,
+    /// their children, their uploads); the working copies of the entities touched go back
+    /// to the base with the remaining changes replayed, or, when none remain, to the
+    /// newest server version a refresh held back. A change being sent cannot be discarded:
+    /// its outcome is not known yet.
+    pub fn discard_many(&mut self, seqs: &[i64]) -> Result<Vec<i64>> {
+        let tx = self.conn.transaction()?;
+        let mut gone: BTreeSet<i64> = BTreeSet::new();
+        let mut queue: Vec<i64> = seqs.to_vec();
+        let mut touched: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut drafts_done: HashSet<(String, String)> = HashSet::new();
+        while let Some(seq) = queue.pop() {
+            if gone.contains(&seq) {
+                continue;
+            }
+            let row: Option<(String, String, String, String)> = tx
+                .query_row(
+                    "SELECT kind, key, op, status FROM outbox WHERE seq = ?1",
+                    [seq],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )
+                .optional()?;
+            let Some((kind, key, op, status)) = row else {
+                return Err(no_change(seq));
+            };
+            match status.as_str() {
+                "applied" => continue,
+                "sending" => {
+                    return Err(Error::Invalid(format!(
+                        "change {seq} is being sent; wait for its outcome before discarding it"
+                    )));
+                }
+                _ => {}
+            }
+            gone.insert(seq);
+            touched.insert((kind.clone(), key.clone()));
+            if op == "create"
+                && key.starts_with("local:")
+                && drafts_done.insert((kind.clone(), key.clone()))
+            {
+                queue.extend(dependents(&tx, &kind, &key)?);
+            }
+        }
+        for seq in &gone {
+            tx.execute("DELETE FROM outbox WHERE seq = ?1", [seq])?;
+        }
+        for (kind, key) in &touched {
+            replay_working(&tx, kind, key)?;
+        }
+        tx.commit()?;
+        Ok(gone.into_iter().collect())
+    }
+
+    /// "Check changes": validates every change not applied and not being sent against
+    /// flightdeck-model's rules, stores the result (status `invalid` or `pending`), and
+    /// returns the changes that break rules with their errors. One transaction; rows whose
+    /// result did not change are not written.
+    pub fn check(&mut self) -> Result<Vec<(i64, Vec<FieldError>)>> {
+        let tx = self.conn.transaction()?;
+        let checked = check_all(&tx)?;
+        let mut broken = Vec::new();
+        {
+            let mut stmt = tx.prepare(
+                "UPDATE outbox SET errors = ?2, status = ?3, updated_at = ?4 WHERE seq = ?1",
+            )?;
+            let now = now_ms();
+            for (row, errors) in checked {
+                // A failed or blocked change that is now invalid needs the buyer's fix
+                // first; conflict and needs-review wait for the buyer anyway.
+                let status = match row.status {
+                    ChangeStatus::Pending | ChangeStatus::Invalid => status_for(&errors),
+                    ChangeStatus::Failed | ChangeStatus::Blocked if !errors.is_empty() => {
+                        ChangeStatus::Invalid
+                    }
+                    other => other,
+                };
+                // Stored errors were written by the same encoder, so text equality is
+                // value equality.
+                let errors_text = if errors.is_empty() {
+                    "[]".to_owned()
+                } else {
+                    to_json(&errors)?
+                };
+                if errors_text != row.errors || status != row.status {
+                    stmt.execute(params![row.seq, errors_text, status_text(status), now])?;
+                }
+                if !errors.is_empty() {
+                    broken.push((row.seq, errors));
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(broken)
+    }
+
+    // ---- Hooks for the posting executor ----
+
+    /// The change is about to be posted: status `sending`, one more attempt, and the client
+    /// reference written into its external-id field (kept across retries so a lost answer
+    /// can be looked up).
+    pub fn mark_sending(&mut self, seq: i64, client_ref: Option<&str>) -> Result<()> {
+        let n = self
+            .conn
+            .execute(MARK_SENDING, params![seq, client_ref, now_ms()])?;
+        if n == 0 {
+            return Err(no_change(seq));
+        }
+        Ok(())
+    }
+
+    /// The service refused the change; `messages` say why.
+    pub fn mark_failed(&mut self, seq: i64, messages: &[ChangeMessage]) -> Result<()> {
+        self.mark_status(seq, ChangeStatus::Failed, messages)
+    }
+
+    /// Sets a change's status (`needs_review`, `conflict`, `blocked`, `pending` …) with the
+    /// messages explaining it. Use [`Workspace::mark_applied`] for `applied`.
+    pub fn mark_status(
+        &mut self,
+        seq: i64,
+        status: ChangeStatus,
+        messages: &[ChangeMessage],
+    ) -> Result<()> {
+        if status == ChangeStatus::Applied {
+            return Err(Error::Invalid(
+                "use mark_applied: an applied change carries the server's version".into(),
+            ));
+        }
+        let n = self.conn.execute(
+            "UPDATE outbox SET status = ?2, messages = ?3, updated_at = ?4 WHERE seq = ?1",
+            params![seq, status_text(status), to_json(messages)?, now_ms()],
+        )?;
+        if n == 0 {
+            return Err(no_change(seq));
+        }
+        Ok(())
+    }
+
+    /// The service applied the change and answered `server_json` for the entity, which
+    /// now has `remote` as its key. In one transaction: the change becomes `applied`; a
+    /// draft's local key is recorded in the id map and replaced by `remote` everywhere (its
+    /// entity row, its flight caps, its other changes — whose `/id` is filled in —, the
+    /// children that name it as parent, and other changes' [`ParentRef`]s, whose pointers
+    /// get the id); `server_json` becomes the new base; the working copy follows it unless
+    /// more changes to the entity are pending.
+    pub fn mark_applied(&mut self, seq: i64, remote: &Key, server_json: &Value) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        apply_in(&tx, seq, remote, server_json)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// [`Workspace::mark_applied`] for several changes in one transaction (one disk sync):
+    /// the executor records the answers that arrived together. All or none are recorded.
+    pub fn mark_applied_many(&mut self, applied: &[(i64, Key, Value)]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        for (seq, remote, server_json) in applied {
+            apply_in(&tx, *seq, remote, server_json)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// [`Workspace::mark_sending`] for several changes in one transaction (one disk sync),
+    /// before their requests go out together. All or none are marked.
+    pub fn mark_sending_many(&mut self, sending: &[(i64, Option<&str>)]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut stmt = tx.prepare_cached(MARK_SENDING)?;
+            let now = now_ms();
+            for (seq, client_ref) in sending {
+                if stmt.execute(params![seq, client_ref, now])? == 0 {
+                    return Err(no_change(*seq));
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// Sets a change `sending` (see [`Workspace::mark_sending`]).
+const MARK_SENDING: &str = "UPDATE outbox SET status = 'sending', attempts = attempts + 1, \
+     client_ref = COALESCE(?2, client_ref), updated_at = ?3 \
+     WHERE seq = ?1 AND status <> 'applied'";
+
+/// The body of [`Workspace::mark_applied`], inside the caller's transaction.
+fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -> Result<()> {
+    let (kind, key, op, payload): (String, String, String, String) = tx
+        .query_row(
+            "SELECT kind, key, op, payload FROM outbox WHERE seq = ?1",
+            [seq],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?
+        .ok_or_else(|| no_change(seq))?;
+    let remote_text = key_text(remote);
+    let now = now_ms();
+    tx.execute(
+        "UPDATE outbox SET status = 'applied', messages = '[]', updated_at = ?2 WHERE seq = ?1",
+        params![seq, now],
+    )?;
+    if key != remote_text {
+        rekey(tx, &kind, &key, remote)?;
+        if kind == kind_text(Kind::AdOrder) {
+            rekey(tx, kind_text(Kind::FlightCaps), &key, remote)?;
+        }
+    }
+    let server_json = match kind.as_str() {
+        "site_list" | "creative" => recorded(tx, &kind, &remote_text, &op, &payload, server_json)?,
+        _ => server_json.clone(),
+    };
+    let text = canonical(&server_json);
+    let hash = hash_text(&text);
+    let more: bool = tx.query_row(
+        "SELECT EXISTS(SELECT 1 FROM outbox WHERE kind = ?1 AND key = ?2 AND status <> 'applied')",
+        params![kind, remote_text],
+        |r| r.get(0),
+    )?;
+    tx.execute(
+        "UPDATE entities SET remote_json = ?3, base_hash = ?4, server_json = NULL, \
+         server_hash = NULL, server_removed = 0, \
+         working_json = CASE WHEN ?5 THEN COALESCE(working_json, remote_json) END, updated_at = ?6 \
+         WHERE kind = ?1 AND key = ?2",
+        params![kind, remote_text, text, hash, more, now],
+    )?;
+    // Later updates of the entity were made on top of this change: the answer is
+    // their base now.
+    tx.execute(
+        "UPDATE outbox SET base = ?3 WHERE kind = ?1 AND key = ?2 AND op = 'update' \
+         AND status <> 'applied'",
+        params![kind, remote_text, text],
+    )?;
+    Ok(())
+}
+
+/// A text column borrowed from the row, without copying it.
+fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> Result<&'r str> {
+    r.get_ref(i)?
+        .as_str()
+        .map_err(|e| Error::Corrupt(format!("outbox column {i}: {e}")))
+}
+
+/// The new base of a site list or creative. Neither has a read endpoint and their answers
+/// are partial (a site list comes back with `siteIds: null`), so the workspace is their
+/// record: the previous base with the applied change on it, under the answer's values.
+fn recorded(
+    tx: &Transaction<'_>,
+    kind: &str,
+    key: &str,
+    op: &str,
+    payload: &str,
+    answer: &Value,
+) -> Result<Value> {
+    let op = op_from_text(op)?;
+    let payload: Value = parse_json(payload)?;
+    let mut known = match op {
+        Op::Create | Op::Update => payload,
+        _ => {
+            let prev: Option<String> = tx
+                .query_row(
+                    "SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2",
+                    params![kind, key],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .flatten();
+            let mut list: SiteList = match prev {
+                Some(text) => parse_json(&text)?,
+                None => SiteList::default(),
+            };
+            let body: SiteList = serde_json::from_value(payload)
+                .map_err(|e| Error::Corrupt(format!("stored site-list change: {e}")))?;
+            apply_site_op(&mut list, op, &body);
+            to_value(&list)?
+        }
+    };
+    if let (Value::Object(known), Value::Object(answer)) = (&mut known, answer) {
+        for (k, v) in answer {
+            if !v.is_null() {
+                known.insert(k.clone(), v.clone());
+            }
+        }
+        return Ok(Value::Object(known.clone()));
+    }
+    Ok(answer.clone())
+}
+
+/// One change as "Check changes" reads it.
+struct CheckRow {
+    seq: i64,
+    kind: Kind,
+    key: Key,
+    op: Op,
+    payload: String,
+    parents: Vec<ParentRef>,
+    errors: String,
+    status: ChangeStatus,
+}
+
+/// Reads every open change and validates it. Reading (this thread) and validating
+/// (worker threads, fed in chunks) overlap; rows that need lookups in the workspace are
+/// validated here after the read. Results come back in `seq` order.
+fn check_all(tx: &Transaction<'_>) -> Result<Vec<(CheckRow, Vec<FieldError>)>> {
+    const CHUNK: usize = 2048;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (send, receive) = std::sync::mpsc::sync_channel::<Vec<CheckRow>>(threads * 4);
+    let receive = std::sync::Mutex::new(receive);
+    let checked = std::thread::scope(|s| -> Result<Vec<(CheckRow, Vec<FieldError>)>> {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let receive = &receive;
+                s.spawn(move || -> Result<Vec<(CheckRow, Vec<FieldError>)>> {
+                    let mut checker = Checker::detached();
+                    let mut out = Vec::new();
+                    let mut failed = None;
+                    loop {
+                        let chunk = match receive.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok(chunk) = chunk else { break };
+                        // After an error keep draining, so the reader never blocks.
+                        if failed.is_some() {
+                            continue;
+                        }
+                        for r in chunk {
+                            let p = Payload::Text(&r.payload);
+                            match checker.check(r.kind, &r.key, r.op, p, &r.parents) {
+                                Ok(errors) => out.push((r, errors)),
+                                Err(e) => {
+                                    failed = Some(e);
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    failed.map_or(Ok(out), Err)
+                })
+            })
+            .collect();
+
+        let mut local: Vec<CheckRow> = Vec::new();
+        let read = (|| -> Result<()> {
+            let mut stmt = tx.prepare(
+                "SELECT seq, kind, key, op, payload, parents, errors, status FROM outbox \
+                 WHERE status NOT IN ('applied', 'sending') ORDER BY seq",
+            )?;
+            let mut rows = stmt.query([])?;
+            let mut chunk = Vec::with_capacity(CHUNK);
+            while let Some(r) = rows.next()? {
+                let parents = text(r, 5)?;
+                let row = CheckRow {
+                    seq: r.get(0)?,
+                    kind: kind_from_text(text(r, 1)?)?,
+                    key: key_from_text(text(r, 2)?)?,
+                    op: op_from_text(text(r, 3)?)?,
+                    payload: r.get(4)?,
+                    parents: if parents == "[]" {
+                        Vec::new()
+                    } else {
+                        parse_json(parents)?
+                    },
+                    errors: r.get(6)?,
+                    status: status_from_text(text(r, 7)?)?,
+                };
+                if needs_workspace(row.kind, row.op) {
+                    local.push(row);
+                    continue;
+                }
+                chunk.push(row);
+                if chunk.len() == CHUNK {
+                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+                    if send.send(full).is_err() {
+                        break;
+                    }
+                }
+            }
+            if !chunk.is_empty() {
+                let _ = send.send(chunk);
+            }
+            Ok(())
+        })();
+        drop(send);
+        let mut out = Vec::new();
+        let mut failed = read.err();
+        for w in workers {
+            match w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
+                Ok(mut part) => out.append(&mut part),
+                Err(e) => failed = failed.or(Some(e)),
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let mut checker = Checker::new(tx);
+        for r in local {
+            let errors =
+                checker.check(r.kind, &r.key, r.op, Payload::Text(&r.payload), &r.parents)?;
+            out.push((r, errors));
+        }
+        Ok(out)
+    })?;
+    let mut checked = checked;
+    checked.sort_unstable_by_key(|(r, _)| r.seq);
+    Ok(checked)
+}
+
+fn no_change(seq: i64) -> Error {
+    Error::NotFound(format!("change {seq} is not in the workspace"))
+}
+
+/// Changes that cannot stand without the draft `(kind, key)`: every other change of the
+/// draft and every change whose parent references name it.
+fn dependents(tx: &Transaction<'_>, kind: &str, key: &str) -> Result<Vec<i64>> {
+    let mut out: Vec<i64> = Vec::new();
+    let mut own = tx.prepare_cached(
+        "SELECT seq FROM outbox WHERE key = ?2 AND status <> 'applied' \
+         AND (kind = ?1 OR (?1 = 'ad_order' AND kind = 'flight_caps'))",
+    )?;
+    for seq in own.query_map(params![kind, key], |r| r.get(0))? {
+        out.push(seq?);
+    }
+    let target = EntityRef::new(kind_from_text(kind)?, key_from_text(key)?);
+    for (seq, parents) in referencing(tx, key)? {
+        if parents.iter().any(|p| p.target == target) {
+            out.push(seq);
+        }
+    }
+    Ok(out)
+}
+
+/// Open changes whose parent references mention `key` (a local key is random, so the
+/// text search is exact enough; callers compare the parsed targets).
+fn referencing(tx: &Transaction<'_>, key: &str) -> Result<Vec<(i64, Vec<ParentRef>)>> {
+    let needle = key.strip_prefix("local:").unwrap_or(key);
+    let mut stmt = tx.prepare_cached(
+        "SELECT seq, parents FROM outbox WHERE status <> 'applied' AND parents <> '[]' \
+         AND instr(parents, ?1) > 0",
+    )?;
+    let rows = stmt.query_map([needle], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (seq, text) = row?;
+        out.push((seq, parse_json(&text)?));
+    }
+    Ok(out)
+}
+
+/// Replaces the local key of a landed draft by its remote key everywhere.
+fn rekey(tx: &Transaction<'_>, kind: &str, local: &str, remote: &Key) -> Result<()> {
+    let remote_text = key_text(remote);
+    tx.execute(
+        "INSERT OR REPLACE INTO id_map (kind, local, remote) VALUES (?1, ?2, ?3)",
+        params![kind, local, remote_text],
+    )?;
+    // A refresh may have downloaded it already under its remote key.
+    tx.execute(
+        "DELETE FROM entities WHERE kind = ?1 AND key = ?2",
+        params![kind, remote_text],
+    )?;
+    tx.execute(
+        "UPDATE entities SET key = ?3 WHERE kind = ?1 AND key = ?2",
+        params![kind, local, remote_text],
+    )?;
+    tx.execute(
+        "UPDATE entities SET parent_key = ?3 WHERE parent_kind = ?1 AND parent_key = ?2 \
+         AND parent_key GLOB 'local:*'",
+        params![kind, local, remote_text],
+    )?;
+    // The draft's own later changes: new key, and the id they must carry.
+    let own: Vec<(i64, String)> = {
+        let mut stmt = tx.prepare(
+            "SELECT seq, payload FROM outbox WHERE kind = ?1 AND key = ?2 AND status <> 'applied'",
+        )?;
+        let rows = stmt.query_map(params![kind, local], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    tx.execute(
+        "UPDATE outbox SET key = ?3 WHERE kind = ?1 AND key = ?2",
+        params![kind, local, remote_text],
+    )?;
+    if let (Some(id), false) = (numeric_id(remote), kind == kind_text(Kind::FlightCaps)) {
+        for (seq, payload) in own {
+            let mut payload: Value = parse_json(&payload)?;
+            if payload.is_object() {
+                set_pointer(&mut payload, "/id", Value::from(id));
+                tx.execute(
+                    "UPDATE outbox SET payload = ?2 WHERE seq = ?1",
+                    params![seq, canonical(&payload)],
+                )?;
+            }
+        }
+    }
+    // Children waiting for this draft: point their references at the remote key and
+    // fill the pointers, in the change and in the child's working copy.
+    let old = EntityRef::new(kind_from_text(kind)?, key_from_text(local)?);
+    let new = EntityRef::new(old.kind, remote.clone());
+    for (seq, mut parents) in referencing(tx, local)? {
+        if !parents.iter().any(|p| p.target == old) {
+            continue;
+        }
+        for p in parents.iter_mut().filter(|p| p.target == old) {
+            p.target = new.clone();
+        }
+        let (ckind, ckey, payload): (String, String, String) = tx.query_row(
+            "SELECT kind, key, payload FROM outbox WHERE seq = ?1",
+            [seq],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let mut payload: Value = parse_json(&payload)?;
+        fill_parents(&mut payload, &parents);
+        tx.execute(
+            "UPDATE outbox SET payload = ?2, parents = ?3 WHERE seq = ?1",
+            params![seq, canonical(&payload), to_json(&parents)?],
+        )?;
+        let working: Option<String> = tx
+            .query_row(
+                "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
+                params![ckind, ckey],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(working) = working {
+            let mut working: Value = parse_json(&working)?;
+            fill_parents(&mut working, &parents);
+            tx.execute(
+                "UPDATE entities SET working_json = ?3 WHERE kind = ?1 AND key = ?2",
+                params![ckind, ckey, canonical(&working)],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Rebuilds an entity's working copy from its base and its remaining changes. A draft
+/// with no change left is removed; an entity with none left adopts the server version a
+/// refresh held back, if any.
+fn replay_working(tx: &Transaction<'_>, kind: &str, key: &str) -> Result<()> {
+    /// `remote_json, server_json, server_hash, server_removed`.
+    type Stored = (Option<String>, Option<String>, Option<String>, bool);
+    let row: Option<Stored> = tx
+        .query_row(
+            "SELECT remote_json, server_json, server_hash, server_removed FROM entities \
+             WHERE kind = ?1 AND key = ?2",
+            params![kind, key],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((remote, server, server_hash, removed)) = row else {
+        return Ok(());
+    };
+    let mut stmt = tx.prepare_cached(
+        "SELECT op, payload FROM outbox WHERE kind = ?1 AND key = ?2 AND status <> 'applied' \
+         ORDER BY seq",
+    )?;
+    let changes: Vec<(String, String)> = stmt
+        .query_map(params![kind, key], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let now = now_ms();
+    if changes.is_empty() {
+        if remote.is_none() || removed {
+            tx.execute(
+                "DELETE FROM entities WHERE kind = ?1 AND key = ?2",
+                params![kind, key],
+            )?;
+        } else if let (Some(server), Some(hash)) = (server, server_hash) {
+            tx.execute(
+                "UPDATE entities SET remote_json = ?3, base_hash = ?4, working_json = NULL, \
+                 server_json = NULL, server_hash = NULL, updated_at = ?5 WHERE kind = ?1 AND key = ?2",
+                params![kind, key, server, hash, now],
+            )?;
+        } else {
+            tx.execute(
+                "UPDATE entities SET working_json = NULL, updated_at = ?3 \
+                 WHERE kind = ?1 AND key = ?2",
+                params![kind, key, now],
+            )?;
+        }
+        return Ok(());
+    }
+    let mut working: Value = match &remote {
+        Some(text) => parse_json(text)?,
+        None => Value::Null,
+    };
+    for (op, payload) in changes {
+        match op_from_text(&op)? {
+            Op::Create | Op::Update => working = parse_json(&payload)?,
+            op @ (Op::SiteListAppend | Op::SiteListOverwrite | Op::SiteListRemoveSites) => {
+                let mut list: SiteList = if working.is_null() {
+                    SiteList::default()
+                } else {
+                    serde_json::from_value(working.clone())
+                        .map_err(|e| Error::Corrupt(format!("stored site list: {e}")))?
+                };
+                let body: SiteList = parse_json(&payload)?;
+                apply_site_op(&mut list, op, &body);
+                working = to_value(&list)?;
+            }
+            Op::AudienceData => {}
+        }
+    }
+    if working.is_null() {
+        // Only uploads or list operations left of a discarded draft: nothing to show.
+        return Ok(());
+    }
+    tx.execute(
+        "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
+        params![kind, key, canonical(&working), now],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,535 @@
+//! Download: the account (or one advertiser) through flightdeck-client into the snapshot.
+//!
+//! Each listing is written in one transaction. An entity with pending changes is never
+//! overwritten: a newer server version is kept beside it as "theirs" for the executor's
+//! merge. What changed on the server since the last download is found by comparing the
+//! base hashes.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use flightdeck_client::Client;
+use flightdeck_model::Id;
+use futures_util::{StreamExt, TryStreamExt, stream};
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use super::{Workspace, hash_text, key_text, kind_text, now_ms, to_json};
+use crate::Result;
+use crate::change::{EntityRef, Key, Kind};
+
+/// What to download.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PullScope {
+    /// The whole account.
+    All,
+    /// One advertiser with its campaigns, ad orders, their caps, and the audience
+    /// segments shared with it.
+    Advertiser(Id),
+}
+
+/// Knobs of a download.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PullOptions {
+    /// Fetch flight caps. There is no caps listing: each ad order costs one request
+    /// (`byAdOrder` with an empty array), so only ad orders whose campaign has flights
+    /// are asked — caps point at campaign flights, so the others cannot have any.
+    /// Turn off for very large accounts; the caps of an order can be fetched later.
+    pub flight_caps: bool,
+    /// Caps requests in flight at once.
+    pub caps_concurrency: usize,
+    /// Fetch audience segments. The audience endpoints take only an access token, so a
+    /// client on HTTP Basic credentials must turn this off.
+    pub audiences: bool,
+}
+
+impl Default for PullOptions {
+    fn default() -> Self {
+        PullOptions {
+            flight_caps: true,
+            caps_concurrency: 8,
+            audiences: true,
+        }
+    }
+}
+
+/// How far a download is, reported after each listing (and each batch of caps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// The kind being downloaded.
+    pub kind: Kind,
+    /// Listings (or entities, for caps) done for this kind.
+    pub done: usize,
+    /// How many there are, when known.
+    pub total: Option<usize>,
+}
+
+/// What the server did to one entity since the last download.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerChangeKind {
+    /// New on the server.
+    Added,
+    /// Its server version changed.
+    Changed,
+    /// No longer on the server.
+    Removed,
+}
+
+/// One entity the server changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerChange {
+    /// Which entity.
+    pub target: EntityRef,
+    /// What happened.
+    pub change: ServerChangeKind,
+    /// It has pending changes, so the workspace kept the buyer's version and stored the
+    /// server's beside it.
+    pub held_back: bool,
+}
+
+/// Tallies per kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KindCounts {
+    /// New on the server.
+    pub added: usize,
+    /// Changed on the server.
+    pub changed: usize,
+    /// Gone from the server.
+    pub removed: usize,
+    /// Same as last time.
+    pub unchanged: usize,
+    /// Changed or removed on the server but not overwritten: they have pending changes.
+    pub skipped_pending: usize,
+}
+
+/// What a download found.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PullReport {
+    /// Tallies per kind downloaded.
+    pub counts: BTreeMap<Kind, KindCounts>,
+    /// Every entity the server added, changed or removed, in download order.
+    pub changes: Vec<ServerChange>,
+}
+
+impl PullReport {
+    /// Tallies of one kind (zero when it was not downloaded).
+    pub fn of(&self, kind: Kind) -> KindCounts {
+        self.counts.get(&kind).copied().unwrap_or_default()
+    }
+
+    /// True when the server changed nothing since the last download.
+    pub fn is_unchanged(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// Entities the download did not overwrite because of pending changes.
+    pub fn skipped_pending(&self) -> impl Iterator<Item = &EntityRef> {
+        self.changes
+            .iter()
+            .filter(|c| c.held_back)
+            .map(|c| &c.target)
+    }
+
+    fn record(&mut self, target: EntityRef, change: ServerChangeKind, held_back: bool) {
+        let c = self.counts.entry(target.kind).or_default();
+        match change {
+            ServerChangeKind::Added => c.added += 1,
+            ServerChangeKind::Changed => c.changed += 1,
+            ServerChangeKind::Removed => c.removed += 1,
+        }
+        if held_back {
+            c.skipped_pending += 1;
+        }
+        self.changes.push(ServerChange {
+            target,
+            change,
+            held_back,
+        });
+    }
+}
+
+/// One downloaded entity, before it is compared and written.
+struct Item {
+    key: Key,
+    /// The wire struct's JSON: known fields in a fixed order, unknown ones in the
+    /// service's order. Its sha256 is the base version.
+    text: String,
+    parent: Option<EntityRef>,
+    scope: Option<Id>,
+}
+
+/// Which stored entities a listing covers, so the missing ones count as removed.
+#[derive(Clone, Copy)]
+enum Covers {
+    All,
+    Scope(Id),
+    /// The listing is partial (caps, per-advertiser segments): nothing counts as removed.
+    Nothing,
+}
+
+impl Workspace {
+    /// Downloads with [`PullOptions::default`].
+    pub async fn pull(
+        &mut self,
+        client: &Client,
+        scope: PullScope,
+        progress: impl FnMut(Progress),
+    ) -> Result<PullReport> {
+        self.pull_with(client, scope, PullOptions::default(), progress)
+            .await
+    }
+
+    /// Downloads advertisers, campaigns with flights, ad orders, flight caps and audience
+    /// segments (all, or one advertiser's), reporting progress as it goes. On error, the
+    /// listings written so far stay written (each is consistent on its own).
+    pub async fn pull_with(
+        &mut self,
+        client: &Client,
+        scope: PullScope,
+        options: PullOptions,
+        mut progress: impl FnMut(Progress),
+    ) -> Result<PullReport> {
+        let mut report = PullReport::default();
+        let covers = match scope {
+            PullScope::All => Covers::All,
+            PullScope::Advertiser(id) => Covers::Scope(id),
+        };
+        let in_scope = |id: Id| match scope {
+            PullScope::All => true,
+            PullScope::Advertiser(want) => id == want,
+        };
+
+        let advertisers = client.advertisers(None).await?.entity;
+        let mut advertiser_ids = Vec::new();
+        let mut items = Vec::new();
+        for a in &advertisers {
+            if let Some(id) = a.id.filter(|id| in_scope(*id)) {
+                advertiser_ids.push(id);
+                items.push(Item {
+                    key: Key::Id(id),
+                    text: to_json(a)?,
+                    parent: None,
+                    scope: Some(id),
+                });
+            }
+        }
+        self.apply_listing(Kind::Advertiser, items, covers, &mut report)?;
+        progress(Progress {
+            kind: Kind::Advertiser,
+            done: 1,
+            total: Some(1),
+        });
+
+        let mut campaign_advertiser: HashMap<Id, Id> = HashMap::new();
+        let mut with_flights: HashSet<Id> = HashSet::new();
+        let mut items = Vec::new();
+        for (i, advertiser) in advertiser_ids.iter().enumerate() {
+            for c in client.campaigns_by_advertiser(*advertiser).await?.entity {
+                let Some(id) = c.id else { continue };
+                campaign_advertiser.insert(id, *advertiser);
+                if c.flights.as_ref().is_some_and(|f| !f.is_empty()) {
+                    with_flights.insert(id);
+                }
+                items.push(Item {
+                    key: Key::Id(id),
+                    text: to_json(&c)?,
+                    parent: Some(EntityRef::new(Kind::Advertiser, Key::Id(*advertiser))),
+                    scope: Some(*advertiser),
+                });
+            }
+            progress(Progress {
+                kind: Kind::Campaign,
+                done: i + 1,
+                total: Some(advertiser_ids.len()),
+            });
+        }
+        self.apply_listing(Kind::Campaign, items, covers, &mut report)?;
+
+        let orders = client.all_ad_orders().await?.entity;
+        let mut capped_orders: Vec<(Id, Option<Id>)> = Vec::new();
+        let mut items = Vec::with_capacity(orders.len());
+        for o in &orders {
+            let Some(id) = o.id else { continue };
+            let advertiser = o
+                .campaign_id
+                .and_then(|c| campaign_advertiser.get(&c).copied());
+            if matches!(scope, PullScope::Advertiser(_)) && advertiser.is_none() {
+                continue;
+            }
+            if o.campaign_id.is_some_and(|c| with_flights.contains(&c)) {
+                capped_orders.push((id, advertiser));
+            }
+            items.push(Item {
+                key: Key::Id(id),
+                text: to_json(o)?,
+                parent: o
+                    .campaign_id
+                    .map(|c| EntityRef::new(Kind::Campaign, Key::Id(c))),
+                scope: advertiser,
+            });
+        }
+        drop(orders);
+        let removed = self.apply_listing(Kind::AdOrder, items, covers, &mut report)?;
+        self.drop_orphan_caps(&removed)?;
+        progress(Progress {
+            kind: Kind::AdOrder,
+            done: 1,
+            total: Some(1),
+        });
+
+        if options.flight_caps {
+            let total = capped_orders.len();
+            let mut done = 0;
+            for chunk in capped_orders.chunks(500) {
+                let fetched: Vec<(Id, Option<Id>, String)> = stream::iter(chunk.iter().copied())
+                    .map(|(order, advertiser)| async move {
+                        let caps = client.flight_caps_save(order, &[]).await?.entity;
+                        Ok::<_, crate::Error>((order, advertiser, to_json(&caps)?))
+                    })
+                    .buffer_unordered(options.caps_concurrency.max(1))
+                    .try_collect()
+                    .await?;
+                let items = fetched
+                    .into_iter()
+                    .map(|(order, advertiser, text)| Item {
+                        key: Key::Id(order),
+                        text,
+                        parent: Some(EntityRef::new(Kind::AdOrder, Key::Id(order))),
+                        scope: advertiser,
+                    })
+                    .collect();
+                self.apply_listing(Kind::FlightCaps, items, Covers::Nothing, &mut report)?;
+                done += chunk.len();
+                progress(Progress {
+                    kind: Kind::FlightCaps,
+                    done,
+                    total: Some(total),
+                });
+            }
+        }
+
+        if options.audiences {
+            let segments: Vec<_> = client.audiences_stream(500).try_collect().await?;
+            let mut items = Vec::new();
+            for s in &segments {
+                let Some(id) = s.service_segment_id.clone() else {
+                    continue;
+                };
+                let shared = s.advertiser_ids.as_deref().unwrap_or_default();
+                if let PullScope::Advertiser(a) = scope
+                    && !shared.contains(&a)
+                {
+                    continue;
+                }
+                items.push(Item {
+                    key: Key::Segment(id),
+                    text: to_json(s)?,
+                    parent: None,
+                    scope: None,
+                });
+            }
+            // Segments are shared between advertisers: only a full download can tell
+            // that one is gone.
+            let covers = match scope {
+                PullScope::All => Covers::All,
+                PullScope::Advertiser(_) => Covers::Nothing,
+            };
+            self.apply_listing(Kind::AudienceSegment, items, covers, &mut report)?;
+            progress(Progress {
+                kind: Kind::AudienceSegment,
+                done: 1,
+                total: Some(1),
+            });
+        }
+
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_pull_at', ?1)",
+            [now_ms().to_string()],
+        )?;
+        Ok(report)
+    }
+
+    /// Compares one listing with the snapshot and writes it, in one transaction. Returns
+    /// the keys removed from the snapshot.
+    fn apply_listing(
+        &mut self,
+        kind: Kind,
+        items: Vec<Item>,
+        covers: Covers,
+        report: &mut PullReport,
+    ) -> Result<Vec<String>> {
+        let prepared = prepare(items);
+        let kt = kind_text(kind);
+        let tx = self.conn.transaction()?;
+        // key -> (base_hash, server_hash, scope) of what the last download stored.
+        type Stored = (Option<String>, Option<String>, Option<Id>);
+        let mut existing: HashMap<String, Stored> = HashMap::new();
+        {
+            let mut stmt = tx.prepare(
+                "SELECT key, base_hash, server_hash, scope FROM entities \
+                 WHERE kind = ?1 AND remote_json IS NOT NULL",
+            )?;
+            let mut rows = stmt.query([kt])?;
+            while let Some(r) = rows.next()? {
+                existing.insert(r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?));
+            }
+        }
+        let mut dirty: HashSet<String> = HashSet::new();
+        {
+            let mut stmt = tx.prepare(
+                "SELECT DISTINCT key FROM outbox WHERE kind = ?1 AND status <> 'applied'",
+            )?;
+            let mut rows = stmt.query([kt])?;
+            while let Some(r) = rows.next()? {
+                dirty.insert(r.get(0)?);
+            }
+        }
+        let now = now_ms();
+        let mut seen: HashSet<String> = HashSet::with_capacity(prepared.len());
+        let mut removed = Vec::new();
+        {
+            let mut upsert = tx.prepare(
+                "INSERT INTO entities (kind, key, remote_json, base_hash, working_json, \
+                 parent_kind, parent_key, scope, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8) \
+                 ON CONFLICT (kind, key) DO UPDATE SET remote_json = excluded.remote_json, \
+                 base_hash = excluded.base_hash, working_json = NULL, \
+                 server_json = NULL, server_hash = NULL, server_removed = 0, \
+                 parent_kind = excluded.parent_kind, parent_key = excluded.parent_key, \
+                 scope = excluded.scope, updated_at = excluded.updated_at",
+            )?;
+            let mut theirs = tx.prepare(
+                "UPDATE entities SET server_json = ?3, server_hash = ?4, server_removed = 0, \
+                 updated_at = ?5 WHERE kind = ?1 AND key = ?2",
+            )?;
+            for p in prepared {
+                seen.insert(p.key_text.clone());
+                let target = EntityRef::new(kind, p.key);
+                let last = existing.get(&p.key_text);
+                let change = match last {
+                    None => Some(ServerChangeKind::Added),
+                    Some((base, server, _)) => {
+                        let last_seen = server.as_ref().or(base.as_ref());
+                        (last_seen != Some(&p.hash)).then_some(ServerChangeKind::Changed)
+                    }
+                };
+                let Some(change) = change else {
+                    report.counts.entry(kind).or_default().unchanged += 1;
+                    continue;
+                };
+                let held_back = last.is_some() && dirty.contains(&p.key_text);
+                if held_back {
+                    let back_to_base = last.and_then(|l| l.0.as_ref()) == Some(&p.hash);
+                    let (json, hash) = if back_to_base {
+                        (None, None)
+                    } else {
+                        (Some(p.text.as_str()), Some(p.hash.as_str()))
+                    };
+                    theirs.execute(params![kt, p.key_text, json, hash, now])?;
+                } else {
+                    upsert.execute(params![
+                        kt,
+                        p.key_text,
+                        p.text,
+                        p.hash,
+                        p.parent.as_ref().map(|e| kind_text(e.kind)),
+                        p.parent.as_ref().map(|e| key_text(&e.key)),
+                        p.scope,
+                        now
+                    ])?;
+                }
+                report.record(target, change, held_back);
+            }
+            for (key, (_, _, scope)) in &existing {
+                let covered = match covers {
+                    Covers::All => true,
+                    Covers::Scope(s) => *scope == Some(s),
+                    Covers::Nothing => false,
+                };
+                if !covered || seen.contains(key) {
+                    continue;
+                }
+                let held_back = dirty.contains(key);
+                if held_back {
+                    tx.execute(
+                        "UPDATE entities SET server_removed = 1, updated_at = ?3 \
+                         WHERE kind = ?1 AND key = ?2",
+                        params![kt, key, now],
+                    )?;
+                } else {
+                    tx.execute(
+                        "DELETE FROM entities WHERE kind = ?1 AND key = ?2",
+                        params![kt, key],
+                    )?;
+                    removed.push(key.clone());
+                }
+                let target = EntityRef::new(kind, super::key_from_text(key)?);
+                report.record(target, ServerChangeKind::Removed, held_back);
+            }
+        }
+        tx.commit()?;
+        Ok(removed)
+    }
+
+    /// Caps of ad orders gone from the server go too, unless they have pending changes.
+    fn drop_orphan_caps(&mut self, orders: &[String]) -> Result<()> {
+        if orders.is_empty() {
+            return Ok(());
+        }
+        let tx = self.conn.transaction()?;
+        for key in orders {
+            tx.execute(
+                "DELETE FROM entities WHERE kind = 'flight_caps' AND key = ?1 AND NOT EXISTS \
+                 (SELECT 1 FROM outbox WHERE kind = 'flight_caps' AND key = ?1 AND status <> 'applied')",
+                [key],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+struct Prepared {
+    key: Key,
+    key_text: String,
+    text: String,
+    hash: String,
+    parent: Option<EntityRef>,
+    scope: Option<Id>,
+}
+
+/// Hashes a listing on every core: a 100,000-order account is 60 MB of JSON.
+fn prepare(items: Vec<Item>) -> Vec<Prepared> {
+    let one = |item: Item| Prepared {
+        key_text: key_text(&item.key),
+        key: item.key,
+        hash: hash_text(&item.text),
+        text: item.text,
+        parent: item.parent,
+        scope: item.scope,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || items.len() < 2_000 {
+        return items.into_iter().map(one).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<Item>> = Vec::with_capacity(threads);
+    let mut items = items.into_iter();
+    loop {
+        let chunk: Vec<Item> = items.by_ref().take(per).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        chunks.push(chunk);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| s.spawn(move || chunk.into_iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            // A lost chunk would read as "removed on the server": re-raise instead.
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}

@@ -1,0 +1,784 @@
+//! The posting executor against a real SQLite file and the in-process sandbox (demo seed)
+//! over real HTTP, with the sandbox's injected faults: 5xx, latency, commit-then-drop.
+//!
+//! Every test counts what the sandbox holds by name: zero duplicates everywhere.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use flightdeck_client::retry::RetryPolicy;
+use flightdeck_client::session::Session;
+use flightdeck_client::{Client, ClientConfig, Credentials, SecretString};
+use flightdeck_model::{AdOrder, Advertiser, Campaign};
+use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
+use flightdeck_offline::sync::{self, PushOptions, PushReport};
+use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_sandbox::faults::FaultSettings;
+use flightdeck_sandbox::{Config, Running, Sandbox, Seed};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// 2027-01-15T08:00:00Z: the sandbox clock at start.
+const NOW: i64 = 1_800_000_000_000;
+const DAY: i64 = 86_400_000;
+
+struct Server {
+    sandbox: Sandbox,
+    running: Running,
+}
+
+impl Server {
+    async fn start() -> Server {
+        let sandbox = Sandbox::open(&Config {
+            seed: Seed::Demo,
+            clock_start: Some(NOW),
+            ..Config::default()
+        })
+        .expect("open sandbox");
+        let running = sandbox
+            .clone()
+            .spawn("127.0.0.1:0".parse().unwrap())
+            .await
+            .expect("spawn sandbox");
+        Server { sandbox, running }
+    }
+
+    /// `demo` with a session (audience endpoints take only access tokens), and quick
+    /// retries of safe requests so fault-injected tests stay fast.
+    async fn demo(&self) -> Client {
+        let config = ClientConfig::new(&self.running.base_url()).unwrap();
+        let session = Session::user(&config, "demo", SecretString::from("demo"), None)
+            .await
+            .expect("sign in");
+        Client::new(config, Credentials::Session(Arc::new(session)))
+            .unwrap()
+            .with_retry_policy(RetryPolicy {
+                max_attempts: 8,
+                base_delay: Duration::from_millis(2),
+                max_delay: Duration::from_millis(20),
+            })
+    }
+
+    fn faults(&self, settings: FaultSettings) {
+        self.sandbox.state().faults.set(settings).unwrap();
+    }
+
+    fn no_faults(&self) {
+        self.sandbox.state().faults.reset();
+    }
+
+    /// How many rows of a sandbox table carry this name.
+    fn count(&self, table: &str, name: &str) -> i64 {
+        let sql = format!("SELECT COUNT(*) FROM {table} WHERE json_extract(body, '$.name') = ?1");
+        self.sandbox
+            .state()
+            .db
+            .blocking(|c| Ok(c.query_row(&sql, [name], |r| r.get(0))?))
+            .unwrap()
+    }
+
+    fn count_all(&self, table: &str) -> i64 {
+        let sql = format!("SELECT COUNT(*) FROM {table}");
+        self.sandbox
+            .state()
+            .db
+            .blocking(|c| Ok(c.query_row(&sql, [], |r| r.get(0))?))
+            .unwrap()
+    }
+}
+
+fn file(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("workspace.sqlite")
+}
+
+fn open(path: &Path) -> Workspace {
+    Workspace::open(path).expect("open workspace")
+}
+
+fn typed<T: DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v).unwrap()
+}
+
+/// Patient, quick retries: fault-injected tests must not give up, nor sleep long.
+fn options(concurrency: usize) -> PushOptions {
+    PushOptions {
+        concurrency,
+        retry: RetryPolicy {
+            max_attempts: 40,
+            base_delay: Duration::from_millis(2),
+            max_delay: Duration::from_millis(20),
+        },
+    }
+}
+
+async fn pulled(server: &Server, dir: &tempfile::TempDir) -> (Workspace, Client) {
+    let client = server.demo().await;
+    let mut ws = open(&file(dir));
+    let options = PullOptions {
+        audiences: false,
+        ..PullOptions::default()
+    };
+    ws.pull_with(&client, PullScope::All, options, |_| {})
+        .await
+        .expect("pull");
+    (ws, client)
+}
+
+fn by_name(ws: &Workspace, kind: Kind, name: &str) -> EntityRef {
+    ws.list(kind)
+        .unwrap()
+        .into_iter()
+        .find(|e| e.working["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind:?} named {name}"))
+        .target
+}
+
+fn seq_of(ws: &Workspace, target: &EntityRef) -> i64 {
+    ws.pending()
+        .unwrap()
+        .into_iter()
+        .find(|c| &c.target == target)
+        .unwrap_or_else(|| panic!("no change to {target:?}"))
+        .seq
+}
+
+fn status_of(ws: &Workspace, seq: i64) -> ChangeStatus {
+    ws.change(seq).unwrap().unwrap().status
+}
+
+fn advertiser(name: &str) -> Advertiser {
+    typed(json!({"name": name, "agencyId": 1, "currency": "USD", "category": "IAB3"}))
+}
+
+fn campaign(name: &str, flights: bool) -> Campaign {
+    let mut c = json!({
+        "name": name, "domain": "draft.example", "maxBudget": 1000.0,
+        "startDate": NOW + DAY, "endDate": NOW + 30 * DAY, "iabCategory": ["IAB3"]
+    });
+    if flights {
+        c["flights"] =
+            json!([{"maxBudget": 1000.0, "startDate": NOW + DAY, "endDate": NOW + 30 * DAY}]);
+    }
+    typed(c)
+}
+
+fn order(name: &str) -> AdOrder {
+    typed(json!({
+        "name": name, "optimizationGoal": "CPM", "startDate": NOW + DAY,
+        "endDate": NOW + 30 * DAY, "lifetimeBudget": 100.0
+    }))
+}
+
+fn applied_seqs(report: &PushReport) -> Vec<i64> {
+    let mut seqs: Vec<i64> = report.applied.iter().map(|a| a.seq).collect();
+    seqs.sort_unstable();
+    seqs
+}
+
+async fn push(ws: &mut Workspace, client: &Client, concurrency: usize) -> PushReport {
+    sync::push(ws, client, &options(concurrency), |_| {})
+        .await
+        .expect("push")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draft_chain_posts_parents_first_with_local_ids_rewritten() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+
+    let adv = ws.create_advertiser(advertiser("Chain Co")).unwrap();
+    let camp = ws
+        .create_campaign(&adv, campaign("Chain campaign", true))
+        .unwrap();
+    let ord = ws.create_ad_order(&camp, order("Chain order")).unwrap();
+    // Caps on a draft order under a downloaded campaign with flights: `orderId` waits
+    // for the draft, `flightId` is known.
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let spring_v: Campaign = typed(ws.get(&spring).unwrap().unwrap().working);
+    let spring_flight = spring_v.flights.unwrap()[0].id.unwrap();
+    let spring_order = ws
+        .create_ad_order(&spring, order("Spring draft order"))
+        .unwrap();
+    let caps_seq = ws
+        .set_flight_caps(
+            &spring_order,
+            vec![typed(json!({"flightId": spring_flight, "maxBudget": 50.0}))],
+        )
+        .unwrap();
+    let mut seen = Vec::new();
+    let report = sync::push(&mut ws, &client, &options(4), |p| seen.push(p))
+        .await
+        .unwrap();
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(report.applied.len(), 5);
+    assert_eq!(seen.len(), 5);
+    assert_eq!(seen.last().unwrap().done, 5);
+    assert!(ws.pending().unwrap().is_empty());
+
+    // The service has each once, linked by the ids it assigned.
+    let Some(Key::Id(adv_id)) = ws.resolve_remote(&adv).unwrap() else {
+        panic!("advertiser not landed")
+    };
+    let Some(Key::Id(camp_id)) = ws.resolve_remote(&camp).unwrap() else {
+        panic!("campaign not landed")
+    };
+    let Some(Key::Id(ord_id)) = ws.resolve_remote(&ord).unwrap() else {
+        panic!("order not landed")
+    };
+    let Some(Key::Id(spring_ord_id)) = ws.resolve_remote(&spring_order).unwrap() else {
+        panic!("spring order not landed")
+    };
+    let checker = server.demo().await;
+    let campaigns = checker
+        .campaigns_by_advertiser(adv_id)
+        .await
+        .unwrap()
+        .entity;
+    assert_eq!(campaigns.len(), 1);
+    assert_eq!(campaigns[0].id, Some(camp_id));
+    let flight = campaigns[0].flights.as_ref().unwrap()[0].id.unwrap();
+    let orders = checker.all_ad_orders().await.unwrap().entity;
+    let landed = orders.iter().find(|o| o.id == Some(ord_id)).unwrap();
+    assert_eq!(landed.campaign_id, Some(camp_id));
+    // Every create carries a client reference in its external-id field.
+    assert!(
+        landed
+            .external_ad_order_id
+            .as_deref()
+            .unwrap()
+            .starts_with("fd-")
+    );
+    assert!(
+        campaigns[0]
+            .external_campaign_id
+            .as_deref()
+            .unwrap()
+            .starts_with("fd-")
+    );
+    let caps = checker
+        .flight_caps_save(spring_ord_id, &[])
+        .await
+        .unwrap()
+        .entity;
+    assert_eq!(caps.len(), 1);
+    assert_eq!(caps[0].flight_id, Some(spring_flight));
+    assert_eq!(status_of(&ws, caps_seq), ChangeStatus::Applied);
+    for (table, name) in [
+        ("advertisers", "Chain Co"),
+        ("campaigns", "Chain campaign"),
+        ("ad_orders", "Chain order"),
+        ("ad_orders", "Spring draft order"),
+    ] {
+        assert_eq!(server.count(table, name), 1, "{name}");
+    }
+
+    // Caps for the landed chain's flight, now that it has an id, go the same way.
+    let ord_ref = EntityRef::new(Kind::AdOrder, Key::Id(ord_id));
+    ws.set_flight_caps(
+        &ord_ref,
+        vec![typed(json!({"flightId": flight, "maxBudget": 20.0}))],
+    )
+    .unwrap();
+    let report = push(&mut ws, &client, 4).await;
+    assert!(report.is_complete(), "{report:#?}");
+    let caps = checker.flight_caps_save(ord_id, &[]).await.unwrap().entity;
+    assert_eq!((caps.len(), caps[0].flight_id), (1, Some(flight)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_changes_are_never_posted_and_a_failure_holds_only_its_descendants() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let advertisers_before = server.count_all("advertisers");
+
+    let invalid = ws
+        .create_advertiser(typed(
+            json!({"agencyId": 1, "currency": "USD", "category": "IAB3"}),
+        ))
+        .unwrap();
+    let invalid_seq = seq_of(&ws, &invalid);
+    // Another account's agency: valid locally, refused by the service (400 on agencyId).
+    let mut foreign = advertiser("Foreign Co");
+    foreign.agency_id = Some(2);
+    let foreign = ws.create_advertiser(foreign).unwrap();
+    let foreign_seq = seq_of(&ws, &foreign);
+    let child = ws
+        .create_campaign(&foreign, campaign("Orphan campaign", false))
+        .unwrap();
+    let child_seq = seq_of(&ws, &child);
+    let grandchild = ws.create_ad_order(&child, order("Orphan order")).unwrap();
+    let grandchild_seq = seq_of(&ws, &grandchild);
+    let fine = ws.create_advertiser(advertiser("Fine Co")).unwrap();
+    let fine_seq = seq_of(&ws, &fine);
+    let fine_child = ws
+        .create_campaign(&fine, campaign("Fine campaign", false))
+        .unwrap();
+    let fine_child_seq = seq_of(&ws, &fine_child);
+
+    let report = push(&mut ws, &client, 4).await;
+    assert_eq!(applied_seqs(&report), vec![fine_seq, fine_child_seq]);
+    assert_eq!(report.failed.len(), 1);
+    assert_eq!(report.failed[0].seq, foreign_seq);
+    assert!(
+        report.failed[0]
+            .messages
+            .iter()
+            .any(|m| m.field.as_deref() == Some("agencyId")),
+        "{:?}",
+        report.failed[0].messages
+    );
+    assert_eq!(status_of(&ws, foreign_seq), ChangeStatus::Failed);
+    assert_eq!(
+        ws.change_messages(foreign_seq).unwrap(),
+        report.failed[0].messages
+    );
+    let held: Vec<(i64, Option<i64>)> = report.held.iter().map(|h| (h.seq, h.blocked_by)).collect();
+    assert!(held.contains(&(invalid_seq, None)), "{held:?}");
+    assert!(held.contains(&(child_seq, Some(foreign_seq))), "{held:?}");
+    assert!(held.iter().any(|(s, _)| *s == grandchild_seq), "{held:?}");
+    // Held dependents stay pending, to go once their parent is fixed.
+    assert_eq!(status_of(&ws, child_seq), ChangeStatus::Pending);
+    assert_eq!(status_of(&ws, invalid_seq), ChangeStatus::Invalid);
+    assert_eq!(server.count_all("advertisers"), advertisers_before + 1);
+    assert_eq!(server.count("campaigns", "Orphan campaign"), 0);
+
+    // The buyer fixes the refused advertiser: it and its descendants go now.
+    let mut fixed: Advertiser = typed(ws.get(&foreign).unwrap().unwrap().working);
+    fixed.agency_id = Some(1);
+    ws.update_advertiser(&foreign, fixed).unwrap();
+    let report = push(&mut ws, &client, 4).await;
+    assert_eq!(
+        applied_seqs(&report),
+        vec![foreign_seq, child_seq, grandchild_seq]
+    );
+    assert_eq!(server.count("advertisers", "Foreign Co"), 1);
+    assert_eq!(server.count("ad_orders", "Orphan order"), 1);
+    assert_eq!(server.count("advertisers", "Fine Co"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_of_all_requests_failing_still_posts_everything_exactly_once() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    for i in 0..12 {
+        let adv = ws
+            .create_advertiser(advertiser(&format!("Flaky {i}")))
+            .unwrap();
+        ws.create_campaign(&adv, campaign(&format!("Flaky campaign {i}"), false))
+            .unwrap();
+        ws.create_ad_order(&spring, order(&format!("Flaky order {i}")))
+            .unwrap();
+    }
+    let bluebird = by_name(&ws, Kind::AdOrder, "Bluebird - Display");
+    let mut edited: AdOrder = typed(ws.get(&bluebird).unwrap().unwrap().working);
+    edited.name = Some("Bluebird - Display (flaky edit)".into());
+    ws.update_ad_order(&bluebird, edited).unwrap();
+
+    server.faults(FaultSettings {
+        error_rate: 0.5,
+        ..FaultSettings::default()
+    });
+    let report = push(&mut ws, &client, 6).await;
+    server.no_faults();
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(report.applied.len(), 37);
+    for i in 0..12 {
+        assert_eq!(server.count("advertisers", &format!("Flaky {i}")), 1);
+        assert_eq!(server.count("campaigns", &format!("Flaky campaign {i}")), 1);
+        assert_eq!(server.count("ad_orders", &format!("Flaky order {i}")), 1);
+    }
+    assert_eq!(
+        server.count("ad_orders", "Bluebird - Display (flaky edit)"),
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_latency_requests_overlap_up_to_the_bound() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let n = 24;
+    for i in 0..n {
+        ws.create_advertiser(advertiser(&format!("Slow {i}")))
+            .unwrap();
+    }
+    let latency = 40;
+    server.faults(FaultSettings {
+        latency_ms: latency,
+        ..FaultSettings::default()
+    });
+    let t0 = Instant::now();
+    let report = push(&mut ws, &client, 8).await;
+    let took = t0.elapsed();
+    server.no_faults();
+    assert_eq!(report.applied.len(), n);
+    // One at a time would take at least n × latency.
+    let serial = Duration::from_millis(latency * n as u64);
+    assert!(took < serial / 2, "took {took:?}, serial floor {serial:?}");
+    for i in 0..n {
+        assert_eq!(server.count("advertisers", &format!("Slow {i}")), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_lookup_kind_recovers_its_own_lost_create() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let kinds: Vec<(&str, &str)> = vec![
+        ("advertisers", "Lost Co"),
+        ("campaigns", "Lost campaign"),
+        ("ad_orders", "Lost order"),
+        ("segments", "Lost segment"),
+    ];
+    for (table, name) in kinds {
+        let target = match table {
+            "advertisers" => ws.create_advertiser(advertiser(name)).unwrap(),
+            "campaigns" => ws.create_campaign(&acme, campaign(name, true)).unwrap(),
+            "ad_orders" => ws.create_ad_order(&spring, order(name)).unwrap(),
+            _ => ws
+                .create_audience_segment(typed(json!({
+                    "name": name, "dataType": "email_sha256", "accountId": 1,
+                    "advertiserIds": [1], "externalAudienceId": "lost-1"
+                })))
+                .unwrap(),
+        };
+        let seq = seq_of(&ws, &target);
+        server.faults(FaultSettings {
+            drop_after_commit: 1,
+            ..FaultSettings::default()
+        });
+        let report = push(&mut ws, &client, 1).await;
+        server.no_faults();
+        assert_eq!(applied_seqs(&report), vec![seq], "{name}: {report:#?}");
+        assert!(
+            report.applied[0]
+                .messages
+                .iter()
+                .any(|m| m.code == sync::FOUND_CODE),
+            "{name}: the create was dropped, so it must be found, not re-sent"
+        );
+        assert_eq!(server.count(table, name), 1, "{name}");
+        assert!(ws.resolve_remote(&target).unwrap().is_some());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_creative_needs_review_and_is_not_sent_again() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let creative = ws
+        .create_creative(
+            &acme,
+            typed(json!({
+                "name": "Lost banner", "creativeType": "BANNER", "creativeSubtype": "HOSTED",
+                "type": {"mediaType": "BANNER"}, "imageUrl": "https://cdn.example/a.png",
+                "landingPageUrl": "https://acme-outdoor.example/", "size": {"width": 300, "height": 250}
+            })),
+        )
+        .unwrap();
+    let seq = seq_of(&ws, &creative);
+    server.faults(FaultSettings {
+        drop_after_commit: 1,
+        ..FaultSettings::default()
+    });
+    let report = push(&mut ws, &client, 1).await;
+    server.no_faults();
+    assert_eq!(report.needs_review.len(), 1, "{report:#?}");
+    assert_eq!(report.needs_review[0].seq, seq);
+    let text = &report.needs_review[0].messages[0].message;
+    assert!(text.contains("may or may not have been created"), "{text}");
+    assert_eq!(status_of(&ws, seq), ChangeStatus::NeedsReview);
+    assert_eq!(server.count("creatives", "Lost banner"), 1);
+    // The creative carried a client reference the buyer can search for.
+    let external: String = server
+        .sandbox
+        .state()
+        .db
+        .blocking(|c| {
+            Ok(c.query_row(
+                "SELECT json_extract(body, '$.externalCreativeid') FROM creatives \
+                 WHERE json_extract(body, '$.name') = 'Lost banner'",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert!(
+        external.starts_with("fd-") && external.len() <= 26,
+        "{external}"
+    );
+
+    // A later push leaves it to the buyer.
+    let again = push(&mut ws, &client, 1).await;
+    assert!(again.applied.is_empty() && again.needs_review.is_empty());
+    assert_eq!(server.count("creatives", "Lost banner"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sent_but_unrecorded_changes_are_resolved_after_a_restart() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir);
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let adv = ws.create_advertiser(advertiser("Crashed Co")).unwrap();
+    let adv_seq = seq_of(&ws, &adv);
+    let child = ws
+        .create_campaign(&adv, campaign("Crashed child", false))
+        .unwrap();
+    let creative = ws
+        .create_creative(
+            &acme,
+            typed(json!({
+                "name": "Crashed banner", "creativeType": "BANNER", "creativeSubtype": "HOSTED",
+                "type": {"mediaType": "BANNER"}, "imageUrl": "https://cdn.example/a.png",
+                "landingPageUrl": "https://acme-outdoor.example/", "size": {"width": 300, "height": 250}
+            })),
+        )
+        .unwrap();
+    let creative_seq = seq_of(&ws, &creative);
+
+    // What a process killed between the commit and recording the answer leaves behind:
+    // `Sending` with its reference, and the entity on the service.
+    let reference = "fd-00000000deadbeef";
+    ws.mark_sending(adv_seq, Some(reference)).unwrap();
+    let mut body = advertiser("Crashed Co");
+    body.external_advertiser_id = Some(reference.into());
+    #[allow(deprecated)]
+    client.advertiser_save(&body).await.unwrap();
+    ws.mark_sending(creative_seq, None).unwrap();
+    drop(ws);
+
+    let mut ws = open(&path);
+    assert_eq!(status_of(&ws, adv_seq), ChangeStatus::Sending);
+    let report = push(&mut ws, &client, 4).await;
+    assert!(
+        report
+            .applied
+            .iter()
+            .any(|a| a.seq == adv_seq && a.messages.iter().any(|m| m.code == sync::FOUND_CODE)),
+        "{report:#?}"
+    );
+    assert_eq!(report.applied.len(), 2, "{report:#?}");
+    assert_eq!(server.count("advertisers", "Crashed Co"), 1);
+    assert_eq!(server.count("campaigns", "Crashed child"), 1);
+    let Some(Key::Id(id)) = ws.resolve_remote(&adv).unwrap() else {
+        panic!("not landed")
+    };
+    assert!(ws.resolve_remote(&child).unwrap().is_some());
+    let campaigns = client.campaigns_by_advertiser(id).await.unwrap().entity;
+    assert_eq!(campaigns.len(), 1);
+    // A creative that was in flight cannot be looked up: the buyer reviews it.
+    assert_eq!(status_of(&ws, creative_seq), ChangeStatus::NeedsReview);
+    assert_eq!(server.count("creatives", "Crashed banner"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aborting_a_push_mid_flight_loses_nothing_and_duplicates_nothing() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir);
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let mut names = Vec::new();
+    for i in 0..4 {
+        let adv = ws
+            .create_advertiser(advertiser(&format!("Abort Co {i}")))
+            .unwrap();
+        let c = ws
+            .create_campaign(&adv, campaign(&format!("Abort campaign {i}"), true))
+            .unwrap();
+        ws.create_ad_order(&c, order(&format!("Abort chain order {i}")))
+            .unwrap();
+        names.push(("advertisers", format!("Abort Co {i}")));
+        names.push(("campaigns", format!("Abort campaign {i}")));
+        names.push(("ad_orders", format!("Abort chain order {i}")));
+    }
+    for i in 0..24 {
+        ws.create_ad_order(&spring, order(&format!("Abort order {i}")))
+            .unwrap();
+        names.push(("ad_orders", format!("Abort order {i}")));
+    }
+    let total = ws.pending().unwrap().len();
+    assert_eq!(total, 36);
+
+    // Slow service, some answers lost, then the process dies mid-flight.
+    server.faults(FaultSettings {
+        latency_ms: 60,
+        drop_after_commit: 3,
+        ..FaultSettings::default()
+    });
+    let task_client = client.clone();
+    let task = tokio::spawn(async move {
+        let mut ws = ws;
+        sync::push(&mut ws, &task_client, &options(8), |_| {}).await
+    });
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    // The old process's requests finish on the server before it restarts.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let mut ws = open(&path);
+    let pending = ws.pending().unwrap();
+    assert!(
+        !pending.is_empty(),
+        "the abort came too late to test anything"
+    );
+    assert!(
+        pending.len() < total,
+        "the abort came too early to test anything"
+    );
+    // Requests were in flight: those changes are `Sending`, to be resolved by look-up.
+    assert!(pending.iter().any(|c| c.status == ChangeStatus::Sending));
+    server.faults(FaultSettings {
+        latency_ms: 10,
+        ..FaultSettings::default()
+    });
+    let report = push(&mut ws, &client, 8).await;
+    server.no_faults();
+    assert!(report.is_complete(), "{report:#?}");
+    assert!(ws.pending().unwrap().is_empty());
+    for (table, name) in &names {
+        assert_eq!(server.count(table, name), 1, "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_edits_merge_and_same_field_edits_are_conflicts() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let other = server.demo().await;
+
+    // Another field changed on the server: merged, both edits kept.
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let mut mine: Advertiser = typed(ws.get(&acme).unwrap().unwrap().working);
+    mine.name = Some("Acme Outdoor Co".into());
+    let acme_seq = ws.update_advertiser(&acme, mine).unwrap();
+    let mut theirs = other
+        .advertisers(Some("ACME-001"))
+        .await
+        .unwrap()
+        .entity
+        .remove(0);
+    theirs.category = Some("IAB17".into());
+    #[allow(deprecated)]
+    other.advertiser_save(&theirs).await.unwrap();
+
+    // The same field changed on both sides: a conflict, held with all three values.
+    let bluebird = by_name(&ws, Kind::AdOrder, "Bluebird - Display");
+    let mut mine: AdOrder = typed(ws.get(&bluebird).unwrap().unwrap().working);
+    mine.name = Some("Bluebird - Display (mine)".into());
+    let order_seq = ws.update_ad_order(&bluebird, mine).unwrap();
+    let Key::Id(order_id) = bluebird.key else {
+        panic!("downloaded")
+    };
+    let mut theirs = other
+        .all_ad_orders()
+        .await
+        .unwrap()
+        .entity
+        .into_iter()
+        .find(|o| o.id == Some(order_id))
+        .unwrap();
+    theirs.name = Some("Bluebird - Display (theirs)".into());
+    #[allow(deprecated)]
+    other.ad_order_save(&theirs).await.unwrap();
+
+    let report = push(&mut ws, &client, 4).await;
+    assert_eq!(applied_seqs(&report), vec![acme_seq], "{report:#?}");
+    let now = other
+        .advertisers(Some("ACME-001"))
+        .await
+        .unwrap()
+        .entity
+        .remove(0);
+    assert_eq!(now.name.as_deref(), Some("Acme Outdoor Co"));
+    assert_eq!(now.category.as_deref(), Some("IAB17"));
+
+    assert_eq!(report.conflicts.len(), 1);
+    assert_eq!(report.conflicts[0].seq, order_seq);
+    let fields = &report.conflicts[0].fields;
+    assert_eq!(fields.len(), 1, "{fields:?}");
+    assert_eq!(fields[0].path, "name");
+    assert_eq!(fields[0].base, Some(json!("Bluebird - Display")));
+    assert_eq!(fields[0].mine, Some(json!("Bluebird - Display (mine)")));
+    assert_eq!(fields[0].theirs, Some(json!("Bluebird - Display (theirs)")));
+    assert_eq!(status_of(&ws, order_seq), ChangeStatus::Conflict);
+    let stored = sync::conflicts_in(&ws.change_messages(order_seq).unwrap());
+    assert_eq!(&stored, fields);
+    // Nothing was posted over the server's edit.
+    assert_eq!(server.count("ad_orders", "Bluebird - Display (theirs)"), 1);
+    assert_eq!(server.count("ad_orders", "Bluebird - Display (mine)"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn site_lists_and_audience_uploads_post_in_outbox_order() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let list = ws
+        .create_site_list(typed(
+            json!({"name": "Blocked", "typeId": 5, "siteIds": [1, 2, 3]}),
+        ))
+        .unwrap();
+    ws.append_sites(&list, typed(json!({"siteIds": [3, 4]})))
+        .unwrap();
+    ws.remove_sites(&list, vec![1]).unwrap();
+    let segment = ws
+        .create_audience_segment(typed(json!({
+            "name": "Buyers", "dataType": "email_sha256", "accountId": 1,
+            "advertiserIds": [1], "externalAudienceId": "buyers-1"
+        })))
+        .unwrap();
+    ws.upload_audience_data(
+        &segment,
+        typed(json!({"identifiers": ["a".repeat(64), "b".repeat(64)]})),
+    )
+    .unwrap();
+
+    let report = push(&mut ws, &client, 4).await;
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(report.applied.len(), 5);
+    let Some(Key::Id(list_id)) = ws.resolve_remote(&list).unwrap() else {
+        panic!("list not landed")
+    };
+    let sites: Vec<i64> = server
+        .sandbox
+        .state()
+        .db
+        .blocking(|c| {
+            let mut stmt = c.prepare(
+                "SELECT site_id FROM site_list_sites WHERE list_id = ?1 ORDER BY site_id",
+            )?;
+            let rows = stmt.query_map([list_id], |r| r.get(0))?;
+            Ok(rows.collect::<Result<Vec<i64>, _>>()?)
+        })
+        .unwrap();
+    assert_eq!(sites, vec![2, 3, 4]);
+    // The workspace, a list's only record, shows what the service holds.
+    let landed = EntityRef::new(Kind::SiteList, Key::Id(list_id));
+    assert_eq!(
+        ws.get(&landed).unwrap().unwrap().working["siteIds"],
+        json!([2, 3, 4])
+    );
+    let Some(Key::Segment(id)) = ws.resolve_remote(&segment).unwrap() else {
+        panic!("segment not landed")
+    };
+    assert_eq!(client.audience(&id).await.unwrap().data_count, Some(2));
+    assert_eq!(server.count("segments", "Buyers"), 1);
+}
