@@ -10,10 +10,8 @@ use std::time::{Duration, Instant};
 
 use flightdeck_client::{Client, ClientConfig, Credentials};
 use flightdeck_model::{AdOrder, Envelope};
-use flightdeck_sandbox::{Config, Sandbox, Seed, store};
-use serde_json::{Value, json};
-
-const DAY: i64 = 86_400_000;
+use flightdeck_sandbox::testing;
+use serde_json::Value;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -29,27 +27,11 @@ async fn main() -> Result<(), BoxError> {
     let orders = env_or("BENCH_AD_ORDERS", 100_000);
     let runs = env_or("BENCH_RUNS", 7).max(1);
 
-    let sandbox = Sandbox::open(&Config {
-        seed: Seed::Demo,
-        ..Config::default()
-    })?;
+    let sandbox = testing::demo_sandbox()?;
     let now = sandbox.state().clock.now_ms();
-    let campaign: i64 = sandbox.state().db.blocking(|conn| {
-        Ok(conn.query_row(
-            "SELECT id FROM campaigns WHERE account_id = 1 ORDER BY id LIMIT 1",
-            [],
-            |r| r.get(0),
-        )?)
-    })?;
+    let campaign = testing::demo_campaign(&sandbox)?;
     let started = Instant::now();
-    sandbox.state().db.blocking(|conn| {
-        let tx = conn.transaction()?;
-        for i in 0..orders {
-            store::adorder_save(&tx, 1, order_body(campaign, i, now), now)?;
-        }
-        tx.commit()?;
-        Ok(())
-    })?;
+    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
     println!(
         "load: {orders} ad orders through store::adorder_save in {:.2} s",
         started.elapsed().as_secs_f64()
@@ -150,15 +132,6 @@ async fn main() -> Result<(), BoxError> {
     );
     running.stop().await?;
     Ok(())
-}
-
-fn order_body(campaign: i64, i: usize, now: i64) -> Value {
-    json!({
-        "name": format!("Order {i}"), "campaignId": campaign, "optimizationGoal": "CPM",
-        "startDate": now + DAY, "endDate": now + 30 * DAY, "lifetimeBudget": 500.0,
-        "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
-        "audiences": [{"name": "A", "weight": 100, "exchanges": {"include": [1, 2], "exclude": []}}]
-    })
 }
 
 fn curl_available() -> bool {

@@ -9,10 +9,8 @@ use std::time::Instant;
 use flightdeck_client::{Client, ClientConfig, Credentials};
 use flightdeck_offline::change::{EntityRef, Key, Kind};
 use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
-use flightdeck_sandbox::{Config, Sandbox, Seed, store};
-use serde_json::{Value, json};
-
-const DAY: i64 = 86_400_000;
+use flightdeck_sandbox::testing::{self, ad_order_body};
+use serde_json::Value;
 
 fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -28,26 +26,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
 
     // (a) Download.
-    let sandbox = Sandbox::open(&Config {
-        seed: Seed::Demo,
-        ..Config::default()
-    })?;
+    let sandbox = testing::demo_sandbox()?;
     let now = sandbox.state().clock.now_ms();
-    let campaign: i64 = sandbox.state().db.blocking(|conn| {
-        Ok(conn.query_row(
-            "SELECT id FROM campaigns WHERE account_id = 1 ORDER BY id LIMIT 1",
-            [],
-            |r| r.get(0),
-        )?)
-    })?;
-    sandbox.state().db.blocking(|conn| {
-        let tx = conn.transaction()?;
-        for i in 0..orders {
-            store::adorder_save(&tx, 1, order_body(campaign, i, now), now)?;
-        }
-        tx.commit()?;
-        Ok(())
-    })?;
+    let campaign = testing::demo_campaign(&sandbox)?;
+    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
     let running = sandbox.clone().spawn("127.0.0.1:0".parse()?).await?;
     let client = Client::new(
         ClientConfig::new(&running.base_url())?,
@@ -98,7 +80,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let mut batch = ws.batch()?;
     for i in 0..changes {
-        let mut body = order_body(campaign, i, now);
+        let mut body = ad_order_body(campaign, i, now);
         if i % 10 == 0 {
             body["lifetimeBudget"] = Value::Null; // every tenth is invalid
         }
@@ -124,13 +106,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         times[times.len() - 1]
     );
     Ok(())
-}
-
-fn order_body(campaign: i64, i: usize, now: i64) -> Value {
-    json!({
-        "name": format!("Order {i}"), "campaignId": campaign, "optimizationGoal": "CPM",
-        "startDate": now + DAY, "endDate": now + 30 * DAY, "lifetimeBudget": 500.0,
-        "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
-        "audiences": [{"name": "A", "weight": 100, "exchanges": {"include": [1, 2], "exclude": []}}]
-    })
 }

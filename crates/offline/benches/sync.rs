@@ -15,7 +15,7 @@ use flightdeck_offline::change::{EntityRef, Key, Kind};
 use flightdeck_offline::sync::{self, PushOptions};
 use flightdeck_offline::workspace::Workspace;
 use flightdeck_sandbox::faults::FaultSettings;
-use flightdeck_sandbox::{Config, Sandbox, Seed};
+use flightdeck_sandbox::testing;
 use serde_json::json;
 
 const DAY: i64 = 86_400_000;
@@ -38,10 +38,7 @@ struct Run {
 
 async fn run(n: usize, concurrency: usize, latency_ms: u64) -> Result<Run, BoxError> {
     let dir = tempfile::tempdir()?;
-    let sandbox = Sandbox::open(&Config {
-        seed: Seed::Demo,
-        ..Config::default()
-    })?;
+    let sandbox = testing::demo_sandbox()?;
     let now = sandbox.state().clock.now_ms();
     let campaign: i64 = sandbox.state().db.blocking(|c| {
         Ok(c.query_row(

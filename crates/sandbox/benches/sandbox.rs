@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use flightdeck_sandbox::{Config, Sandbox, Seed, store};
+use flightdeck_sandbox::testing::{self, ad_order_body};
 use serde_json::{Value, json};
 
 const DAY: i64 = 86_400_000;
@@ -24,29 +24,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let saves = env_or("BENCH_SAVES", 2_000);
     let concurrency = env_or("BENCH_CONCURRENCY", 8);
 
-    let sandbox = Sandbox::open(&Config {
-        seed: Seed::Demo,
-        ..Config::default()
-    })?;
+    let sandbox = testing::demo_sandbox()?;
     let now = sandbox.state().clock.now_ms();
-    let campaign: i64 = sandbox.state().db.blocking(|conn| {
-        Ok(conn.query_row(
-            "SELECT id FROM campaigns WHERE account_id = 1 ORDER BY id LIMIT 1",
-            [],
-            |r| r.get(0),
-        )?)
-    })?;
-    let account = 1;
+    let campaign = testing::demo_campaign(&sandbox)?;
 
     let started = Instant::now();
-    sandbox.state().db.blocking(|conn| {
-        let tx = conn.transaction()?;
-        for i in 0..orders {
-            store::adorder_save(&tx, account, order_body(campaign, i, now), now)?;
-        }
-        tx.commit()?;
-        Ok(())
-    })?;
+    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
     let load = started.elapsed();
     println!(
         "load: {orders} ad orders through store::adorder_save in {:.2} s ({:.0} /s)",
@@ -103,7 +86,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "/v1/adorder/save",
         saves,
         concurrency,
-        |i| order_body(campaign, i, now),
+        |i| ad_order_body(campaign, i, now),
     )
     .await?;
     println!("adorder/save: {saves} requests, {concurrency} in flight: {adorder:.0} req/s");
@@ -122,15 +105,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     running.stop().await?;
     Ok(())
-}
-
-fn order_body(campaign: i64, i: usize, now: i64) -> Value {
-    json!({
-        "name": format!("Order {i}"), "campaignId": campaign, "optimizationGoal": "CPM",
-        "startDate": now + DAY, "endDate": now + 30 * DAY, "lifetimeBudget": 500.0,
-        "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
-        "audiences": [{"name": "A", "weight": 100, "exchanges": {"include": [1, 2], "exclude": []}}]
-    })
 }
 
 fn ms(d: Duration) -> f64 {

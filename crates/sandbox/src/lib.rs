@@ -19,6 +19,7 @@ pub mod routes;
 pub mod seed;
 pub mod server;
 pub mod store;
+pub mod testing;
 
 use std::future::Future;
 use std::net::SocketAddr;
