@@ -437,51 +437,52 @@ fn save_current(config: &ClientConfig, account: &str, partner: bool) -> Result<(
         .map_err(|e| Error::Config(format!("writing {}: {e}", path.display())))
 }
 
-/// The account `login` last signed in to on this service, if any (no network, no keyring).
-fn current_account(config: &ClientConfig) -> Result<Option<String>, CliError> {
+/// What `login` last saved, if it saved anything. One reader for both the workspace
+/// commands (which only need the account name) and the session restore, so a damaged
+/// file is reported the same way by every command.
+fn read_current() -> Result<Option<Current>, CliError> {
     let path = current_path();
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
-    let current: Current = serde_json::from_str(&text).map_err(|e| {
+    serde_json::from_str(&text).map(Some).map_err(|e| {
         CliError::Usage(format!(
             "{} is damaged ({e}); run `flightdeck login`",
             path.display()
         ))
-    })?;
-    Ok((current.base_url == config.base_url.as_str()).then_some(current.account))
+    })
+}
+
+/// The account `login` last signed in to on this service, if any (no network, no keyring).
+fn current_account(config: &ClientConfig) -> Result<Option<String>, CliError> {
+    Ok(read_current()?
+        .filter(|c| c.base_url == config.base_url.as_str())
+        .map(|c| c.account))
 }
 
 /// The session of the account `login` last signed in to on this service, if any.
-async fn restore(config: &ClientConfig) -> Result<Option<Session>, Error> {
-    let path = current_path();
-    let Ok(text) = std::fs::read_to_string(&path) else {
+async fn restore(config: &ClientConfig) -> Result<Option<Session>, CliError> {
+    let Some(current) = read_current()?.filter(|c| c.base_url == config.base_url.as_str()) else {
         return Ok(None);
     };
-    let current: Current = serde_json::from_str(&text).map_err(|e| {
-        Error::Config(format!(
-            "{} is damaged ({e}); run `flightdeck login`",
-            path.display()
-        ))
-    })?;
-    if current.base_url != config.base_url.as_str() {
-        return Ok(None);
-    }
     let profile = if current.partner {
         Profile::partner(config, &current.account)
     } else {
         Profile::user(config, &current.account)
     };
-    Session::restore(config, TokenStore::new(profile)).await
+    Ok(Session::restore(config, TokenStore::new(profile)).await?)
 }
 
-async fn client(config: &ClientConfig) -> Result<Client, Error> {
+async fn client(config: &ClientConfig) -> Result<Client, CliError> {
     let session = restore(config)
         .await?
         .ok_or_else(|| Error::SignInRequired {
             reason: format!("not signed in to {}", config.base_url),
         })?;
-    Client::new(config.clone(), Credentials::Session(Arc::new(session)))
+    Ok(Client::new(
+        config.clone(),
+        Credentials::Session(Arc::new(session)),
+    )?)
 }
 
 fn read_secret(from_stdin: bool, prompt: &str) -> Result<SecretString, Error> {

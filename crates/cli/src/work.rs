@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use flightdeck_client::{Client, ClientConfig};
 use flightdeck_model::{AdOrder, Advertiser, Campaign};
-use flightdeck_offline::change::{EntityRef, Key, Kind, PendingChange};
+use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, PendingChange};
 use flightdeck_offline::sync::{self, PushOptions};
 use flightdeck_offline::workspace::{PullScope, Workspace};
 use serde_json::Value;
@@ -177,12 +177,24 @@ pub fn changes(ws: Workspace, diff: bool, json: bool) -> Result<(), CliError> {
         },
     )?;
     if diff {
+        let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
         for c in &pending {
             println!("change {} ({}):", c.seq, describe(c));
             for d in ws.pending_diff(c.seq)? {
-                let show =
-                    |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
                 println!("  {}: {} -> {}", d.path, show(&d.before), show(&d.after));
+            }
+            // The three values are what the buyer needs to choose: edit or discard.
+            if c.status == ChangeStatus::Conflict {
+                println!("  in conflict with the ad platform:");
+                for f in ws.conflicts(c.seq)? {
+                    println!(
+                        "    {}: base {}, mine {}, theirs {}",
+                        f.path,
+                        show(&f.base),
+                        show(&f.mine),
+                        show(&f.theirs)
+                    );
+                }
             }
         }
     }

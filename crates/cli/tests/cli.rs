@@ -12,6 +12,7 @@ use flightdeck_client::ExposeSecret;
 use flightdeck_client::token_store::{Profile, TokenStore};
 use flightdeck_model::Advertiser;
 use flightdeck_offline::change::ChangeStatus;
+use flightdeck_offline::merge::FieldConflict;
 use flightdeck_offline::workspace::Workspace;
 use flightdeck_sandbox::faults::FaultSettings;
 use flightdeck_sandbox::{Config, Sandbox, Seed};
@@ -306,4 +307,52 @@ async fn a_push_killed_midway_finishes_exactly_once_after_restart() {
         .filter(|c| c.status != ChangeStatus::Applied)
         .collect();
     assert!(left.is_empty(), "nothing left to post: {left:?}");
+}
+
+/// `changes --diff` shows a change in conflict with base, mine and theirs per field. Only
+/// the workspace file is read: no sign-in, no service.
+#[test]
+fn changes_diff_shows_base_mine_and_theirs_of_a_conflict() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let file = home.path().join("conflict.db");
+    {
+        let mut ws = Workspace::open(&file).expect("workspace");
+        let advertiser: Advertiser = serde_json::from_value(serde_json::json!({
+            "name": "Mine", "agencyId": 1, "currency": "USD", "category": "IAB3"
+        }))
+        .expect("advertiser");
+        ws.create_advertiser(advertiser).expect("draft");
+        let seq = ws.pending().expect("pending")[0].seq;
+        let fields = [FieldConflict {
+            path: "name".into(),
+            base: Some("Old".into()),
+            mine: Some("Mine".into()),
+            theirs: Some("Theirs".into()),
+        }];
+        ws.mark_conflict(seq, &fields, &[]).expect("mark conflict");
+    }
+    let cli = Cli {
+        base_url: "http://127.0.0.1:9".into(),
+        home,
+        _seed: tempfile::tempdir().expect("tempdir"),
+    };
+    let out = cli.run(
+        &[
+            "--workspace",
+            file.to_str().expect("path"),
+            "changes",
+            "--diff",
+        ],
+        None,
+    );
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        stdout.contains("in conflict with the ad platform:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"name: base "Old", mine "Mine", theirs "Theirs""#),
+        "{stdout}"
+    );
 }

@@ -35,7 +35,8 @@
 //! Before an update, the server's current version is read (one listing per kind per push,
 //! shared by every update) and compared with the change's base. Server edits to other
 //! fields merge ([`crate::merge::three_way`]) and the merged entity is posted; edits to the
-//! same fields stop the change as `Conflict`, with base, mine and theirs per field.
+//! same fields stop the change as `Conflict`, with base, mine and theirs per field
+//! ([`Workspace::conflicts`]) and a readable message naming each field.
 //!
 //! # Failures
 //!
@@ -67,7 +68,7 @@ use crate::plan::{self, Held, Step};
 use crate::workspace::{ChangeMessage, Workspace};
 use crate::{Error, Result};
 
-/// Message code of a field held as a conflict.
+/// Message code of a field held as a conflict (its values: [`Workspace::conflicts`]).
 pub const CONFLICT_CODE: &str = "CONFLICT";
 /// Message code of a change whose outcome is unknown and cannot be looked up.
 pub const NEEDS_REVIEW_CODE: &str = "OUTCOME_UNKNOWN";
@@ -241,22 +242,6 @@ pub async fn push(
     report.held.sort_by_key(|h| h.seq);
     Ok(report)
 }
-
-/// Parses the per-field conflicts back out of a `Conflict` change's messages (see
-/// [`CONFLICT_CODE`]), for a UI that shows base, mine and theirs side by side.
-pub fn conflicts_in(messages: &[ChangeMessage]) -> Vec<FieldConflict> {
-    messages
-        .iter()
-        .filter(|m| m.code == CONFLICT_CODE)
-        .filter_map(|m| {
-            let (_, json) = m.message.split_once(CONFLICT_SEPARATOR)?;
-            serde_json::from_str(json).ok()
-        })
-        .collect()
-}
-
-/// Separates the readable text of a conflict message from its JSON detail.
-const CONFLICT_SEPARATOR: &str = " | ";
 
 // ---- The dependency graph of one push ----
 
@@ -638,7 +623,7 @@ fn record_unapplied(
         }
         StepEnd::Conflict(fields) => {
             let messages: Vec<ChangeMessage> = fields.iter().map(conflict_note).collect();
-            ws.mark_status(seq, ChangeStatus::Conflict, &messages)?;
+            ws.mark_conflict(seq, &fields, &messages)?;
             report.conflicts.push(ConflictOutcome { seq, fields });
             (
                 ChangeStatus::Conflict,
@@ -668,22 +653,13 @@ fn record_unapplied(
     Ok(status)
 }
 
+/// The buyer's message for one field in conflict; the values themselves are stored
+/// apart, by [`Workspace::mark_conflict`].
 fn conflict_note(c: &FieldConflict) -> ChangeMessage {
-    let show = |v: &Option<Value>| {
-        v.as_ref()
-            .map_or_else(|| "(absent)".to_owned(), Value::to_string)
-    };
-    let detail = serde_json::to_string(c).unwrap_or_default();
     ChangeMessage {
         level: "ERROR".into(),
         code: CONFLICT_CODE.into(),
-        message: format!(
-            "{}: changed on the ad platform too (was {}, yours {}, theirs {}){CONFLICT_SEPARATOR}{detail}",
-            c.path,
-            show(&c.base),
-            show(&c.mine),
-            show(&c.theirs)
-        ),
+        message: format!("the ad platform changed {} since you downloaded it", c.path),
         field: Some(c.path.clone()),
     }
 }
@@ -1370,7 +1346,7 @@ mod tests {
     }
 
     #[test]
-    fn conflicts_survive_the_round_trip_through_messages() {
+    fn a_conflict_message_names_the_field_in_plain_words() {
         let c = FieldConflict {
             path: "name".into(),
             base: Some(json!("a")),
@@ -1379,11 +1355,11 @@ mod tests {
         };
         let m = conflict_note(&c);
         assert_eq!(m.field.as_deref(), Some("name"));
-        assert!(
-            m.message
-                .starts_with("name: changed on the ad platform too")
+        assert_eq!(m.code, CONFLICT_CODE);
+        assert_eq!(
+            m.message,
+            "the ad platform changed name since you downloaded it"
         );
-        assert_eq!(conflicts_in(&[m]), vec![c]);
     }
 
     #[test]

@@ -5,61 +5,29 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::{DAY, NOW, Server, by_name, file, open, status_of, typed};
+use flightdeck_client::Client;
 use flightdeck_client::retry::RetryPolicy;
-use flightdeck_client::session::Session;
-use flightdeck_client::{Client, ClientConfig, Credentials, SecretString};
 use flightdeck_model::{AdOrder, Advertiser, Campaign};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::sync::{self, PushOptions, PushReport};
 use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
 use flightdeck_sandbox::faults::FaultSettings;
-use flightdeck_sandbox::{Config, Running, Sandbox, Seed};
-use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
-
-/// 2027-01-15T08:00:00Z: the sandbox clock at start.
-const NOW: i64 = 1_800_000_000_000;
-const DAY: i64 = 86_400_000;
-
-struct Server {
-    sandbox: Sandbox,
-    running: Running,
-}
+use serde_json::json;
 
 impl Server {
-    async fn start() -> Server {
-        let sandbox = Sandbox::open(&Config {
-            seed: Seed::Demo,
-            clock_start: Some(NOW),
-            ..Config::default()
+    /// [`Server::demo`] with quick retries of safe requests, so fault-injected tests stay
+    /// fast.
+    async fn quick_demo(&self) -> Client {
+        self.demo().await.with_retry_policy(RetryPolicy {
+            max_attempts: 8,
+            base_delay: Duration::from_millis(2),
+            max_delay: Duration::from_millis(20),
         })
-        .expect("open sandbox");
-        let running = sandbox
-            .clone()
-            .spawn("127.0.0.1:0".parse().unwrap())
-            .await
-            .expect("spawn sandbox");
-        Server { sandbox, running }
-    }
-
-    /// `demo` with a session (audience endpoints take only access tokens), and quick
-    /// retries of safe requests so fault-injected tests stay fast.
-    async fn demo(&self) -> Client {
-        let config = ClientConfig::new(&self.running.base_url()).unwrap();
-        let session = Session::user(&config, "demo", SecretString::from("demo"), None)
-            .await
-            .expect("sign in");
-        Client::new(config, Credentials::Session(Arc::new(session)))
-            .unwrap()
-            .with_retry_policy(RetryPolicy {
-                max_attempts: 8,
-                base_delay: Duration::from_millis(2),
-                max_delay: Duration::from_millis(20),
-            })
     }
 
     fn faults(&self, settings: FaultSettings) {
@@ -90,18 +58,6 @@ impl Server {
     }
 }
 
-fn file(dir: &tempfile::TempDir) -> PathBuf {
-    dir.path().join("workspace.sqlite")
-}
-
-fn open(path: &Path) -> Workspace {
-    Workspace::open(path).expect("open workspace")
-}
-
-fn typed<T: DeserializeOwned>(v: Value) -> T {
-    serde_json::from_value(v).unwrap()
-}
-
 /// Patient, quick retries: fault-injected tests must not give up, nor sleep long.
 fn options(concurrency: usize) -> PushOptions {
     PushOptions {
@@ -115,7 +71,7 @@ fn options(concurrency: usize) -> PushOptions {
 }
 
 async fn pulled(server: &Server, dir: &tempfile::TempDir) -> (Workspace, Client) {
-    let client = server.demo().await;
+    let client = server.quick_demo().await;
     let mut ws = open(&file(dir));
     let options = PullOptions {
         audiences: false,
@@ -127,15 +83,6 @@ async fn pulled(server: &Server, dir: &tempfile::TempDir) -> (Workspace, Client)
     (ws, client)
 }
 
-fn by_name(ws: &Workspace, kind: Kind, name: &str) -> EntityRef {
-    ws.list(kind)
-        .unwrap()
-        .into_iter()
-        .find(|e| e.working["name"] == name)
-        .unwrap_or_else(|| panic!("no {kind:?} named {name}"))
-        .target
-}
-
 fn seq_of(ws: &Workspace, target: &EntityRef) -> i64 {
     ws.pending()
         .unwrap()
@@ -143,10 +90,6 @@ fn seq_of(ws: &Workspace, target: &EntityRef) -> i64 {
         .find(|c| &c.target == target)
         .unwrap_or_else(|| panic!("no change to {target:?}"))
         .seq
-}
-
-fn status_of(ws: &Workspace, seq: i64) -> ChangeStatus {
-    ws.change(seq).unwrap().unwrap().status
 }
 
 fn advertiser(name: &str) -> Advertiser {
@@ -232,7 +175,7 @@ async fn a_draft_chain_posts_parents_first_with_local_ids_rewritten() {
     let Some(Key::Id(spring_ord_id)) = ws.resolve_remote(&spring_order).unwrap() else {
         panic!("spring order not landed")
     };
-    let checker = server.demo().await;
+    let checker = server.quick_demo().await;
     let campaigns = checker
         .campaigns_by_advertiser(adv_id)
         .await
@@ -662,7 +605,7 @@ async fn server_edits_merge_and_same_field_edits_are_conflicts() {
     let server = Server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let (mut ws, client) = pulled(&server, &dir).await;
-    let other = server.demo().await;
+    let other = server.quick_demo().await;
 
     // Another field changed on the server: merged, both edits kept.
     let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
@@ -719,8 +662,14 @@ async fn server_edits_merge_and_same_field_edits_are_conflicts() {
     assert_eq!(fields[0].mine, Some(json!("Bluebird - Display (mine)")));
     assert_eq!(fields[0].theirs, Some(json!("Bluebird - Display (theirs)")));
     assert_eq!(status_of(&ws, order_seq), ChangeStatus::Conflict);
-    let stored = sync::conflicts_in(&ws.change_messages(order_seq).unwrap());
-    assert_eq!(&stored, fields);
+    assert_eq!(&ws.conflicts(order_seq).unwrap(), fields);
+    let messages = ws.change_messages(order_seq).unwrap();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0].code, sync::CONFLICT_CODE);
+    assert_eq!(
+        messages[0].message,
+        "the ad platform changed name since you downloaded it"
+    );
     // Nothing was posted over the server's edit.
     assert_eq!(server.count("ad_orders", "Bluebird - Display (theirs)"), 1);
     assert_eq!(server.count("ad_orders", "Bluebird - Display (mine)"), 0);

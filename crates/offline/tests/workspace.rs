@@ -3,81 +3,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod common;
 
-use flightdeck_client::session::Session;
-use flightdeck_client::{Client, ClientConfig, Credentials, SecretString};
+use common::{DAY, NOW, Server, by_name, file, open, status_of, typed};
+use flightdeck_client::Client;
 use flightdeck_model::{AdOrder, Advertiser, Campaign, FlightCap};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef};
+use flightdeck_offline::merge::FieldConflict;
 use flightdeck_offline::workspace::{PullScope, ServerChangeKind, Workspace};
-use flightdeck_sandbox::{Config, Running, Sandbox, Seed};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-
-/// 2027-01-15T08:00:00Z: the sandbox clock at start.
-const NOW: i64 = 1_800_000_000_000;
-const DAY: i64 = 86_400_000;
-
-struct Server {
-    _sandbox: Sandbox,
-    running: Running,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let sandbox = Sandbox::open(&Config {
-            seed: Seed::Demo,
-            clock_start: Some(NOW),
-            ..Config::default()
-        })
-        .expect("open sandbox");
-        let running = sandbox
-            .clone()
-            .spawn("127.0.0.1:0".parse().unwrap())
-            .await
-            .expect("spawn sandbox");
-        Server {
-            _sandbox: sandbox,
-            running,
-        }
-    }
-
-    /// `demo` with a renewing session: the audience endpoints take only access tokens.
-    async fn demo(&self) -> Client {
-        let config = ClientConfig::new(&self.running.base_url()).unwrap();
-        let session = Session::user(&config, "demo", SecretString::from("demo"), None)
-            .await
-            .expect("sign in");
-        Client::new(config, Credentials::Session(Arc::new(session))).unwrap()
-    }
-}
-
-fn file(dir: &tempfile::TempDir) -> PathBuf {
-    dir.path().join("workspace.sqlite")
-}
-
-fn open(path: &Path) -> Workspace {
-    Workspace::open(path).expect("open workspace")
-}
-
-fn typed<T: DeserializeOwned>(v: Value) -> T {
-    serde_json::from_value(v).unwrap()
-}
-
-/// The downloaded entity of `kind` whose working copy has this `name`.
-fn by_name(ws: &Workspace, kind: Kind, name: &str) -> EntityRef {
-    ws.list(kind)
-        .unwrap()
-        .into_iter()
-        .find(|e| e.working["name"] == name)
-        .unwrap_or_else(|| panic!("no {kind:?} named {name}"))
-        .target
-}
-
-fn status_of(ws: &Workspace, seq: i64) -> ChangeStatus {
-    ws.change(seq).unwrap().unwrap().status
-}
 
 async fn pulled(server: &Server, dir: &tempfile::TempDir) -> (Workspace, Client) {
     let client = server.demo().await;
@@ -708,4 +642,38 @@ fn the_outbox_row_and_the_working_copy_are_written_together() {
     drop(b);
     assert_eq!(ws.count(Kind::Advertiser).unwrap(), 1);
     assert_eq!(ws.pending().unwrap().len(), 1);
+}
+
+#[test]
+fn conflicts_are_kept_with_the_conflict_status_and_go_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir);
+    let mut ws = open(&path);
+    let advertiser: Advertiser =
+        typed(json!({"name": "A", "agencyId": 1, "currency": "USD", "category": "IAB3"}));
+    ws.create_advertiser(advertiser).unwrap();
+    let seq = ws.pending().unwrap()[0].seq;
+    assert!(ws.conflicts(seq).unwrap().is_empty());
+    assert!(ws.conflicts(999_999).is_err());
+
+    let fields = vec![FieldConflict {
+        path: "name".into(),
+        base: Some(json!("A")),
+        mine: Some(json!("Mine")),
+        theirs: None,
+    }];
+    ws.mark_conflict(seq, &fields, &[]).unwrap();
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Conflict);
+    drop(ws);
+    let mut ws = open(&path);
+    assert_eq!(ws.conflicts(seq).unwrap(), fields);
+    // A conflict without its fields would leave the buyer nothing to settle it with.
+    assert!(ws.mark_status(seq, ChangeStatus::Conflict, &[]).is_err());
+
+    ws.mark_status(seq, ChangeStatus::Pending, &[]).unwrap();
+    assert!(ws.conflicts(seq).unwrap().is_empty());
+    ws.mark_conflict(seq, &fields, &[]).unwrap();
+    ws.mark_applied(seq, &Key::Id(5), &json!({"id": 5, "name": "A"}))
+        .unwrap();
+    assert!(ws.conflicts(seq).unwrap().is_empty());
 }

@@ -338,7 +338,7 @@ impl Batch<'_> {
             Some((seq, _)) => {
                 self.exec(
                     "UPDATE outbox SET payload = ?2, parents = ?3, errors = ?4, status = ?5, \
-                     messages = '[]', updated_at = ?6 WHERE seq = ?1",
+                     messages = '[]', conflicts = NULL, updated_at = ?6 WHERE seq = ?1",
                     params![
                         seq,
                         text,

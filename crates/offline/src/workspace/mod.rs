@@ -15,7 +15,8 @@
 //!   edits, and a newer server version held back while edits are pending (`server_json`).
 //! * `outbox`: pending changes. Creates and updates coalesce into one row per entity
 //!   (payload = whole working entity); site-list and audience-data operations are separate
-//!   ordered rows. See [`crate::change`].
+//!   ordered rows. See [`crate::change`]. A change in conflict keeps base, mine and
+//!   theirs per field in `conflicts` ([`Workspace::conflicts`]).
 //! * `id_map`: drafts that landed.
 
 mod edit;
@@ -46,6 +47,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!(
             "../../migrations/0002_outbox_parents_index.sql"
         )),
+        M::up(include_str!("../../migrations/0003_outbox_conflicts.sql")),
     ])
 }
 
@@ -397,6 +399,60 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         assert!(migrations().validate().is_ok());
+    }
+
+    #[test]
+    fn version_3_moves_conflict_details_out_of_the_message_text() -> Result<()> {
+        let mut conn = Connection::open_in_memory()?;
+        let migrate = |conn: &mut Connection, to: Option<usize>| {
+            let m = migrations();
+            match to {
+                Some(v) => m.to_version(conn, v),
+                None => m.to_latest(conn),
+            }
+            .map_err(|e| Error::Corrupt(e.to_string()))
+        };
+        migrate(&mut conn, Some(2))?;
+        // What version 2's executor wrote for a conflict on `name`.
+        let detail = r#"{"path":"name","base":"a","mine":"b","theirs":"c"}"#;
+        let messages = serde_json::json!([
+            {"level": "ERROR", "code": "CONFLICT", "field": "name",
+             "message": format!(r#"name: changed on the ad platform too (was "a", yours "b", theirs "c") | {detail}"#)},
+            {"level": "INFO", "code": "", "field": null, "message": "kept | as is"}
+        ]);
+        for status in ["conflict", "failed"] {
+            conn.execute(
+                "INSERT INTO outbox (kind, key, op, payload, status, messages, created_at, updated_at) \
+                 VALUES ('advertiser', 'id:1', 'update', '{}', ?1, ?2, 0, 0)",
+                params![status, messages.to_string()],
+            )?;
+        }
+        migrate(&mut conn, None)?;
+
+        let row = |seq: i64| -> Result<(Option<String>, String)> {
+            Ok(conn.query_row(
+                "SELECT conflicts, messages FROM outbox WHERE seq = ?1",
+                [seq],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        };
+        let (conflicts, text) = row(1)?;
+        let conflicts: Vec<crate::merge::FieldConflict> =
+            parse_json(conflicts.as_deref().unwrap_or("null"))?;
+        assert_eq!(conflicts.len(), 1);
+        assert_eq!(conflicts[0].path, "name");
+        assert_eq!(conflicts[0].theirs, Some(Value::from("c")));
+        let kept: Vec<ChangeMessage> = parse_json(&text)?;
+        assert_eq!(
+            kept[0].message,
+            r#"name: changed on the ad platform too (was "a", yours "b", theirs "c")"#
+        );
+        assert_eq!(kept[1].message, "kept | as is");
+        // Only changes in conflict are touched.
+        let (conflicts, text) = row(2)?;
+        assert_eq!(conflicts, None);
+        assert_eq!(parse_json::<Value>(&text)?, messages);
+        Ok(())
     }
 
     #[test]

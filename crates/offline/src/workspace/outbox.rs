@@ -16,6 +16,7 @@ use super::{
 };
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef, PendingChange};
 use crate::diff::{self, FieldDiff};
+use crate::merge::FieldConflict;
 use crate::{Error, Result};
 
 /// A message from the service about a change's last attempt, kept for the buyer.
@@ -125,6 +126,19 @@ impl Workspace {
             .optional()?
             .ok_or_else(|| no_change(seq))?;
         parse_json(&text)
+    }
+
+    /// The fields a change in conflict collides on, with base, mine and theirs each (see
+    /// [`Workspace::mark_conflict`]); empty for a change in any other status.
+    pub fn conflicts(&self, seq: i64) -> Result<Vec<FieldConflict>> {
+        let text: Option<String> = self
+            .conn
+            .query_row("SELECT conflicts FROM outbox WHERE seq = ?1", [seq], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .ok_or_else(|| no_change(seq))?;
+        text.as_deref().map_or_else(|| Ok(Vec::new()), parse_json)
     }
 
     /// Field-by-field differences of a change against the server version it started from
@@ -255,22 +269,64 @@ impl Workspace {
         self.mark_status(seq, ChangeStatus::Failed, messages)
     }
 
-    /// Sets a change's status (`needs_review`, `conflict`, `blocked`, `pending` …) with the
-    /// messages explaining it. Use [`Workspace::mark_applied`] for `applied`.
+    /// Sets a change's status (`needs_review`, `blocked`, `pending` …) with the messages
+    /// explaining it. Use [`Workspace::mark_applied`] for `applied` and
+    /// [`Workspace::mark_conflict`] for `conflict`: both carry more than messages.
     pub fn mark_status(
         &mut self,
         seq: i64,
         status: ChangeStatus,
         messages: &[ChangeMessage],
     ) -> Result<()> {
-        if status == ChangeStatus::Applied {
-            return Err(Error::Invalid(
-                "use mark_applied: an applied change carries the server's version".into(),
-            ));
+        match status {
+            ChangeStatus::Applied => {
+                return Err(Error::Invalid(
+                    "use mark_applied: an applied change carries the server's version".into(),
+                ));
+            }
+            ChangeStatus::Conflict => {
+                return Err(Error::Invalid(
+                    "use mark_conflict: a conflict carries the fields in conflict".into(),
+                ));
+            }
+            _ => {}
         }
+        self.set_outcome(seq, status, messages, None)
+    }
+
+    /// The server changed the same fields as the change: status `conflict`, with base,
+    /// mine and theirs per field (read back by [`Workspace::conflicts`]) and the messages
+    /// for the buyer. They last as long as the status: any other status, an edit folded
+    /// into the change, or discarding it clears them.
+    pub fn mark_conflict(
+        &mut self,
+        seq: i64,
+        conflicts: &[FieldConflict],
+        messages: &[ChangeMessage],
+    ) -> Result<()> {
+        let conflicts = to_json(conflicts)?;
+        self.set_outcome(seq, ChangeStatus::Conflict, messages, Some(&conflicts))
+    }
+
+    /// Records a status with its messages and conflicts (`None` for every status but
+    /// `conflict`, so stale conflicts never outlive the status that explains them).
+    fn set_outcome(
+        &mut self,
+        seq: i64,
+        status: ChangeStatus,
+        messages: &[ChangeMessage],
+        conflicts: Option<&str>,
+    ) -> Result<()> {
         let n = self.conn.execute(
-            "UPDATE outbox SET status = ?2, messages = ?3, updated_at = ?4 WHERE seq = ?1",
-            params![seq, status_text(status), to_json(messages)?, now_ms()],
+            "UPDATE outbox SET status = ?2, messages = ?3, conflicts = ?4, updated_at = ?5 \
+             WHERE seq = ?1",
+            params![
+                seq,
+                status_text(status),
+                to_json(messages)?,
+                conflicts,
+                now_ms()
+            ],
         )?;
         if n == 0 {
             return Err(no_change(seq));
@@ -323,7 +379,7 @@ impl Workspace {
 
 /// Sets a change `sending` (see [`Workspace::mark_sending`]).
 const MARK_SENDING: &str = "UPDATE outbox SET status = 'sending', attempts = attempts + 1, \
-     client_ref = COALESCE(?2, client_ref), updated_at = ?3 \
+     client_ref = COALESCE(?2, client_ref), conflicts = NULL, updated_at = ?3 \
      WHERE seq = ?1 AND status <> 'applied'";
 
 /// The body of [`Workspace::mark_applied`], inside the caller's transaction.
@@ -339,7 +395,8 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
     let remote_text = key_text(remote);
     let now = now_ms();
     tx.execute(
-        "UPDATE outbox SET status = 'applied', messages = '[]', updated_at = ?2 WHERE seq = ?1",
+        "UPDATE outbox SET status = 'applied', messages = '[]', conflicts = NULL, updated_at = ?2 \
+         WHERE seq = ?1",
         params![seq, now],
     )?;
     if key != remote_text {
