@@ -524,3 +524,24 @@ fn code_challenge_rules() {
         ],
     );
 }
+
+#[test]
+fn audience_uploads_need_one_to_the_maximum_identifiers() {
+    use flightdeck_model::AudienceData;
+    use flightdeck_model::validate::{AUDIENCE_UPLOAD_MAX, audience_data};
+    let errors = audience_data(&AudienceData {
+        identifiers: vec![],
+    })
+    .expect_err("empty");
+    assert_eq!(errors.0[0].field, "identifiers");
+    assert_eq!(errors.0[0].code, "REQUIRED");
+    let full = AudienceData {
+        identifiers: vec!["x".to_owned(); AUDIENCE_UPLOAD_MAX],
+    };
+    assert!(audience_data(&full).is_ok());
+    let over = AudienceData {
+        identifiers: vec!["x".to_owned(); AUDIENCE_UPLOAD_MAX + 1],
+    };
+    let errors = audience_data(&over).expect_err("too many");
+    assert_eq!(errors.0[0].code, "OUT_OF_RANGE");
+}

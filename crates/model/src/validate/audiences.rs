@@ -2,10 +2,37 @@
 
 use super::codes;
 use super::helpers::{max_chars, positive_id, require, require_str};
-use crate::{AudienceSegment, TTL_MAX_SECS, TTL_MIN_SECS, ValidationErrors};
+use crate::{AudienceData, AudienceSegment, TTL_MAX_SECS, TTL_MIN_SECS, ValidationErrors};
 
 /// Longest `description`, in characters.
 const DESCRIPTION_MAX: usize = 1000;
+
+/// Most identifiers one upload may carry; larger sets are split by the caller.
+pub const AUDIENCE_UPLOAD_MAX: usize = 100_000;
+
+/// A data upload: at least one identifier, at most [`AUDIENCE_UPLOAD_MAX`]. Whether each
+/// identifier fits the segment is [`super::audience_identifier`]'s job (malformed ones are
+/// counted as rejected, not refused).
+pub fn audience_data(d: &AudienceData) -> Result<(), ValidationErrors> {
+    let mut e = ValidationErrors::default();
+    let n = d.identifiers.len();
+    if n == 0 {
+        e.push(
+            "identifiers",
+            codes::REQUIRED,
+            "is required: add at least one identifier",
+        );
+    } else if n > AUDIENCE_UPLOAD_MAX {
+        e.push(
+            "identifiers",
+            codes::OUT_OF_RANGE,
+            format!(
+                "must hold at most {AUDIENCE_UPLOAD_MAX} identifiers per upload (got {n}); split it"
+            ),
+        );
+    }
+    e.into_result()
+}
 
 /// Audience-segment create body.
 pub fn audience_segment(a: &AudienceSegment) -> Result<(), ValidationErrors> {

@@ -20,9 +20,6 @@ use crate::{Error, Result};
 /// order under a campaign that is not posted yet).
 const PENDING_PARENT_ID: Id = i64::MAX;
 
-/// Most identifiers the service takes in one audience upload (sandbox DECISIONS.md).
-const AUDIENCE_UPLOAD_MAX: usize = 100_000;
-
 /// A stored or new payload.
 pub(crate) enum Payload<'a> {
     Text(&'a str),
@@ -149,8 +146,7 @@ impl<'c> Checker<'c> {
                 validate::audience_segment(&payload.parse::<AudienceSegment>()?)
             }
             (Kind::AudienceSegment, Op::AudienceData) => {
-                let data: AudienceData = payload.parse()?;
-                return Ok(audience_data(&data));
+                validate::audience_data(&payload.parse::<AudienceData>()?)
             }
             _ => return Ok(not_supported(kind, op)),
         };
@@ -216,25 +212,6 @@ impl<'c> Checker<'c> {
 /// flights an ad order's caps may point at).
 pub(crate) fn needs_workspace(kind: Kind, op: Op) -> bool {
     matches!(kind, Kind::FlightCaps) || (kind == Kind::SiteList && op != Op::Create)
-}
-
-fn audience_data(data: &AudienceData) -> Vec<FieldError> {
-    let n = data.identifiers.len();
-    if n == 0 {
-        vec![FieldError::new(
-            "identifiers",
-            codes::REQUIRED,
-            "is required: add at least one identifier",
-        )]
-    } else if n > AUDIENCE_UPLOAD_MAX {
-        vec![FieldError::new(
-            "identifiers",
-            codes::OUT_OF_RANGE,
-            format!("at most {AUDIENCE_UPLOAD_MAX} identifiers per upload (got {n}); split it"),
-        )]
-    } else {
-        Vec::new()
-    }
 }
 
 fn not_supported(kind: Kind, op: Op) -> Vec<FieldError> {

@@ -17,8 +17,6 @@ use crate::extract;
 pub const DEFAULT_PAGE_SIZE: i64 = 50;
 /// Largest page size accepted.
 pub const MAX_PAGE_SIZE: i64 = 500;
-/// Most identifiers accepted in one upload.
-pub const MAX_UPLOAD: usize = 100_000;
 
 /// `POST /v1/audiences`: creates an empty, `INACTIVE` segment.
 pub fn audience_create(tx: &Transaction, account_id: i64, body: Value, now: i64) -> Result<Value> {
@@ -156,20 +154,7 @@ pub fn audience_data(
         ));
     }
     let upload: AudienceData = typed(&extract::object(body)?)?;
-    if upload.identifiers.is_empty() {
-        return Err(Error::field(
-            "identifiers",
-            codes::REQUIRED,
-            "send at least one identifier",
-        ));
-    }
-    if upload.identifiers.len() > MAX_UPLOAD {
-        return Err(Error::field(
-            "identifiers",
-            codes::OUT_OF_RANGE,
-            format!("send at most {MAX_UPLOAD} identifiers per upload"),
-        ));
-    }
+    validate::audience_data(&upload)?;
     let data_type = segment
         .data_type
         .ok_or_else(|| Error::Internal("segment without dataType".into()))?;
