@@ -41,6 +41,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<FrequencyCap>))]
     pub frequency_cap: Nullable<FrequencyCap>,
     /// Array for channel-version-2 accounts, null for version 1.
     #[serde(
@@ -48,6 +49,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<Vec<String>>))]
     pub channels_v2: Nullable<Vec<String>>,
     /// Default values apply when absent.
     #[serde(rename = "max_bid", default, skip_serializing_if = "Option::is_none")]
@@ -67,6 +69,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub hourly_frontload: Nullable<f64>,
     /// Client id, input spelling. Exclusive with `externalAdOrderId`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +92,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub daily_budget: Nullable<f64>,
     /// Lifetime impressions budget (current form; IMPRESSIONS campaigns only).
     #[serde(
@@ -96,6 +100,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_impression_budget: Nullable<i64>,
     /// Daily impressions budget (current form; IMPRESSIONS campaigns only).
     #[serde(
@@ -103,6 +108,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_impression_budget: Nullable<i64>,
     /// CPA goal in USD, for optimization goal `CPA`.
     #[serde(
@@ -110,6 +116,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub cpa_goal: Nullable<f64>,
     /// CTR goal as a fraction (0.002), for optimization goal `CPC`.
     #[serde(
@@ -117,6 +124,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub ctr_goal: Nullable<f64>,
     /// Video completion rate goal, 0.0–1.0; preserved on update when omitted.
     #[serde(
@@ -124,6 +132,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub vcr_goal: Nullable<f64>,
     /// Bid-matrix multiplier; preserved on update when omitted.
     #[serde(
@@ -131,6 +140,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub min_bid_multiplier: Nullable<f64>,
     /// Bid-matrix multiplier; preserved on update when omitted.
     #[serde(
@@ -138,6 +148,7 @@ pub struct AdOrder {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub max_bid_multiplier: Nullable<f64>,
     /// Channels of the current creation form; allowed values are not published.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -249,6 +260,7 @@ pub struct AdOrderAudience {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<Vec<i64>>))]
     pub pmp_deals: Nullable<Vec<i64>>,
     /// Absent: the audience does not modify exchange targeting.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -23,6 +23,7 @@ pub struct Advertiser {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::number_or_string"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<Id>))]
     pub agency_id: Option<Id>,
     /// Display currency for pricing. Required on insert, ignored on update.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -36,6 +36,7 @@ pub struct AudienceSegment {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::one_or_many"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<Vec<Id>>))]
     pub advertiser_ids: Option<Vec<Id>>,
     /// Custom reference id. Required on create.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -32,6 +32,7 @@ pub struct Campaign {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub daily_budget: Nullable<f64>,
     /// Impressions per user per cap period (not necessarily daily, despite the name).
     #[serde(
@@ -39,6 +40,7 @@ pub struct Campaign {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_frequency_cap: Nullable<i64>,
     /// Number of cap periods.
     #[serde(
@@ -46,6 +48,7 @@ pub struct Campaign {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub frequency_cap_duration: Nullable<i64>,
     /// Cap period unit.
     #[serde(
@@ -53,6 +56,7 @@ pub struct Campaign {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<TimePeriod>))]
     pub frequency_cap_time_period: Nullable<TimePeriod>,
     /// Required, unless flights supply it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,6 +73,7 @@ pub struct Campaign {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub markup_rate: Nullable<f64>,
     #[serde(
         default,
@@ -76,6 +81,7 @@ pub struct Campaign {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_impression_cap: Nullable<i64>,
     #[serde(
         default,
@@ -83,6 +89,7 @@ pub struct Campaign {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_impression_cap: Nullable<i64>,
     #[serde(
         default,
@@ -90,6 +97,7 @@ pub struct Campaign {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_click_cap: Nullable<i64>,
     #[serde(
         default,
@@ -97,6 +105,7 @@ pub struct Campaign {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_click_cap: Nullable<i64>,
     /// Client id; exclusive with `externalCampaignId` on input, equal to it on output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +119,7 @@ pub struct Campaign {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub min_bid_multiplier: Nullable<f64>,
     #[serde(
         default,
@@ -117,6 +127,7 @@ pub struct Campaign {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub max_bid_multiplier: Nullable<f64>,
     /// Campaign flights; required for campaigns that use them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,6 +184,7 @@ pub struct CampaignFlight {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<FlightStatus>))]
     pub status: Nullable<FlightStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
@@ -183,6 +195,7 @@ pub struct CampaignFlight {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub daily_budget: Nullable<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
@@ -196,6 +209,7 @@ pub struct CampaignFlight {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub remaining_budget: Nullable<f64>,
     #[serde(
         default,
@@ -203,6 +217,7 @@ pub struct CampaignFlight {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_imp_cap: Nullable<i64>,
     #[serde(
         default,
@@ -210,6 +225,7 @@ pub struct CampaignFlight {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_imp_cap: Nullable<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
@@ -277,6 +293,7 @@ pub struct FlightCap {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_impressions: Nullable<i64>,
     #[serde(
         default,
@@ -284,6 +301,7 @@ pub struct FlightCap {
         deserialize_with = "serde_util::nullable"
     )]
     #[allow(missing_docs)]
+    #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_impressions: Nullable<i64>,
     /// Fields this crate does not name, kept for round trips.
     #[serde(flatten)]

@@ -171,6 +171,7 @@ pub struct TypeObject {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "serde_util::nullable"
     )]
+    #[cfg_attr(feature = "specta", specta(type = Option<VideoType>))]
     pub video_type: Nullable<VideoType>,
     /// Fields this crate does not name, kept for round trips.
     #[serde(flatten)]

@@ -1,5 +1,5 @@
 //! (a) Download an account of 100,000 ad orders into a fresh workspace, (b) "Check
-//! changes" over 100,000 pending changes.
+//! changes" over 100,000 pending changes, (c) the row markers of those 100,000 drafts.
 //!
 //! Run with `cargo bench -p flightdeck-offline`. Figures go in the issue notes, never in
 //! tests. `BENCH_AD_ORDERS` and `BENCH_CHANGES` shrink the workload for a quick look.
@@ -101,6 +101,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     times.sort_by(f64::total_cmp);
     println!(
         "check() over {changes} pending changes ({broken} invalid): median {:.0} ms, min {:.0} ms, max {:.0} ms",
+        times[times.len() / 2],
+        times[0],
+        times[times.len() - 1]
+    );
+
+    // (c) Row markers.
+    let mut times = Vec::new();
+    let mut marked = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        marked = ws.markers(Kind::AdOrder)?.len();
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "markers(AdOrder) over {marked} pending rows: median {:.0} ms, min {:.0} ms, max {:.0} ms",
         times[times.len() / 2],
         times[0],
         times[times.len() - 1]

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 /// What an entity is. The order is the posting order of parents before children.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Advertisers.
@@ -29,6 +30,7 @@ pub enum Kind {
 
 /// Identity of an entity in the workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "type", content = "value", rename_all = "snake_case")]
 pub enum Key {
     /// A numeric id the service assigned.
@@ -67,6 +69,7 @@ impl std::fmt::Display for Key {
 
 /// One entity of the workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct EntityRef {
     /// What it is.
     pub kind: Kind,
@@ -85,6 +88,7 @@ impl EntityRef {
 /// when the payload is posted (a draft ad order under a draft campaign has no
 /// `campaignId` until the campaign lands).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ParentRef {
     /// JSON pointer into the payload (`/campaignId`, `/0/flightId`).
     pub pointer: String,
@@ -94,6 +98,7 @@ pub struct ParentRef {
 
 /// What posting a change does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     /// Create the entity (`save` without id, `addNewSiteList`, `POST /v1/audiences`).
@@ -112,6 +117,7 @@ pub enum Op {
 
 /// Where a change stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeStatus {
     /// Waiting to be posted.
@@ -129,12 +135,14 @@ pub enum ChangeStatus {
     NeedsReview,
     /// The server changed the same fields since the base; held for the buyer.
     Conflict,
-    /// Waits on a change that failed, is invalid or needs review.
+    /// Waits on a change that failed, is invalid, needs review or is in conflict (its
+    /// message names it). Set by a push; the next push plans it again.
     Blocked,
 }
 
 /// A change waiting to be posted, as the planner and the sync engine see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PendingChange {
     /// Outbox order: changes to one entity are posted in this order.
     pub seq: i64,

@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 
 /// One field that differs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct FieldDiff {
     /// Wire path, as validation errors name fields (`flights[1].startDate`).
     pub path: String,

@@ -15,3 +15,46 @@ pub mod sync;
 pub mod workspace;
 
 pub use error::{Error, Result};
+
+#[cfg(all(test, feature = "specta"))]
+mod specta_tests {
+    use specta::Types;
+
+    /// Every type the desktop app hands to its UI resolves, with what it contains.
+    #[test]
+    fn ui_types_are_described() {
+        let types = Types::default()
+            .register::<crate::change::Kind>()
+            .register::<crate::change::Key>()
+            .register::<crate::change::EntityRef>()
+            .register::<crate::change::Op>()
+            .register::<crate::change::ChangeStatus>()
+            .register::<crate::change::PendingChange>()
+            .register::<crate::diff::FieldDiff>()
+            .register::<crate::merge::FieldConflict>()
+            .register::<crate::workspace::ChangeMessage>()
+            .register::<crate::workspace::Entity>()
+            .register::<crate::workspace::Marker>()
+            .register::<crate::workspace::Pick>()
+            .register::<crate::workspace::PullReport>()
+            .register::<crate::workspace::Progress>()
+            .register::<crate::sync::PushProgress>()
+            .register::<crate::sync::PushReport>()
+            .register::<crate::plan::Held>();
+        let names: Vec<String> = types
+            .into_unsorted_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        for name in [
+            "EntityRef",
+            "Key",
+            "Kind",
+            "Marker",
+            "Pick",
+            "Held",
+            "FieldError",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+        }
+    }
+}

@@ -21,6 +21,7 @@ use crate::diff::{Seg, id_index, item_id, object_items, render, same, same_opt};
 
 /// A field both sides changed differently.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct FieldConflict {
     /// Wire path of the field.
     pub path: String,

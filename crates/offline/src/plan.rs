@@ -31,6 +31,7 @@ use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op, PendingChange};
 
 /// One change to post, after the changes it waits for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Step {
     /// The change.
     pub seq: i64,
@@ -40,6 +41,7 @@ pub struct Step {
 
 /// A change the plan leaves out, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Held {
     /// The change.
     pub seq: i64,
@@ -51,6 +53,7 @@ pub struct Held {
 
 /// The posting plan.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Plan {
     /// Changes to post, in an order where every step comes after its `after`.
     pub steps: Vec<Step>,

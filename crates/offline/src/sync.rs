@@ -45,6 +45,16 @@
 //! change is `Failed` with the service's messages (field paths kept). Either way only the
 //! changes that depend on it are held; the rest of the plan goes on. Signing-in and
 //! permission errors stop the push: every further request would fail the same way.
+//!
+//! Changes held behind one the buyer must settle (failed, invalid, needs review, in
+//! conflict) are recorded `Blocked`, with a [`BLOCKED_CODE`] message naming it, so the
+//! outbox says why without the push report. Every push plans them again: once what they
+//! wait on is fixed they go, and are `Pending` once more if something else stops them.
+//!
+//! # Selections
+//!
+//! [`PushOptions::only`] posts chosen changes and what they need first (a draft ad order
+//! takes its draft campaign and advertiser along); everything else stays pending.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::future::Future;
@@ -74,18 +84,26 @@ pub const CONFLICT_CODE: &str = "CONFLICT";
 pub const NEEDS_REVIEW_CODE: &str = "OUTCOME_UNKNOWN";
 /// Message code of a change found on the service by its client reference.
 pub const FOUND_CODE: &str = "FOUND_BY_REFERENCE";
+/// Message code of a change `Blocked` behind one that failed, is invalid, needs review or
+/// is in conflict; the message names it.
+pub const BLOCKED_CODE: &str = "BLOCKED";
 
 /// Listings are read this many segments at a time when looking up audience segments.
 const AUDIENCE_PAGE: u32 = 500;
 
-/// How [`push`] posts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How [`push`] posts. Not `Copy`: [`PushOptions::only`] holds a set.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PushOptions {
     /// Requests in flight at once (at least 1).
     pub concurrency: usize,
     /// Retries of transient failures, per change. Every attempt of the change counts,
     /// look-ups and conflict checks included.
     pub retry: RetryPolicy,
+    /// Post only these changes (by `seq`) and every change they need first — the draft
+    /// campaign and advertiser of a selected draft ad order, earlier changes to the same
+    /// entity — so the buyer can post a selection. `None` (the default) posts everything.
+    /// Seqs that are not pending are ignored.
+    pub only: Option<BTreeSet<i64>>,
 }
 
 impl Default for PushOptions {
@@ -98,12 +116,14 @@ impl Default for PushOptions {
                 base_delay: Duration::from_millis(250),
                 max_delay: Duration::from_secs(10),
             },
+            only: None,
         }
     }
 }
 
 /// Reported after each change settles.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PushProgress {
     /// Changes settled so far in this push.
     pub done: usize,
@@ -117,6 +137,7 @@ pub struct PushProgress {
 
 /// One change's outcome, with the messages that explain it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ChangeOutcome {
     /// The change.
     pub seq: i64,
@@ -126,6 +147,7 @@ pub struct ChangeOutcome {
 
 /// A change held because the server changed the same fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ConflictOutcome {
     /// The change.
     pub seq: i64,
@@ -135,6 +157,7 @@ pub struct ConflictOutcome {
 
 /// What a push did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PushReport {
     /// Applied, in the order the answers arrived.
     pub applied: Vec<ChangeOutcome>,
@@ -165,7 +188,8 @@ impl PushReport {
     }
 }
 
-/// Posts every pending change of `ws`. See the module notes.
+/// Posts every pending change of `ws`, or the selection of [`PushOptions::only`] with
+/// what it depends on. See the module notes.
 ///
 /// Returns `Err` only when the workspace cannot be read or written; what the service
 /// answered is in the report and in each change's status and messages. Dropping the
@@ -177,8 +201,21 @@ pub async fn push(
     options: &PushOptions,
     mut progress: impl FnMut(PushProgress),
 ) -> Result<PushReport> {
-    let changes = ws.pending()?;
-    let plan = plan::plan_with(&changes, |t| ws.resolve_remote(t).ok().flatten().is_some());
+    let mut changes = ws.pending()?;
+    // Blocked changes are planned again: what they waited on may have been fixed since.
+    let mut was_blocked = HashSet::new();
+    for c in &mut changes {
+        if c.status == ChangeStatus::Blocked {
+            c.status = ChangeStatus::Pending;
+            was_blocked.insert(c.seq);
+        }
+    }
+    let mut plan = plan::plan_with(&changes, |t| ws.resolve_remote(t).ok().flatten().is_some());
+    drop(changes);
+    if let Some(only) = &options.only {
+        plan = select(plan, only);
+    }
+    settle_blocked(ws, &plan, &was_blocked)?;
     let mut report = PushReport {
         held: plan.held.clone(),
         ..PushReport::default()
@@ -241,6 +278,68 @@ pub async fn push(
     }
     report.held.sort_by_key(|h| h.seq);
     Ok(report)
+}
+
+/// The part of `plan` that posts `only` and every change they wait on, with the held
+/// changes among them (and the held ones they wait on, so the report says why).
+fn select(plan: plan::Plan, only: &BTreeSet<i64>) -> plan::Plan {
+    let after: HashMap<i64, &[i64]> = plan
+        .steps
+        .iter()
+        .map(|s| (s.seq, s.after.as_slice()))
+        .collect();
+    let held_by: HashMap<i64, Option<i64>> =
+        plan.held.iter().map(|h| (h.seq, h.blocked_by)).collect();
+    let mut keep: HashSet<i64> = HashSet::new();
+    let mut stack: Vec<i64> = only.iter().copied().collect();
+    while let Some(seq) = stack.pop() {
+        if !keep.insert(seq) {
+            continue;
+        }
+        if let Some(after) = after.get(&seq) {
+            stack.extend_from_slice(after);
+        }
+        if let Some(Some(by)) = held_by.get(&seq) {
+            stack.push(*by);
+        }
+    }
+    plan::Plan {
+        steps: plan
+            .steps
+            .into_iter()
+            .filter(|s| keep.contains(&s.seq))
+            .collect(),
+        held: plan
+            .held
+            .into_iter()
+            .filter(|h| keep.contains(&h.seq))
+            .collect(),
+    }
+}
+
+/// Makes the plan's verdict on waiting changes durable, in one transaction: a change
+/// held because it waits on one that failed, is invalid, needs review or is in conflict
+/// is `Blocked` with the reason; a blocked change the plan now posts is `Pending` again.
+fn settle_blocked(ws: &mut Workspace, plan: &plan::Plan, was_blocked: &HashSet<i64>) -> Result<()> {
+    let mut rows: Vec<(i64, ChangeStatus, Vec<ChangeMessage>)> = Vec::new();
+    for h in &plan.held {
+        if h.blocked_by.is_some() {
+            rows.push((h.seq, ChangeStatus::Blocked, vec![blocked_note(&h.reason)]));
+        }
+    }
+    for step in &plan.steps {
+        if was_blocked.contains(&step.seq) {
+            rows.push((step.seq, ChangeStatus::Pending, Vec::new()));
+        }
+    }
+    // Only `Pending` and `Blocked` changes are held this way (a held `Sending` change
+    // keeps its unknown outcome for the look-up).
+    ws.mark_status_many(&rows, &[ChangeStatus::Pending, ChangeStatus::Blocked])?;
+    Ok(())
+}
+
+fn blocked_note(reason: &str) -> ChangeMessage {
+    note("WARNING", BLOCKED_CODE, reason)
 }
 
 // ---- The dependency graph of one push ----
@@ -530,7 +629,11 @@ enum StepEnd {
     },
     Failed(Vec<ChangeMessage>),
     NeedsReview(Vec<ChangeMessage>),
-    Conflict(Vec<FieldConflict>),
+    Conflict {
+        fields: Vec<FieldConflict>,
+        /// The server version they were found against, kept for resolving.
+        theirs: Value,
+    },
     /// Not settled: `Pending` (nothing was applied) or `Sending` (it may have been).
     Unsent {
         status: ChangeStatus,
@@ -605,7 +708,7 @@ fn record_unapplied(
     end: StepEnd,
 ) -> Result<ChangeStatus> {
     let seq = graph.steps[i].seq;
-    let (status, why) = match end {
+    let (status, why, blocks) = match end {
         StepEnd::Applied { .. } => {
             return Err(Error::Invalid(
                 "an applied step is recorded with the others".into(),
@@ -614,48 +717,61 @@ fn record_unapplied(
         StepEnd::Failed(messages) => {
             ws.mark_failed(seq, &messages)?;
             report.failed.push(ChangeOutcome { seq, messages });
-            (ChangeStatus::Failed, "the ad platform rejected")
+            (ChangeStatus::Failed, "the ad platform rejected", true)
         }
         StepEnd::NeedsReview(messages) => {
             ws.mark_status(seq, ChangeStatus::NeedsReview, &messages)?;
             report.needs_review.push(ChangeOutcome { seq, messages });
-            (ChangeStatus::NeedsReview, "needs review")
+            (ChangeStatus::NeedsReview, "needs review", true)
         }
-        StepEnd::Conflict(fields) => {
+        StepEnd::Conflict { fields, theirs } => {
             let messages: Vec<ChangeMessage> = fields.iter().map(conflict_note).collect();
-            ws.mark_conflict(seq, &fields, &messages)?;
+            ws.mark_conflict_against(seq, &theirs, &fields, &messages)?;
             report.conflicts.push(ConflictOutcome { seq, fields });
             (
                 ChangeStatus::Conflict,
                 "has a conflict with the ad platform",
+                true,
             )
         }
         StepEnd::Unsent { status, messages } => {
             ws.mark_status(seq, status, &messages)?;
             report.unsent.push(ChangeOutcome { seq, messages });
-            (status, "could not be sent yet")
+            (status, "could not be sent yet", false)
         }
         StepEnd::Stop { status, error } => {
             let messages = error_notes(&error);
             ws.mark_status(seq, status, &messages)?;
             report.unsent.push(ChangeOutcome { seq, messages });
             report.stopped.get_or_insert_with(|| error.to_string());
-            (status, "could not be sent")
+            (status, "could not be sent", false)
         }
     };
+    // What waits on a change the buyer must settle is `Blocked` until then; what waits on
+    // one that merely could not be sent stays `Pending` for the next push.
+    let mut blocked = Vec::new();
     for d in graph.hold_dependents(i) {
-        report.held.push(Held {
+        let held = Held {
             seq: graph.steps[d].seq,
             reason: format!("waits on change {seq}, which {why}"),
             blocked_by: Some(seq),
-        });
+        };
+        if blocks {
+            blocked.push((
+                held.seq,
+                ChangeStatus::Blocked,
+                vec![blocked_note(&held.reason)],
+            ));
+        }
+        report.held.push(held);
     }
+    ws.mark_status_many(&blocked, &[ChangeStatus::Pending, ChangeStatus::Blocked])?;
     Ok(status)
 }
 
 /// The buyer's message for one field in conflict; the values themselves are stored
 /// apart, by [`Workspace::mark_conflict`].
-fn conflict_note(c: &FieldConflict) -> ChangeMessage {
+pub(crate) fn conflict_note(c: &FieldConflict) -> ChangeMessage {
     ChangeMessage {
         level: "ERROR".into(),
         code: CONFLICT_CODE.into(),
@@ -782,7 +898,7 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
         }
         let body = match body_to_send(ctx, job, unknown_since, resent_after_unknown).await {
             Ok(Body::Send(body)) => body,
-            Ok(Body::Conflict(fields)) => return StepEnd::Conflict(fields),
+            Ok(Body::Conflict(fields, theirs)) => return StepEnd::Conflict { fields, theirs },
             Err(e) => {
                 let status = pending_or_sending(unknown_since);
                 if let Some(end) = after_error(ctx, attempt, &e, status).await {
@@ -924,7 +1040,8 @@ fn clone_error(e: &ClientError) -> ClientError {
 
 enum Body {
     Send(Value),
-    Conflict(Vec<FieldConflict>),
+    /// The fields in conflict, and the server version they were found against.
+    Conflict(Vec<FieldConflict>, Value),
 }
 
 /// The body to post: for updates of entities the service lists, merged with the server's
@@ -965,7 +1082,7 @@ async fn body_to_send(
     if merged.conflicts.is_empty() {
         Ok(Body::Send(merged.merged))
     } else {
-        Ok(Body::Conflict(merged.conflicts))
+        Ok(Body::Conflict(merged.conflicts, theirs))
     }
 }
 

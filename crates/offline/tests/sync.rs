@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use common::{DAY, NOW, Server, by_name, file, open, status_of, typed};
@@ -15,7 +16,7 @@ use flightdeck_client::retry::RetryPolicy;
 use flightdeck_model::{AdOrder, Advertiser, Campaign};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::sync::{self, PushOptions, PushReport};
-use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_offline::workspace::{Pick, PullOptions, PullScope, Workspace};
 use flightdeck_sandbox::faults::FaultSettings;
 use serde_json::json;
 
@@ -67,6 +68,7 @@ fn options(concurrency: usize) -> PushOptions {
             base_delay: Duration::from_millis(2),
             max_delay: Duration::from_millis(20),
         },
+        only: None,
     }
 }
 
@@ -284,8 +286,18 @@ async fn invalid_changes_are_never_posted_and_a_failure_holds_only_its_descendan
     assert!(held.contains(&(invalid_seq, None)), "{held:?}");
     assert!(held.contains(&(child_seq, Some(foreign_seq))), "{held:?}");
     assert!(held.iter().any(|(s, _)| *s == grandchild_seq), "{held:?}");
-    // Held dependents stay pending, to go once their parent is fixed.
-    assert_eq!(status_of(&ws, child_seq), ChangeStatus::Pending);
+    // Held dependents are blocked, saying by what, until their parent is fixed.
+    assert_eq!(status_of(&ws, child_seq), ChangeStatus::Blocked);
+    assert_eq!(status_of(&ws, grandchild_seq), ChangeStatus::Blocked);
+    let why = ws.change_messages(child_seq).unwrap();
+    assert_eq!(why.len(), 1, "{why:?}");
+    assert_eq!(why[0].code, sync::BLOCKED_CODE);
+    assert!(why[0].message.contains(&foreign_seq.to_string()), "{why:?}");
+    // A push while the parent is still refused keeps them blocked and posts nothing.
+    let report = push(&mut ws, &client, 4).await;
+    assert!(report.applied.is_empty(), "{report:#?}");
+    assert_eq!(status_of(&ws, child_seq), ChangeStatus::Blocked);
+    assert_eq!(status_of(&ws, grandchild_seq), ChangeStatus::Blocked);
     assert_eq!(status_of(&ws, invalid_seq), ChangeStatus::Invalid);
     assert_eq!(server.count_all("advertisers"), advertisers_before + 1);
     assert_eq!(server.count("campaigns", "Orphan campaign"), 0);
@@ -730,4 +742,235 @@ async fn site_lists_and_audience_uploads_post_in_outbox_order() {
     };
     assert_eq!(client.audience(&id).await.unwrap().data_count, Some(2));
     assert_eq!(server.count("segments", "Buyers"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_resolved_field_by_field_posts_the_picked_values() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let other = server.quick_demo().await;
+
+    // The buyer renames the order and raises its bid; meanwhile someone else renames
+    // it, lowers the bid and changes the goal mode.
+    let target = by_name(&ws, Kind::AdOrder, "Bluebird - Display");
+    let Key::Id(order_id) = target.key else {
+        panic!("downloaded")
+    };
+    let mut mine: AdOrder = typed(ws.get(&target).unwrap().unwrap().working);
+    mine.name = Some("Bluebird - Display (mine)".into());
+    mine.max_bid = Some(21.0);
+    let seq = ws.update_ad_order(&target, mine).unwrap();
+    let mut theirs = other
+        .all_ad_orders()
+        .await
+        .unwrap()
+        .entity
+        .into_iter()
+        .find(|o| o.id == Some(order_id))
+        .unwrap();
+    theirs.name = Some("Bluebird - Display (theirs)".into());
+    theirs.max_bid = Some(7.0);
+    theirs.audience_weights_enabled = Some(!theirs.audience_weights_enabled.unwrap_or(false));
+    let their_weights = theirs.audience_weights_enabled;
+    #[allow(deprecated)]
+    other.ad_order_save(&theirs).await.unwrap();
+
+    let report = push(&mut ws, &client, 2).await;
+    assert_eq!(report.conflicts.len(), 1, "{report:#?}");
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Conflict);
+    let mut paths: Vec<String> = ws
+        .conflicts(seq)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
+    paths.sort();
+    assert_eq!(paths, vec!["max_bid", "name"]);
+
+    // Every field in conflict must be picked, and only those.
+    let err = ws
+        .resolve_conflict(seq, &[("name".into(), Pick::Theirs)])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("max_bid"), "{err}");
+    let err = ws
+        .resolve_conflict(
+            seq,
+            &[
+                ("name".into(), Pick::Theirs),
+                ("max_bid".into(), Pick::Mine),
+                ("goalMode".into(), Pick::Mine),
+            ],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("goalMode"), "{err}");
+    assert!(ws.resolve_conflict(999_999, &[]).is_err());
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Conflict);
+
+    ws.resolve_conflict(
+        seq,
+        &[
+            ("name".into(), Pick::Theirs),
+            ("max_bid".into(), Pick::Mine),
+        ],
+    )
+    .unwrap();
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Pending);
+    assert!(ws.conflicts(seq).unwrap().is_empty());
+    assert!(ws.change_messages(seq).unwrap().is_empty());
+    let err = ws.resolve_conflict(seq, &[]).unwrap_err().to_string();
+    assert!(err.contains("not in conflict"), "{err}");
+    // The buyer sees the resolution, over the server's version as the new base.
+    let entity = ws.get(&target).unwrap().unwrap();
+    assert_eq!(entity.working["name"], "Bluebird - Display (theirs)");
+    assert_eq!(entity.working["max_bid"], 21.0);
+    assert_eq!(entity.base.as_ref().unwrap()["max_bid"], 7.0);
+    assert!(entity.theirs.is_none());
+    let diff = ws.pending_diff(seq).unwrap();
+    assert_eq!(diff.len(), 1, "{diff:?}");
+    assert_eq!(diff[0].path, "max_bid");
+
+    let report = push(&mut ws, &client, 2).await;
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(applied_seqs(&report), vec![seq]);
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Applied);
+    let now = other
+        .all_ad_orders()
+        .await
+        .unwrap()
+        .entity
+        .into_iter()
+        .find(|o| o.id == Some(order_id))
+        .unwrap();
+    assert_eq!(now.name.as_deref(), Some("Bluebird - Display (theirs)"));
+    assert_eq!(now.max_bid, Some(21.0));
+    assert_eq!(now.audience_weights_enabled, their_weights);
+    assert_eq!(server.count("ad_orders", "Bluebird - Display (mine)"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn posting_a_selection_posts_it_with_what_it_needs_and_nothing_else() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+
+    let first = ws.create_advertiser(advertiser("Selected Co")).unwrap();
+    let second = ws.create_advertiser(advertiser("Unselected Co")).unwrap();
+    let second_seq = seq_of(&ws, &second);
+    let first_seq = seq_of(&ws, &first);
+    let selected = PushOptions {
+        only: Some(BTreeSet::from([first_seq])),
+        ..options(2)
+    };
+    let report = sync::push(&mut ws, &client, &selected, |_| {})
+        .await
+        .unwrap();
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(applied_seqs(&report), vec![first_seq]);
+    assert_eq!(server.count("advertisers", "Selected Co"), 1);
+    assert_eq!(server.count("advertisers", "Unselected Co"), 0);
+    assert_eq!(status_of(&ws, second_seq), ChangeStatus::Pending);
+    assert!(ws.resolve_remote(&second).unwrap().is_none());
+
+    // A draft ad order selected alone takes its draft campaign and advertiser along;
+    // a sibling draft under the same campaign stays behind.
+    let adv = ws.create_advertiser(advertiser("Parent Co")).unwrap();
+    let camp = ws
+        .create_campaign(&adv, campaign("Parent campaign", false))
+        .unwrap();
+    let ord = ws.create_ad_order(&camp, order("Selected order")).unwrap();
+    let sibling = ws.create_ad_order(&camp, order("Sibling order")).unwrap();
+    let ord_seq = seq_of(&ws, &ord);
+    let expected = vec![seq_of(&ws, &adv), seq_of(&ws, &camp), ord_seq];
+    let selected = PushOptions {
+        only: Some(BTreeSet::from([ord_seq])),
+        ..options(2)
+    };
+    let mut seen = Vec::new();
+    let report = sync::push(&mut ws, &client, &selected, |p| seen.push(p))
+        .await
+        .unwrap();
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(applied_seqs(&report), expected);
+    assert_eq!(seen.last().unwrap().total, 3);
+    assert_eq!(server.count("advertisers", "Parent Co"), 1);
+    assert_eq!(server.count("campaigns", "Parent campaign"), 1);
+    assert_eq!(server.count("ad_orders", "Selected order"), 1);
+    assert_eq!(server.count("ad_orders", "Sibling order"), 0);
+    assert_eq!(status_of(&ws, seq_of(&ws, &sibling)), ChangeStatus::Pending);
+    assert_eq!(server.count("advertisers", "Unselected Co"), 0);
+
+    // Everything else goes with the next full push.
+    let report = push(&mut ws, &client, 2).await;
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(report.applied.len(), 2);
+    assert_eq!(server.count("advertisers", "Unselected Co"), 1);
+    assert_eq!(server.count("ad_orders", "Sibling order"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_the_server_moved_on_from_is_shown_again_before_it_is_resolved() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let other = server.quick_demo().await;
+    let target = by_name(&ws, Kind::AdOrder, "Northwind - Display");
+    let Key::Id(order_id) = target.key else {
+        panic!("downloaded")
+    };
+    let rename = |name: &'static str| {
+        let other = &other;
+        async move {
+            let mut theirs = other
+                .all_ad_orders()
+                .await
+                .unwrap()
+                .entity
+                .into_iter()
+                .find(|o| o.id == Some(order_id))
+                .unwrap();
+            theirs.name = Some(name.into());
+            #[allow(deprecated)]
+            other.ad_order_save(&theirs).await.unwrap();
+        }
+    };
+    let mut mine: AdOrder = typed(ws.get(&target).unwrap().unwrap().working);
+    mine.name = Some("Northwind (mine)".into());
+    let seq = ws.update_ad_order(&target, mine).unwrap();
+    rename("Northwind (theirs)").await;
+    let report = push(&mut ws, &client, 2).await;
+    assert_eq!(report.conflicts.len(), 1, "{report:#?}");
+
+    // Renamed again on the server, and downloaded: the buyer's picks were made against
+    // an older version, so they are refused and the conflict shows the newer one.
+    rename("Northwind (theirs, again)").await;
+    ws.pull_with(
+        &client,
+        PullScope::All,
+        PullOptions {
+            audiences: false,
+            ..PullOptions::default()
+        },
+        |_| {},
+    )
+    .await
+    .unwrap();
+    let err = ws
+        .resolve_conflict(seq, &[("name".into(), Pick::Mine)])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("again"), "{err}");
+    let fields = ws.conflicts(seq).unwrap();
+    assert_eq!(fields.len(), 1);
+    assert_eq!(fields[0].theirs, Some(json!("Northwind (theirs, again)")));
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Conflict);
+
+    ws.resolve_conflict(seq, &[("name".into(), Pick::Mine)])
+        .unwrap();
+    let report = push(&mut ws, &client, 2).await;
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(applied_seqs(&report), vec![seq]);
+    assert_eq!(server.count("ad_orders", "Northwind (mine)"), 1);
 }

@@ -5,12 +5,14 @@
 
 mod common;
 
+use std::collections::HashMap;
+
 use common::{DAY, NOW, Server, by_name, file, open, status_of, typed};
 use flightdeck_client::Client;
 use flightdeck_model::{AdOrder, Advertiser, Campaign, FlightCap};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef};
-use flightdeck_offline::merge::FieldConflict;
-use flightdeck_offline::workspace::{PullScope, ServerChangeKind, Workspace};
+use flightdeck_offline::merge::{self, FieldConflict};
+use flightdeck_offline::workspace::{Marker, Pick, PullScope, ServerChangeKind, Workspace};
 use serde_json::{Value, json};
 
 async fn pulled(server: &Server, dir: &tempfile::TempDir) -> (Workspace, Client) {
@@ -676,4 +678,212 @@ fn conflicts_are_kept_with_the_conflict_status_and_go_with_it() {
     ws.mark_applied(seq, &Key::Id(5), &json!({"id": 5, "name": "A"}))
         .unwrap();
     assert!(ws.conflicts(seq).unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn markers_name_the_most_urgent_state_of_each_pending_row() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, _client) = pulled(&server, &dir).await;
+    let order = |ws: &Workspace, name: &str| by_name(ws, Kind::AdOrder, name);
+    let edit = |ws: &mut Workspace, target: &EntityRef, name: &str| {
+        let mut o: AdOrder = typed(ws.get(target).unwrap().unwrap().working);
+        o.name = Some(name.into());
+        ws.update_ad_order(target, o).unwrap()
+    };
+
+    let changed = order(&ws, "Bluebird - Display");
+    edit(&mut ws, &changed, "Bluebird - Display (edited)");
+    let invalid = order(&ws, "Northwind - Display");
+    edit(&mut ws, &invalid, "");
+    let failed = order(&ws, "Bluebird - Morning Commute");
+    let failed_seq = edit(&mut ws, &failed, "Refused");
+    ws.mark_failed(failed_seq, &[]).unwrap();
+    // In conflict, then edited again into something invalid: the conflict comes first.
+    let conflict = order(&ws, "Acme Always-On - Display");
+    let conflict_seq = edit(&mut ws, &conflict, "Mine");
+    let fields = vec![FieldConflict {
+        path: "name".into(),
+        base: Some(json!("Acme Always-On - Display")),
+        mine: Some(json!("Mine")),
+        theirs: Some(json!("Theirs")),
+    }];
+    ws.mark_conflict(conflict_seq, &fields, &[]).unwrap();
+    edit(&mut ws, &conflict, "");
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let draft = ws
+        .create_ad_order(
+            &spring,
+            typed(json!({
+                "name": "Draft order", "optimizationGoal": "CPM", "startDate": NOW + DAY,
+                "endDate": NOW + 30 * DAY, "lifetimeBudget": 100.0
+            })),
+        )
+        .unwrap();
+    // A refused draft shows as refused, not as new.
+    let refused_draft = ws
+        .create_ad_order(
+            &spring,
+            typed(json!({
+                "name": "Refused draft", "optimizationGoal": "CPM", "startDate": NOW + DAY,
+                "endDate": NOW + 30 * DAY, "lifetimeBudget": 100.0
+            })),
+        )
+        .unwrap();
+    let refused_seq = ws
+        .pending()
+        .unwrap()
+        .into_iter()
+        .find(|c| c.target == refused_draft)
+        .unwrap()
+        .seq;
+    ws.mark_status(refused_seq, ChangeStatus::NeedsReview, &[])
+        .unwrap();
+
+    let expected: HashMap<EntityRef, Marker> = [
+        (changed, Marker::Changed),
+        (invalid, Marker::Invalid),
+        (failed.clone(), Marker::Failed),
+        (conflict, Marker::Conflict),
+        (draft, Marker::New),
+        (refused_draft, Marker::Failed),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(ws.markers(Kind::AdOrder).unwrap(), expected);
+    assert!(ws.markers(Kind::Campaign).unwrap().is_empty());
+    // The status bar's count: every change not applied, whatever its state.
+    assert_eq!(ws.pending_count().unwrap(), ws.pending().unwrap().len());
+    // Six rows; the order in conflict carries a second change (its later edit).
+    assert_eq!(ws.pending_count().unwrap(), 7);
+
+    let bad_draft = ws
+        .create_advertiser(typed(json!({"agencyId": 1, "currency": "USD"})))
+        .unwrap();
+    let good_draft = ws
+        .create_advertiser(typed(
+            json!({"name": "N", "agencyId": 1, "currency": "USD", "category": "IAB3"}),
+        ))
+        .unwrap();
+    let advertisers = ws.markers(Kind::Advertiser).unwrap();
+    assert_eq!(advertisers.len(), 2);
+    assert_eq!(advertisers[&bad_draft], Marker::Invalid);
+    assert_eq!(advertisers[&good_draft], Marker::New);
+    // The UI gets snake_case names.
+    assert_eq!(serde_json::to_value(Marker::Conflict).unwrap(), "conflict");
+
+    // Applied changes mark nothing.
+    ws.mark_applied(
+        failed_seq,
+        &failed.key,
+        &json!({"id": 1, "name": "Refused"}),
+    )
+    .unwrap();
+    assert!(!ws.markers(Kind::AdOrder).unwrap().contains_key(&failed));
+}
+
+/// An ad order updated to `mine` and held in conflict against `theirs`, as the executor
+/// records it; returns the change's seq.
+fn in_conflict(ws: &mut Workspace, target: &EntityRef, mine: Value, theirs: &Value) -> i64 {
+    let base = ws.get(target).unwrap().unwrap().base.unwrap();
+    let seq = ws.update_ad_order(target, typed(mine)).unwrap();
+    let payload = ws.change(seq).unwrap().unwrap().payload;
+    let conflicts = merge::three_way(&base, &payload, theirs).conflicts;
+    assert!(!conflicts.is_empty());
+    ws.mark_conflict_against(seq, theirs, &conflicts, &[])
+        .unwrap();
+    assert_eq!(status_of(ws, seq), ChangeStatus::Conflict);
+    seq
+}
+
+#[tokio::test]
+async fn a_resolution_that_breaks_a_rule_is_invalid_and_is_not_posted() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, _client) = pulled(&server, &dir).await;
+    let target = by_name(&ws, Kind::AdOrder, "Bluebird - Display");
+    let base = ws.get(&target).unwrap().unwrap().working;
+    // The buyer paces evenly with a frontload; the server set another frontload.
+    let mut mine = base.clone();
+    mine["hourlyPacingMode"] = json!("SPEND_EVENLY");
+    mine["hourlyFrontload"] = json!(60.0);
+    let mut theirs = base.clone();
+    theirs["hourlyFrontload"] = json!(30.0);
+    let seq = in_conflict(&mut ws, &target, mine, &theirs);
+    assert_eq!(
+        ws.conflicts(seq)
+            .unwrap()
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect::<Vec<_>>(),
+        vec!["hourlyFrontload"]
+    );
+
+    // Back to no frontload, while pacing evenly: not valid.
+    ws.resolve_conflict(seq, &[("hourlyFrontload".into(), Pick::Base)])
+        .unwrap();
+    let change = ws.change(seq).unwrap().unwrap();
+    assert_eq!(change.status, ChangeStatus::Invalid);
+    assert!(
+        change.errors.iter().any(|e| e.field == "hourlyFrontload"),
+        "{:?}",
+        change.errors
+    );
+    assert_eq!(change.base.as_ref(), Some(&theirs));
+    assert_eq!(ws.markers(Kind::AdOrder).unwrap()[&target], Marker::Invalid);
+    // The buyer fixes it like any invalid edit.
+    let mut fixed = ws.get(&target).unwrap().unwrap().working;
+    assert_eq!(fixed["hourlyPacingMode"], "SPEND_EVENLY");
+    fixed["hourlyFrontload"] = json!(45.0);
+    assert_eq!(ws.update_ad_order(&target, typed(fixed)).unwrap(), seq);
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Pending);
+}
+
+#[tokio::test]
+async fn resolving_keeps_later_edits_and_all_theirs_leaves_nothing_to_post() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, _client) = pulled(&server, &dir).await;
+    let target = by_name(&ws, Kind::AdOrder, "Bluebird - Display");
+    let base = ws.get(&target).unwrap().unwrap().working;
+    let mut mine = base.clone();
+    mine["name"] = json!("Mine");
+    let mut theirs = base.clone();
+    theirs["name"] = json!("Theirs");
+    theirs["max_bid"] = json!(3.0);
+    let seq = in_conflict(&mut ws, &target, mine, &theirs);
+    // Edited again while in conflict: a second change, waiting behind the first.
+    let mut later = ws.get(&target).unwrap().unwrap().working;
+    later["goalMode"] = json!("SPEND");
+    let later_seq = ws.update_ad_order(&target, typed(later)).unwrap();
+    assert_ne!(later_seq, seq);
+
+    ws.resolve_conflict(seq, &[("name".into(), Pick::Theirs)])
+        .unwrap();
+    // The resolved change stays ahead of the later edit, which keeps its own edit on top
+    // of the resolution and the server's other changes.
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Pending);
+    let later = ws.change(later_seq).unwrap().unwrap();
+    assert_eq!(later.payload["name"], "Theirs");
+    assert_eq!(later.payload["max_bid"], 3.0);
+    assert_eq!(later.payload["goalMode"], "SPEND");
+    let working = ws.get(&target).unwrap().unwrap().working;
+    assert_eq!(working, later.payload);
+
+    // Without later edits, an all-theirs resolution removes the change.
+    ws.discard(later_seq).unwrap();
+    let other = by_name(&ws, Kind::AdOrder, "Northwind - Display");
+    let base = ws.get(&other).unwrap().unwrap().working;
+    let mut mine = base.clone();
+    mine["name"] = json!("Mine");
+    let mut theirs = base.clone();
+    theirs["name"] = json!("Theirs");
+    let seq = in_conflict(&mut ws, &other, mine, &theirs);
+    ws.resolve_conflict(seq, &[("name".into(), Pick::Theirs)])
+        .unwrap();
+    assert!(ws.change(seq).unwrap().is_none());
+    let entity = ws.get(&other).unwrap().unwrap();
+    assert_eq!(entity.working["name"], "Theirs");
+    assert!(!entity.pending);
+    assert!(!ws.markers(Kind::AdOrder).unwrap().contains_key(&other));
 }

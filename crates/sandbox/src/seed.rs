@@ -68,6 +68,23 @@ use crate::auth::hash_secret;
 use crate::db::Db;
 use crate::error::{Error, Result};
 
+/// The demo seed's sign-ins, for the app's sign-in screen on the embedded sandbox.
+/// Public knowledge by design: they open only a loopback sandbox.
+pub mod demo {
+    /// The agency user.
+    pub const USERNAME: &str = "demo";
+    /// Its password.
+    pub const PASSWORD: &str = "demo";
+    /// The data-partner OAuth client.
+    pub const PARTNER_CLIENT_ID: &str = "demo-partner";
+    /// Its client secret.
+    pub const PARTNER_CLIENT_SECRET: &str = "demo-partner-secret";
+    /// The user who signs in on the data partner's login page.
+    pub const PARTNER_LOGIN: &str = "partner";
+    /// Its password.
+    pub const PARTNER_PASSWORD: &str = "partner";
+}
+
 /// What the demo seed contains, for the CLI's `--help`.
 pub const DEMO_SUMMARY: &str = "\
 Demo seed (--seed demo, the default on a fresh database):
@@ -466,13 +483,13 @@ pub fn demo(now_ms: i64) -> Result<SeedFile> {
             "timezone": "ET",
             "channelVersion": 2,
             "users": [
-                {"username": "demo", "password": "demo", "role": "editor"},
+                {"username": demo::USERNAME, "password": demo::PASSWORD, "role": "editor"},
                 {"username": "viewer", "password": "viewer", "role": "viewer"},
-                {"username": "partner", "password": "partner", "role": "editor"},
+                {"username": demo::PARTNER_LOGIN, "password": demo::PARTNER_PASSWORD, "role": "editor"},
             ],
             "clients": [{
-                "clientId": "demo-partner",
-                "secret": "demo-partner-secret",
+                "clientId": demo::PARTNER_CLIENT_ID,
+                "secret": demo::PARTNER_CLIENT_SECRET,
                 "redirectUris": ["flightdeck://oauth/callback", "http://127.0.0.1:*/callback"],
             }],
             "advertisers": [

@@ -270,6 +270,16 @@ struct Span {
 /// are never compared with each other, so the cost is O(n log n + reported pairs) even
 /// when stored data already overlaps.
 fn overlaps(e: &mut ValidationErrors, sent: &[CampaignFlight], others: &[CampaignFlight]) {
+    let mut found: Vec<(usize, Who, FieldError)> = overlapping_spans(sent, others)
+        .into_iter()
+        .filter_map(|(a, b)| overlap_error(a, b, others))
+        .collect();
+    found.sort_by_key(|(i, other, _)| (*i, *other));
+    e.0.extend(found.into_iter().map(|(_, _, err)| err));
+}
+
+/// The sweep behind [`overlaps`]: every overlapping pair that involves a sent flight.
+fn overlapping_spans(sent: &[CampaignFlight], others: &[CampaignFlight]) -> Vec<(Span, Span)> {
     let dated = |f: &CampaignFlight| match (f.start_date, f.end_date) {
         (Some(start), Some(end)) if start < end => Some((start, end)),
         _ => None,
@@ -317,12 +327,69 @@ fn overlaps(e: &mut ValidationErrors, sent: &[CampaignFlight], others: &[Campaig
         }
     }
 
-    let mut found: Vec<(usize, Who, FieldError)> = pairs
+    pairs
+}
+
+/// How a campaign's flights lie in time, for drawing them: which pairs overlap (by the
+/// same rule as [`flights`]) and where the gaps between consecutive flights are.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FlightLayout {
+    /// Index pairs `(a, b)`, `a < b`, of flights that overlap.
+    pub overlaps: Vec<(usize, usize)>,
+    /// Stretches no flight covers, between the earliest start and the latest end.
+    pub gaps: Vec<FlightGap>,
+}
+
+/// A stretch of time no flight covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlightGap {
+    /// The flight that ends where the gap starts.
+    pub after_index: usize,
+    /// Gap start (that flight's `endDate`).
+    pub from: Millis,
+    /// Gap end (the next flight's `startDate`).
+    pub to: Millis,
+}
+
+/// Overlaps and gaps of `flights`; flights without both dates, or with the end not after
+/// the start, take part in neither.
+pub fn flight_layout(flights: &[CampaignFlight]) -> FlightLayout {
+    let mut overlaps: Vec<(usize, usize)> = overlapping_spans(flights, &[])
         .into_iter()
-        .filter_map(|(a, b)| overlap_error(a, b, others))
+        .filter_map(|(a, b)| match (a.who, b.who) {
+            (Who::Sent(i), Who::Sent(j)) => Some((i.min(j), i.max(j))),
+            _ => None,
+        })
         .collect();
-    found.sort_by_key(|(i, other, _)| (*i, *other));
-    e.0.extend(found.into_iter().map(|(_, _, err)| err));
+    overlaps.sort_unstable();
+    overlaps.dedup();
+
+    let mut dated: Vec<(Millis, Millis, usize)> = flights
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match (f.start_date, f.end_date) {
+            (Some(s), Some(e)) if s < e => Some((s, e, i)),
+            _ => None,
+        })
+        .collect();
+    dated.sort_unstable();
+    let mut gaps = Vec::new();
+    let mut covered: Option<(Millis, usize)> = None;
+    for (start, end, i) in dated {
+        match covered {
+            Some((until, last)) if start > until => {
+                gaps.push(FlightGap {
+                    after_index: last,
+                    from: until,
+                    to: start,
+                });
+                covered = Some((end, i));
+            }
+            Some((until, _)) if end <= until => {}
+            _ => covered = Some((end, i)),
+        }
+    }
+    FlightLayout { overlaps, gaps }
 }
 
 /// The error for one overlapping pair: on the later sent index, naming the other flight.
@@ -416,4 +483,51 @@ pub fn flight_caps(caps: &[FlightCap], campaign_flight_ids: &[Id]) -> Result<(),
         }
     }
     e.into_result()
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    fn flight(start: Millis, end: Millis) -> CampaignFlight {
+        CampaignFlight {
+            start_date: Some(start),
+            end_date: Some(end),
+            ..CampaignFlight::default()
+        }
+    }
+
+    #[test]
+    fn layout_marks_overlapping_pairs_and_the_gaps_between_flights() {
+        let flights = [
+            flight(100, 200),
+            flight(150, 250), // overlaps 0
+            flight(300, 400), // gap 250..300 after 1
+            flight(400, 500), // back to back: no overlap, no gap
+        ];
+        let layout = flight_layout(&flights);
+        assert_eq!(layout.overlaps, vec![(0, 1)]);
+        assert_eq!(
+            layout.gaps,
+            vec![FlightGap {
+                after_index: 1,
+                from: 250,
+                to: 300
+            }]
+        );
+    }
+
+    #[test]
+    fn layout_agrees_with_the_overlap_rule() {
+        let flights = [flight(0, 10), flight(5, 20), flight(8, 9)];
+        let layout = flight_layout(&flights);
+        let rule = super::flights(&flights, &[], None)
+            .err()
+            .map(|e| e.0)
+            .unwrap_or_default();
+        let flagged: Vec<&str> = rule.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(layout.overlaps, vec![(0, 1), (0, 2), (1, 2)]);
+        assert!(flagged.contains(&"flights[1].startDate"));
+        assert!(flagged.contains(&"flights[2].startDate"));
+    }
 }

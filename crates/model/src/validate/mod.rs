@@ -22,7 +22,7 @@ use crate::{CreativeSubtype, CreativeType, MediaType};
 pub use ad_orders::{AD_ORDER_CHANNELS_V2, ad_order};
 pub use advertisers::{advertiser, is_iab_category};
 pub use audiences::{AUDIENCE_UPLOAD_MAX, audience_data, audience_segment};
-pub use campaigns::{campaign, flight_caps, flights};
+pub use campaigns::{FlightGap, FlightLayout, campaign, flight_caps, flight_layout, flights};
 pub use creatives::{creative, creative_matrix, is_http_url};
 pub use helpers::format_millis;
 pub use identifiers::{audience_identifier, code_challenge, external_advertiser_id};

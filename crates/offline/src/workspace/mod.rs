@@ -16,12 +16,17 @@
 //! * `outbox`: pending changes. Creates and updates coalesce into one row per entity
 //!   (payload = whole working entity); site-list and audience-data operations are separate
 //!   ordered rows. See [`crate::change`]. A change in conflict keeps base, mine and
-//!   theirs per field in `conflicts` ([`Workspace::conflicts`]).
+//!   theirs per field in `conflicts` ([`Workspace::conflicts`]), and the entity keeps the
+//!   server version it collided with as `server_json`, so [`Workspace::resolve_conflict`]
+//!   can rebase the change onto it. [`Workspace::markers`] reads the outbox per kind for
+//!   the list views.
 //! * `id_map`: drafts that landed.
 
 mod edit;
+mod markers;
 mod outbox;
 mod pull;
+mod resolve;
 mod validate;
 
 use std::path::Path;
@@ -36,10 +41,12 @@ use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op};
 use crate::{Error, Result};
 
 pub use edit::Batch;
+pub use markers::Marker;
 pub use outbox::ChangeMessage;
 pub use pull::{
     KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
 };
+pub use resolve::Pick;
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
@@ -58,6 +65,7 @@ pub struct Workspace {
 
 /// An entity as the workspace holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Entity {
     /// Which entity.
     pub target: EntityRef,

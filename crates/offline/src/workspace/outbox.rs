@@ -21,6 +21,7 @@ use crate::{Error, Result};
 
 /// A message from the service about a change's last attempt, kept for the buyer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ChangeMessage {
     /// `INFO`, `WARNING` or `ERROR`.
     pub level: String,
@@ -101,6 +102,17 @@ impl Workspace {
             out.push(into_change(row?)?);
         }
         Ok(out)
+    }
+
+    /// How many changes are not applied yet, without reading them (the status bar asks
+    /// often, and there may be 100,000).
+    pub fn pending_count(&self) -> Result<usize> {
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM outbox WHERE status <> 'applied'",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(usize::try_from(n).unwrap_or(0))
     }
 
     /// One change (applied ones included), or `None`.
@@ -294,6 +306,49 @@ impl Workspace {
         self.set_outcome(seq, status, messages, None)
     }
 
+    /// [`Workspace::mark_status`] for several changes in one transaction (one disk sync):
+    /// the executor records a verdict on many waiting changes at once. A change whose
+    /// status is not one of `from` is left as it is (a change in flight keeps its unknown
+    /// outcome); returns how many changed. All or none are recorded.
+    pub fn mark_status_many(
+        &mut self,
+        changes: &[(i64, ChangeStatus, Vec<ChangeMessage>)],
+        from: &[ChangeStatus],
+    ) -> Result<usize> {
+        if changes.is_empty() {
+            return Ok(0);
+        }
+        if changes
+            .iter()
+            .any(|(_, s, _)| matches!(s, ChangeStatus::Applied | ChangeStatus::Conflict))
+        {
+            return Err(Error::Invalid(
+                "use mark_applied or mark_conflict: they carry more than messages".into(),
+            ));
+        }
+        let from = to_json(&from.iter().map(|s| status_text(*s)).collect::<Vec<_>>())?;
+        let tx = self.conn.transaction()?;
+        let mut n = 0;
+        {
+            let mut stmt = tx.prepare_cached(
+                "UPDATE outbox SET status = ?2, messages = ?3, conflicts = NULL, updated_at = ?4 \
+                 WHERE seq = ?1 AND status IN (SELECT value FROM json_each(?5))",
+            )?;
+            let now = now_ms();
+            for (seq, status, messages) in changes {
+                n += stmt.execute(params![
+                    seq,
+                    status_text(*status),
+                    to_json(messages)?,
+                    now,
+                    from
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
     /// The server changed the same fields as the change: status `conflict`, with base,
     /// mine and theirs per field (read back by [`Workspace::conflicts`]) and the messages
     /// for the buyer. They last as long as the status: any other status, an edit folded
@@ -308,6 +363,43 @@ impl Workspace {
         self.set_outcome(seq, ChangeStatus::Conflict, messages, Some(&conflicts))
     }
 
+    /// [`Workspace::mark_conflict`], also keeping `theirs` — the server version the
+    /// conflict was found against — as the entity's newer server version (as a refresh
+    /// would), in the same transaction. [`Workspace::resolve_conflict`] rebases the change
+    /// onto it, so the buyer can settle the conflict without downloading again.
+    pub fn mark_conflict_against(
+        &mut self,
+        seq: i64,
+        theirs: &Value,
+        conflicts: &[FieldConflict],
+        messages: &[ChangeMessage],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        let (kind, key): (String, String) = tx
+            .query_row("SELECT kind, key FROM outbox WHERE seq = ?1", [seq], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?
+            .ok_or_else(|| no_change(seq))?;
+        // The text a download writes for the same version (the wire struct's JSON), so
+        // the next download sees the same hash and does not report it as changed again.
+        let text = to_json(theirs)?;
+        tx.execute(
+            "UPDATE entities SET server_json = ?3, server_hash = ?4, server_removed = 0, \
+             updated_at = ?5 WHERE kind = ?1 AND key = ?2",
+            params![kind, key, text, hash_text(&text), now_ms()],
+        )?;
+        set_outcome_in(
+            &tx,
+            seq,
+            ChangeStatus::Conflict,
+            messages,
+            Some(&to_json(conflicts)?),
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Records a status with its messages and conflicts (`None` for every status but
     /// `conflict`, so stale conflicts never outlive the status that explains them).
     fn set_outcome(
@@ -317,21 +409,7 @@ impl Workspace {
         messages: &[ChangeMessage],
         conflicts: Option<&str>,
     ) -> Result<()> {
-        let n = self.conn.execute(
-            "UPDATE outbox SET status = ?2, messages = ?3, conflicts = ?4, updated_at = ?5 \
-             WHERE seq = ?1",
-            params![
-                seq,
-                status_text(status),
-                to_json(messages)?,
-                conflicts,
-                now_ms()
-            ],
-        )?;
-        if n == 0 {
-            return Err(no_change(seq));
-        }
-        Ok(())
+        set_outcome_in(&self.conn, seq, status, messages, conflicts)
     }
 
     /// The service applied the change and answered `server_json` for the entity, which
@@ -375,6 +453,32 @@ impl Workspace {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// The body of [`Workspace::set_outcome`], on a connection or inside a transaction.
+pub(super) fn set_outcome_in(
+    conn: &rusqlite::Connection,
+    seq: i64,
+    status: ChangeStatus,
+    messages: &[ChangeMessage],
+    conflicts: Option<&str>,
+) -> Result<()> {
+    let n = conn
+        .prepare_cached(
+            "UPDATE outbox SET status = ?2, messages = ?3, conflicts = ?4, updated_at = ?5 \
+         WHERE seq = ?1",
+        )?
+        .execute(params![
+            seq,
+            status_text(status),
+            to_json(messages)?,
+            conflicts,
+            now_ms()
+        ])?;
+    if n == 0 {
+        return Err(no_change(seq));
+    }
+    Ok(())
 }
 
 /// Sets a change `sending` (see [`Workspace::mark_sending`]).
@@ -605,7 +709,7 @@ fn check_all(tx: &Transaction<'_>) -> Result<Vec<(CheckRow, Vec<FieldError>)>> {
     Ok(checked)
 }
 
-fn no_change(seq: i64) -> Error {
+pub(super) fn no_change(seq: i64) -> Error {
     Error::NotFound(format!("change {seq} is not in the workspace"))
 }
 
@@ -737,7 +841,7 @@ fn rekey(tx: &Transaction<'_>, kind: &str, local: &str, remote: &Key) -> Result<
 /// Rebuilds an entity's working copy from its base and its remaining changes. A draft
 /// with no change left is removed; an entity with none left adopts the server version a
 /// refresh held back, if any.
-fn replay_working(tx: &Transaction<'_>, kind: &str, key: &str) -> Result<()> {
+pub(super) fn replay_working(tx: &Transaction<'_>, kind: &str, key: &str) -> Result<()> {
     /// `remote_json, server_json, server_hash, server_removed`.
     type Stored = (Option<String>, Option<String>, Option<String>, bool);
     let row: Option<Stored> = tx

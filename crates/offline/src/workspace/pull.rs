@@ -40,6 +40,9 @@ pub struct PullOptions {
     /// Fetch audience segments. The audience endpoints take only an access token, so a
     /// client on HTTP Basic credentials must turn this off.
     pub audiences: bool,
+    /// Fetch advertisers, campaigns, ad orders and their caps. Data partners may use
+    /// only the audience endpoints, so their downloads turn this off.
+    pub business: bool,
 }
 
 impl Default for PullOptions {
@@ -48,12 +51,14 @@ impl Default for PullOptions {
             flight_caps: true,
             caps_concurrency: 8,
             audiences: true,
+            business: true,
         }
     }
 }
 
 /// How far a download is, reported after each listing (and each batch of caps).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Progress {
     /// The kind being downloaded.
     pub kind: Kind,
@@ -65,6 +70,7 @@ pub struct Progress {
 
 /// What the server did to one entity since the last download.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub enum ServerChangeKind {
     /// New on the server.
     Added,
@@ -76,6 +82,7 @@ pub enum ServerChangeKind {
 
 /// One entity the server changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ServerChange {
     /// Which entity.
     pub target: EntityRef,
@@ -88,6 +95,7 @@ pub struct ServerChange {
 
 /// Tallies per kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct KindCounts {
     /// New on the server.
     pub added: usize,
@@ -103,6 +111,7 @@ pub struct KindCounts {
 
 /// What a download found.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PullReport {
     /// Tallies per kind downloaded.
     pub counts: BTreeMap<Kind, KindCounts>,
@@ -198,112 +207,115 @@ impl Workspace {
             PullScope::Advertiser(want) => id == want,
         };
 
-        let advertisers = client.advertisers(None).await?.entity;
-        let mut advertiser_ids = Vec::new();
-        let mut items = Vec::new();
-        for a in &advertisers {
-            if let Some(id) = a.id.filter(|id| in_scope(*id)) {
-                advertiser_ids.push(id);
-                items.push(Item {
-                    key: Key::Id(id),
-                    text: to_json(a)?,
-                    parent: None,
-                    scope: Some(id),
+        if options.business {
+            let advertisers = client.advertisers(None).await?.entity;
+            let mut advertiser_ids = Vec::new();
+            let mut items = Vec::new();
+            for a in &advertisers {
+                if let Some(id) = a.id.filter(|id| in_scope(*id)) {
+                    advertiser_ids.push(id);
+                    items.push(Item {
+                        key: Key::Id(id),
+                        text: to_json(a)?,
+                        parent: None,
+                        scope: Some(id),
+                    });
+                }
+            }
+            self.apply_listing(Kind::Advertiser, items, covers, &mut report)?;
+            progress(Progress {
+                kind: Kind::Advertiser,
+                done: 1,
+                total: Some(1),
+            });
+
+            let mut campaign_advertiser: HashMap<Id, Id> = HashMap::new();
+            let mut with_flights: HashSet<Id> = HashSet::new();
+            let mut items = Vec::new();
+            for (i, advertiser) in advertiser_ids.iter().enumerate() {
+                for c in client.campaigns_by_advertiser(*advertiser).await?.entity {
+                    let Some(id) = c.id else { continue };
+                    campaign_advertiser.insert(id, *advertiser);
+                    if c.flights.as_ref().is_some_and(|f| !f.is_empty()) {
+                        with_flights.insert(id);
+                    }
+                    items.push(Item {
+                        key: Key::Id(id),
+                        text: to_json(&c)?,
+                        parent: Some(EntityRef::new(Kind::Advertiser, Key::Id(*advertiser))),
+                        scope: Some(*advertiser),
+                    });
+                }
+                progress(Progress {
+                    kind: Kind::Campaign,
+                    done: i + 1,
+                    total: Some(advertiser_ids.len()),
                 });
             }
-        }
-        self.apply_listing(Kind::Advertiser, items, covers, &mut report)?;
-        progress(Progress {
-            kind: Kind::Advertiser,
-            done: 1,
-            total: Some(1),
-        });
+            self.apply_listing(Kind::Campaign, items, covers, &mut report)?;
 
-        let mut campaign_advertiser: HashMap<Id, Id> = HashMap::new();
-        let mut with_flights: HashSet<Id> = HashSet::new();
-        let mut items = Vec::new();
-        for (i, advertiser) in advertiser_ids.iter().enumerate() {
-            for c in client.campaigns_by_advertiser(*advertiser).await?.entity {
-                let Some(id) = c.id else { continue };
-                campaign_advertiser.insert(id, *advertiser);
-                if c.flights.as_ref().is_some_and(|f| !f.is_empty()) {
-                    with_flights.insert(id);
+            let orders = client.all_ad_orders().await?.entity;
+            let mut capped_orders: Vec<(Id, Option<Id>)> = Vec::new();
+            let mut items = Vec::with_capacity(orders.len());
+            for o in &orders {
+                let Some(id) = o.id else { continue };
+                let advertiser = o
+                    .campaign_id
+                    .and_then(|c| campaign_advertiser.get(&c).copied());
+                if matches!(scope, PullScope::Advertiser(_)) && advertiser.is_none() {
+                    continue;
+                }
+                if o.campaign_id.is_some_and(|c| with_flights.contains(&c)) {
+                    capped_orders.push((id, advertiser));
                 }
                 items.push(Item {
                     key: Key::Id(id),
-                    text: to_json(&c)?,
-                    parent: Some(EntityRef::new(Kind::Advertiser, Key::Id(*advertiser))),
-                    scope: Some(*advertiser),
+                    text: to_json(o)?,
+                    parent: o
+                        .campaign_id
+                        .map(|c| EntityRef::new(Kind::Campaign, Key::Id(c))),
+                    scope: advertiser,
                 });
             }
+            drop(orders);
+            let removed = self.apply_listing(Kind::AdOrder, items, covers, &mut report)?;
+            self.drop_orphan_caps(&removed)?;
             progress(Progress {
-                kind: Kind::Campaign,
-                done: i + 1,
-                total: Some(advertiser_ids.len()),
+                kind: Kind::AdOrder,
+                done: 1,
+                total: Some(1),
             });
-        }
-        self.apply_listing(Kind::Campaign, items, covers, &mut report)?;
 
-        let orders = client.all_ad_orders().await?.entity;
-        let mut capped_orders: Vec<(Id, Option<Id>)> = Vec::new();
-        let mut items = Vec::with_capacity(orders.len());
-        for o in &orders {
-            let Some(id) = o.id else { continue };
-            let advertiser = o
-                .campaign_id
-                .and_then(|c| campaign_advertiser.get(&c).copied());
-            if matches!(scope, PullScope::Advertiser(_)) && advertiser.is_none() {
-                continue;
-            }
-            if o.campaign_id.is_some_and(|c| with_flights.contains(&c)) {
-                capped_orders.push((id, advertiser));
-            }
-            items.push(Item {
-                key: Key::Id(id),
-                text: to_json(o)?,
-                parent: o
-                    .campaign_id
-                    .map(|c| EntityRef::new(Kind::Campaign, Key::Id(c))),
-                scope: advertiser,
-            });
-        }
-        drop(orders);
-        let removed = self.apply_listing(Kind::AdOrder, items, covers, &mut report)?;
-        self.drop_orphan_caps(&removed)?;
-        progress(Progress {
-            kind: Kind::AdOrder,
-            done: 1,
-            total: Some(1),
-        });
-
-        if options.flight_caps {
-            let total = capped_orders.len();
-            let mut done = 0;
-            for chunk in capped_orders.chunks(500) {
-                let fetched: Vec<(Id, Option<Id>, String)> = stream::iter(chunk.iter().copied())
-                    .map(|(order, advertiser)| async move {
-                        let caps = client.flight_caps_save(order, &[]).await?.entity;
-                        Ok::<_, crate::Error>((order, advertiser, to_json(&caps)?))
-                    })
-                    .buffer_unordered(options.caps_concurrency.max(1))
-                    .try_collect()
-                    .await?;
-                let items = fetched
-                    .into_iter()
-                    .map(|(order, advertiser, text)| Item {
-                        key: Key::Id(order),
-                        text,
-                        parent: Some(EntityRef::new(Kind::AdOrder, Key::Id(order))),
-                        scope: advertiser,
-                    })
-                    .collect();
-                self.apply_listing(Kind::FlightCaps, items, Covers::Nothing, &mut report)?;
-                done += chunk.len();
-                progress(Progress {
-                    kind: Kind::FlightCaps,
-                    done,
-                    total: Some(total),
-                });
+            if options.flight_caps {
+                let total = capped_orders.len();
+                let mut done = 0;
+                for chunk in capped_orders.chunks(500) {
+                    let fetched: Vec<(Id, Option<Id>, String)> =
+                        stream::iter(chunk.iter().copied())
+                            .map(|(order, advertiser)| async move {
+                                let caps = client.flight_caps_save(order, &[]).await?.entity;
+                                Ok::<_, crate::Error>((order, advertiser, to_json(&caps)?))
+                            })
+                            .buffer_unordered(options.caps_concurrency.max(1))
+                            .try_collect()
+                            .await?;
+                    let items = fetched
+                        .into_iter()
+                        .map(|(order, advertiser, text)| Item {
+                            key: Key::Id(order),
+                            text,
+                            parent: Some(EntityRef::new(Kind::AdOrder, Key::Id(order))),
+                            scope: advertiser,
+                        })
+                        .collect();
+                    self.apply_listing(Kind::FlightCaps, items, Covers::Nothing, &mut report)?;
+                    done += chunk.len();
+                    progress(Progress {
+                        kind: Kind::FlightCaps,
+                        done,
+                        total: Some(total),
+                    });
+                }
             }
         }
 
