@@ -198,6 +198,11 @@ fn io_number_in_either_spelling_conflicts_with_external_ad_order_id() {
         ("ioNumber", json!("")),
         ("externalAdOrderId", json!("EXT")),
     ])));
+    // A listed order sent back unchanged carries both, with the same value.
+    assert_ok(create(with(&[
+        ("io_number", json!("EXT")),
+        ("externalAdOrderId", json!("EXT")),
+    ])));
     assert_ok(create(with(&[("externalAdOrderId", json!("EXT"))])));
 }
 

@@ -241,6 +241,9 @@ fn io_number_and_external_campaign_id_conflict() {
     v["externalCampaignId"] = json!("EXT-1");
     let msg = assert_one(check(v.clone()), "externalCampaignId", IDENTIFIER_CONFLICT);
     assert!(msg.contains("ioNumber"), "{msg}");
+    // A listed campaign sent back unchanged carries both, with the same value.
+    v["ioNumber"] = json!("EXT-1");
+    assert_ok(check(v.clone()));
     v["ioNumber"] = json!(" ");
     assert_ok(check(v));
 }

@@ -67,9 +67,11 @@ pub fn ad_order(o: &AdOrder, op: Op) -> Result<(), ValidationErrors> {
     }
 
     // `io_number` counts too: it is what a listing returns, so echoing a listed order
-    // back with a changed `externalAdOrderId` sends both.
+    // back with a changed `externalAdOrderId` sends both. The same value in both is a
+    // listed order sent back unchanged (the service returns both), not two ids.
     let io = non_blank(o.io_number.as_ref()).or(non_blank(o.io_number_out.as_ref()));
-    if io.is_some() && non_blank(o.external_ad_order_id.as_ref()).is_some() {
+    let external = non_blank(o.external_ad_order_id.as_ref());
+    if io.is_some() && external.is_some() && io != external {
         e.push(
             "externalAdOrderId",
             codes::IDENTIFIER_CONFLICT,

@@ -95,9 +95,10 @@ pub fn campaign(c: &Campaign, _op: Op) -> Result<(), ValidationErrors> {
         }
     }
 
-    if non_blank(c.io_number.as_ref()).is_some()
-        && non_blank(c.external_campaign_id.as_ref()).is_some()
-    {
+    // The same value in both is a listed campaign sent back (the service returns both).
+    let io = non_blank(c.io_number.as_ref());
+    let external = non_blank(c.external_campaign_id.as_ref());
+    if io.is_some() && external.is_some() && io != external {
         e.push(
             "externalCampaignId",
             codes::IDENTIFIER_CONFLICT,
