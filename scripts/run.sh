@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Builds and starts Flightdeck on its embedded sandbox with the demo seed.
-# Until the desktop app lands, this starts the sandbox service itself on
-# http://127.0.0.1:8700; its data lives in $FLIGHTDECK_DATA (default below).
+# Builds and launches the Flightdeck desktop app on its embedded sandbox (demo data,
+# sign-in demo / demo shown on the first screen). Installs what a fresh Debian machine
+# lacks first (scripts/setup.sh). Extra arguments go to the app.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/setup.sh
 
-data="${FLIGHTDECK_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/flightdeck/sandbox.db}"
-mkdir -p "$(dirname "$data")"
-exec cargo run --locked -p flightdeck-sandbox -- --seed demo --data "$data" "$@"
+echo "== building the UI (ui/dist)"
+(
+  cd ui
+  [ -d node_modules ] || npm ci --no-audit --no-fund
+  npm run build
+)
+echo "== building the app"
+cargo build --locked -p flightdeck-app
+exec target/debug/flightdeck-app "$@"

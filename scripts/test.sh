@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# Runs every check and test of the workspace: formatting, lints, then all tests.
+# Runs every check and test: the UI's type check, unit tests and build; rustfmt; clippy
+# with warnings denied; every Rust test (inside a private D-Bus session with
+# gnome-keyring); then the end-to-end scenario on the real app under Xvfb.
 # This is the README's test command, and what CI (.ci/run) calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/setup.sh
 
+echo "== ui: npm ci, unit tests (vitest), type check and build"
+(
+  cd ui
+  npm ci --no-audit --no-fund
+  npm test
+  npm run build
+)
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy (all targets, all features, warnings denied)"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 echo "== cargo test (inside a private D-Bus session with gnome-keyring)"
 bash scripts/with-keyring.sh cargo test --workspace --all-features --locked
+echo "== end-to-end: the real app through WebDriver under Xvfb"
+bash scripts/e2e.sh

@@ -1,0 +1,214 @@
+//! Tauri commands: each parses its arguments, calls a crate, and maps the error. The
+//! TypeScript side is generated from these signatures (`ui/src/bindings.ts`).
+
+pub mod forms;
+pub mod pending;
+pub mod session;
+pub mod tables;
+
+use std::sync::Arc;
+
+use flightdeck_offline::change::ChangeStatus;
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use tauri::{AppHandle, Runtime};
+use tauri_specta::Event;
+
+use crate::error::{AppError, ErrorCode, Result};
+use crate::state::{Active, AppState, SandboxState};
+
+/// Who is signed in on the active profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    /// Username or partner client id.
+    pub account: String,
+    /// `user` or `partner`.
+    pub kind: AccountType,
+}
+
+/// What an account signs in as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum AccountType {
+    /// Advertiser or agency user.
+    User,
+    /// Data partner.
+    Partner,
+}
+
+/// A saved profile as the profile switcher shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileInfo {
+    /// Stable id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Service root.
+    pub base_url: String,
+    /// True for the built-in local sandbox.
+    pub embedded: bool,
+}
+
+/// The demo sign-ins, shown on the sign-in screen of the embedded sandbox so a new
+/// buyer is working within seconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct DemoCredentials {
+    /// Agency user.
+    pub username: String,
+    /// Its password.
+    pub password: String,
+    /// Data-partner client id.
+    pub partner_client_id: String,
+    /// Its secret.
+    pub partner_client_secret: String,
+    /// Login on the partner's sign-in page.
+    pub partner_login: String,
+    /// Its password.
+    pub partner_password: String,
+}
+
+/// Everything the shell of the UI shows: profiles, session, connectivity, pending count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AppSnapshot {
+    /// Saved profiles.
+    pub profiles: Vec<ProfileInfo>,
+    /// The active one.
+    pub active_id: String,
+    /// Who is signed in there, if anyone.
+    pub session: Option<SessionInfo>,
+    /// Demo sign-ins (embedded sandbox only).
+    pub demo: Option<DemoCredentials>,
+    /// The service answered the last probe.
+    pub online: bool,
+    /// The embedded sandbox's state; `None` on other profiles.
+    pub sandbox: Option<SandboxState>,
+    /// Changes not applied yet.
+    pub pending_count: u32,
+    /// A post is running.
+    pub posting: bool,
+}
+
+/// A post's progress, after each change settles.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncProgress {
+    /// Changes settled.
+    pub done: u32,
+    /// Changes in this post.
+    pub total: u32,
+    /// The change that settled.
+    pub seq: i64,
+    /// Its status.
+    pub status: ChangeStatus,
+}
+
+/// A post finished: how many changes ended where.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncFinished {
+    /// Applied by the service.
+    pub applied: u32,
+    /// Rejected, with messages.
+    pub failed: u32,
+    /// Outcome unknown; the buyer checks.
+    pub needs_review: u32,
+    /// Held for per-field resolution.
+    pub conflicts: u32,
+    /// Invalid or waiting on a change that did not apply.
+    pub held: u32,
+    /// Not settled (offline, transient failures); posted next time.
+    pub unsent: u32,
+    /// Why the post stopped early, if it did.
+    pub stopped: Option<String>,
+}
+
+/// The shell changed (sign-in through a deep link, expiry, connectivity).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
+pub struct SessionChanged(pub AppSnapshot);
+
+/// The session ended and could not be renewed: sign in again. Pending changes stay.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInRequired {
+    /// Why, for the buyer.
+    pub message: String,
+}
+
+/// The shell's state now.
+pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
+    let active = state.active()?;
+    let (profiles, active_id) = state.profiles()?;
+    let embedded = active.profile.embedded;
+    let session = active.signed().map(|s| SessionInfo {
+        account: s.session.account().to_owned(),
+        kind: if s.partner {
+            AccountType::Partner
+        } else {
+            AccountType::User
+        },
+    });
+    let pending_count = active.workspace()?.pending_count()?;
+    Ok(AppSnapshot {
+        profiles: profiles
+            .into_iter()
+            .map(|p| ProfileInfo {
+                id: p.id,
+                name: p.name,
+                base_url: p.base_url,
+                embedded: p.embedded,
+            })
+            .collect(),
+        active_id,
+        session,
+        demo: embedded.then(demo_credentials),
+        online: active.online.load(std::sync::atomic::Ordering::SeqCst),
+        sandbox: if embedded {
+            Some(state.sandbox_state().await)
+        } else {
+            None
+        },
+        pending_count: u32::try_from(pending_count).unwrap_or(u32::MAX),
+        posting: active.posting.load(std::sync::atomic::Ordering::SeqCst),
+    })
+}
+
+fn demo_credentials() -> DemoCredentials {
+    use flightdeck_sandbox::seed::demo;
+    DemoCredentials {
+        username: demo::USERNAME.into(),
+        password: demo::PASSWORD.into(),
+        partner_client_id: demo::PARTNER_CLIENT_ID.into(),
+        partner_client_secret: demo::PARTNER_CLIENT_SECRET.into(),
+        partner_login: demo::PARTNER_LOGIN.into(),
+        partner_password: demo::PARTNER_PASSWORD.into(),
+    }
+}
+
+/// Tells the UI the shell changed. A UI that is not listening loses nothing: it asks
+/// for a snapshot whenever it needs one.
+pub async fn announce<R: Runtime>(app: &AppHandle<R>, state: &AppState) {
+    if let Ok(s) = snapshot(state).await {
+        let _ = SessionChanged(s).emit(app);
+    }
+}
+
+/// When the service refused to renew the session: forget it (the keyring entries are
+/// already gone), tell the UI, and pass the error on. Everything pending stays.
+pub fn on_session_error<R: Runtime>(
+    app: &AppHandle<R>,
+    active: &Arc<Active>,
+    e: AppError,
+) -> AppError {
+    if e.code == ErrorCode::SignInRequired {
+        active.session_ended();
+        let _ = SignInRequired {
+            message: e.message.clone(),
+        }
+        .emit(app);
+    }
+    e
+}

@@ -1,0 +1,118 @@
+//! Profiles, sign-in and the embedded sandbox.
+
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_opener::OpenerExt;
+
+use super::{AppSnapshot, announce, snapshot};
+use crate::error::{AppError, Result};
+use crate::state::AppState;
+
+/// The shell's state: profiles, session, connectivity, pending count.
+#[tauri::command]
+#[specta::specta]
+pub async fn app_snapshot(state: State<'_, AppState>) -> Result<AppSnapshot> {
+    snapshot(&state).await
+}
+
+/// Adds a profile for another service and switches to it.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_profile(
+    state: State<'_, AppState>,
+    name: String,
+    base_url: String,
+) -> Result<AppSnapshot> {
+    state.add_profile(&name, &base_url).await?;
+    snapshot(&state).await
+}
+
+/// Switches to another profile (its own workspace and sign-in).
+#[tauri::command]
+#[specta::specta]
+pub async fn switch_profile(state: State<'_, AppState>, id: String) -> Result<AppSnapshot> {
+    state.switch(&id).await?;
+    snapshot(&state).await
+}
+
+/// Signs an advertiser or agency user in; the password and tokens go to the OS keyring.
+#[tauri::command]
+#[specta::specta]
+pub async fn sign_in(
+    state: State<'_, AppState>,
+    username: String,
+    password: String,
+) -> Result<AppSnapshot> {
+    state.sign_in_user(&username, password).await?;
+    snapshot(&state).await
+}
+
+/// Starts a data partner's sign-in in the system browser. It completes when the
+/// service redirects to `flightdeck://oauth/callback` (see `deep_link`).
+#[tauri::command]
+#[specta::specta]
+pub async fn partner_sign_in<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    client_id: String,
+    client_secret: String,
+) -> Result<PartnerStarted> {
+    let url = state.begin_partner(&client_id, client_secret)?;
+    // Tests and headless machines have no browser; the URL is returned either way.
+    let opened = app.opener().open_url(url.as_str(), None::<&str>).is_ok();
+    Ok(PartnerStarted {
+        authorize_url: url.to_string(),
+        opened,
+    })
+}
+
+/// A partner sign-in that waits for the browser.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PartnerStarted {
+    /// The login page (with `state` and the PKCE challenge).
+    pub authorize_url: String,
+    /// Whether the system browser was opened on it.
+    pub opened: bool,
+}
+
+/// Signs out: the keyring entries are deleted; drafts and pending changes stay.
+#[tauri::command]
+#[specta::specta]
+pub async fn sign_out(state: State<'_, AppState>) -> Result<AppSnapshot> {
+    state.sign_out().await?;
+    snapshot(&state).await
+}
+
+/// Stops or starts the embedded sandbox (to work offline and come back).
+#[tauri::command]
+#[specta::specta]
+pub async fn set_sandbox_running<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    running: bool,
+) -> Result<AppSnapshot> {
+    if !state.active()?.profile.embedded {
+        return Err(AppError::state(
+            "only the Local sandbox profile runs a sandbox inside the app",
+        ));
+    }
+    state.set_sandbox_running(running).await?;
+    crate::probe::probe_now(&app, &state).await;
+    snapshot(&state).await
+}
+
+/// Completes a partner sign-in from a `flightdeck://oauth/callback?...` URL handed over
+/// by the OS (deep link, or a second instance's command line).
+pub async fn complete_partner_sign_in<R: Runtime>(
+    app: &AppHandle<R>,
+    state: &AppState,
+    url: &str,
+) -> Result<()> {
+    let url = url::Url::parse(url)
+        .map_err(|e| AppError::state(format!("the sign-in link is not a URL: {e}")))?;
+    let result = state.finish_partner(&url).await;
+    announce(app, state).await;
+    result
+}

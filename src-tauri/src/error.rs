@@ -1,0 +1,159 @@
+//! The app's one error type, as the UI receives it: a stable code to branch on, a
+//! sentence for the buyer, and the fields it names. The UI never parses message text.
+
+use flightdeck_model::{FieldError, ValidationErrors};
+use serde::Serialize;
+use specta::Type;
+
+/// What kind of failure, for the UI to branch on (sign-in screen, inline errors, banner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum ErrorCode {
+    /// The session ended or never started: show the sign-in screen. Pending changes stay.
+    SignInRequired,
+    /// Signed in, but this account may not do it.
+    Forbidden,
+    /// The entity does not exist (or belongs to another account).
+    NotFound,
+    /// The service or the model's rules refused the input; see `fieldErrors`.
+    Invalid,
+    /// The service could not be reached: work continues offline.
+    Offline,
+    /// The service failed; trying again later may work.
+    Service,
+    /// The OS keyring refused to keep or give back a secret.
+    Keyring,
+    /// The local workspace or settings could not be read or written.
+    Storage,
+    /// The request makes no sense in the app's current state (no profile, posting twice).
+    State,
+}
+
+/// An error as the UI receives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Type, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{message}")]
+pub struct AppError {
+    /// What kind of failure.
+    pub code: ErrorCode,
+    /// A sentence for the buyer. Never holds a secret.
+    pub message: String,
+    /// The fields the failure names, by wire path (`flights[1].startDate`).
+    pub field_errors: Vec<FieldError>,
+}
+
+/// Result of every command.
+pub type Result<T, E = AppError> = std::result::Result<T, E>;
+
+impl AppError {
+    /// An error with no field.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        AppError {
+            code,
+            message: message.into(),
+            field_errors: Vec::new(),
+        }
+    }
+
+    /// A request that does not fit the app's state.
+    pub fn state(message: impl Into<String>) -> Self {
+        AppError::new(ErrorCode::State, message)
+    }
+
+    /// The local workspace or settings failed.
+    pub fn storage(message: impl Into<String>) -> Self {
+        AppError::new(ErrorCode::Storage, message)
+    }
+}
+
+impl From<flightdeck_client::Error> for AppError {
+    fn from(e: flightdeck_client::Error) -> Self {
+        use flightdeck_client::ErrorKind as K;
+        let code = match e.kind() {
+            K::Transport | K::OutcomeUnknown => ErrorCode::Offline,
+            K::Unauthenticated | K::SignInRequired => ErrorCode::SignInRequired,
+            K::Forbidden => ErrorCode::Forbidden,
+            K::NotFound => ErrorCode::NotFound,
+            K::Rejected | K::IdentifierConflict | K::Audience | K::SignIn | K::Config => {
+                ErrorCode::Invalid
+            }
+            K::Server | K::Decode => ErrorCode::Service,
+            // A token endpoint's 4xx (invalid_grant, invalid_client) refuses what the buyer
+            // typed; only a 5xx is the service failing.
+            K::Token => match &e {
+                flightdeck_client::Error::Token { status, .. } if *status < 500 => {
+                    ErrorCode::Invalid
+                }
+                _ => ErrorCode::Service,
+            },
+            K::Keyring => ErrorCode::Keyring,
+        };
+        let field_errors = e
+            .messages()
+            .iter()
+            .filter_map(|m| {
+                m.field.as_ref().map(|field| FieldError {
+                    field: field.clone(),
+                    code: m.code.clone(),
+                    message: m.message.clone(),
+                })
+            })
+            .collect();
+        AppError {
+            code,
+            message: e.to_string(),
+            field_errors,
+        }
+    }
+}
+
+impl From<flightdeck_offline::Error> for AppError {
+    fn from(e: flightdeck_offline::Error) -> Self {
+        use flightdeck_offline::Error as E;
+        match e {
+            E::Client(c) => c.into(),
+            E::NotFound(m) => AppError::new(ErrorCode::NotFound, m),
+            E::Invalid(m) => AppError::new(ErrorCode::State, m),
+            other => AppError::storage(other.to_string()),
+        }
+    }
+}
+
+impl From<ValidationErrors> for AppError {
+    fn from(e: ValidationErrors) -> Self {
+        let field_errors = e.0;
+        let message = match field_errors.as_slice() {
+            [one] => format!("{}: {}", one.field, one.message),
+            many => format!("{} fields need attention", many.len()),
+        };
+        AppError {
+            code: ErrorCode::Invalid,
+            message,
+            field_errors,
+        }
+    }
+}
+
+impl From<flightdeck_sandbox::Error> for AppError {
+    fn from(e: flightdeck_sandbox::Error) -> Self {
+        AppError::storage(format!("the local sandbox failed: {e}"))
+    }
+}
+
+impl From<tauri::Error> for AppError {
+    fn from(e: tauri::Error) -> Self {
+        AppError::state(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for AppError {
+    fn from(e: std::io::Error) -> Self {
+        AppError::storage(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for AppError {
+    fn from(e: serde_json::Error) -> Self {
+        AppError::storage(format!("stored data has an unexpected shape: {e}"))
+    }
+}

@@ -1,0 +1,191 @@
+//! The Flightdeck desktop app: a Tauri shell over the workspace crates.
+//!
+//! - `commands`: thin adapters (parse, call a crate, map the error), typed for the UI
+//!   by tauri-specta; `ui/src/bindings.ts` is generated from them (see [`specta_builder`]).
+//! - `state`: profiles, the active profile's session and workspace, the embedded sandbox.
+//! - `probe`: online/offline.
+//!
+//! Data partners come back from the browser through `flightdeck://oauth/callback`: the
+//! deep-link plugin delivers it, and single-instance forwards it when the OS starts a
+//! second copy of the app with the URL.
+
+pub mod commands;
+pub mod error;
+pub mod probe;
+pub mod state;
+
+use std::path::PathBuf;
+
+use tauri::{AppHandle, Manager, Runtime};
+use tauri_specta::Builder;
+
+use crate::state::AppState;
+
+/// Where the app keeps its data when `FLIGHTDECK_DATA_DIR` does not say otherwise
+/// (tests and e2e runs point it at a temporary directory).
+pub const DATA_DIR_ENV: &str = "FLIGHTDECK_DATA_DIR";
+
+/// Every command and event on runtime `$r`. A macro because `collect_commands!` cannot
+/// name a generic parameter: the app uses `tauri::Wry`, the command tests the mock runtime.
+#[macro_export]
+macro_rules! specta_builder {
+    ($r:ty) => {{
+        use $crate::commands::{self, forms, pending, session, tables};
+        tauri_specta::Builder::<$r>::new()
+            .commands(tauri_specta::collect_commands![
+                session::app_snapshot,
+                session::add_profile,
+                session::switch_profile,
+                session::sign_in,
+                session::partner_sign_in::<$r>,
+                session::sign_out,
+                session::set_sandbox_running::<$r>,
+                tables::refresh::<$r>,
+                tables::list_advertisers,
+                tables::list_campaigns,
+                tables::list_ad_orders,
+                tables::list_flight_caps,
+                tables::list_creatives,
+                tables::list_site_lists,
+                tables::list_audience_segments,
+                forms::validate,
+                forms::save_advertiser,
+                forms::save_campaign,
+                forms::save_ad_order,
+                forms::save_flight_caps,
+                forms::save_creative,
+                forms::save_site_list,
+                forms::save_audience_segment,
+                forms::upload_audience_data,
+                forms::creative_matrix,
+                forms::timezones,
+                forms::flight_timeline,
+                pending::pending_changes,
+                pending::check_changes,
+                pending::discard_changes::<$r>,
+                pending::resolve_conflict,
+                pending::post_changes::<$r>,
+            ])
+            .events(tauri_specta::collect_events![
+                commands::SyncProgress,
+                commands::SyncFinished,
+                commands::SessionChanged,
+                commands::SignInRequired,
+            ])
+            // Ids and Unix-ms dates are i64 on the wire; both stay far below 2^53.
+            .dangerously_cast_bigints_to_number()
+            // One type per resource in TypeScript: the UI reads rows and sends them back.
+            .disable_serde_phases()
+    }};
+}
+
+/// The TypeScript bindings, exactly as committed in `ui/src/bindings.ts`.
+pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
+    specta_builder!(tauri::Wry)
+        .export(
+            specta_typescript::Typescript::default().header(
+                "// Generated from src-tauri by `cargo run -p flightdeck-app --bin export-bindings`. Do not edit.\n",
+            ),
+            path,
+        )
+        .map_err(|e| e.to_string())
+}
+
+fn data_dir<R: Runtime>(app: &AppHandle<R>) -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV) {
+        return Ok(PathBuf::from(dir));
+    }
+    app.path().app_data_dir().map_err(|e| e.to_string())
+}
+
+/// Handles `flightdeck://oauth/callback?...` URLs, whichever way they arrived.
+fn handle_urls<R: Runtime>(app: &AppHandle<R>, urls: Vec<String>) {
+    for url in urls {
+        if !url.starts_with("flightdeck://oauth/callback") {
+            continue;
+        }
+        let task_app = app.clone();
+        tauri::async_runtime::spawn(async move {
+            let app = task_app;
+            if let Some(state) = app.try_state::<AppState>() {
+                // The error reaches the UI as the absence of a session plus a banner.
+                if let Err(e) =
+                    commands::session::complete_partner_sign_in(&app, &state, &url).await
+                {
+                    use tauri_specta::Event;
+                    let _ = commands::SignInRequired { message: e.message }.emit(&app);
+                }
+            }
+        });
+        if let Some(w) = app.get_webview_window("main") {
+            let _ = w.set_focus();
+        }
+    }
+}
+
+/// Sets up state, plugins and events on any runtime (the mock runtime in tests).
+pub fn setup<R: Runtime>(
+    app: &mut tauri::App<R>,
+    builder: &Builder<R>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    builder.mount_events(app);
+    let handle = app.handle().clone();
+    let dir = data_dir(&handle)?;
+    let state = tauri::async_runtime::block_on(AppState::open(&dir))?;
+    app.manage(state);
+    probe::start(handle);
+    Ok(())
+}
+
+/// Runs the desktop app.
+pub fn run() {
+    let builder = specta_builder!(tauri::Wry);
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+            // A second start (often the OS handing over a deep link) focuses this one.
+            // Its URL arrives through the deep-link plugin's `on_open_url` (the plugin's
+            // `deep-link` feature forwards argv), so it is not handled here a second time.
+            if let Some(w) = app.get_webview_window("main") {
+                let _ = w.set_focus();
+            }
+        }))
+        .plugin(tauri_plugin_deep_link::init())
+        .plugin(tauri_plugin_opener::init())
+        .invoke_handler(builder.invoke_handler())
+        .setup(move |app| {
+            setup(app, &builder)?;
+            {
+                use tauri_plugin_deep_link::DeepLinkExt;
+                #[cfg(any(target_os = "linux", all(debug_assertions, windows)))]
+                {
+                    // Registration needs xdg-utils; without it only the command line works.
+                    let _ = app.deep_link().register_all();
+                }
+                let handle = app.handle().clone();
+                app.deep_link().on_open_url(move |event| {
+                    handle_urls(
+                        &handle,
+                        event.urls().iter().map(|u| u.to_string()).collect(),
+                    );
+                });
+                if let Ok(Some(urls)) = app.deep_link().get_current() {
+                    handle_urls(app.handle(), urls.iter().map(|u| u.to_string()).collect());
+                }
+            }
+            Ok(())
+        })
+        .build(tauri::generate_context!());
+    match app {
+        Ok(app) => app.run(|handle, event| {
+            if let tauri::RunEvent::Exit = event
+                && let Some(state) = handle.try_state::<AppState>()
+            {
+                tauri::async_runtime::block_on(state.shutdown());
+            }
+        }),
+        Err(e) => {
+            eprintln!("Flightdeck could not start: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,1012 @@
+//! The app's commands as the UI calls them: by name, with camelCase JSON arguments,
+//! through Tauri's IPC on the mock runtime, against the embedded sandbox (real HTTP on
+//! loopback, real SQLite) and the OS keyring.
+//!
+//! Run inside `scripts/with-keyring.sh` (a private Secret Service):
+//! `bash scripts/with-keyring.sh cargo test -p flightdeck-app --test commands`.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use flightdeck_app::state::AppState;
+use flightdeck_client::ClientConfig;
+use flightdeck_client::token_store::{Profile, TokenStore};
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{
+    INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets,
+};
+use tauri::webview::InvokeRequest;
+use tauri::{App, Listener, Manager, WebviewWindow, WebviewWindowBuilder};
+
+const DAY: i64 = 86_400_000;
+/// Longest wait for a background post to finish.
+const POST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One running app on the mock runtime with its "main" window, over a data dir.
+struct Harness {
+    app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+}
+
+impl Harness {
+    /// Builds the app as `flightdeck_app::run` does (commands, events, state), on the
+    /// mock runtime. The opener plugin is there because `partner_sign_in` uses it.
+    fn open(dir: &Path) -> Harness {
+        let builder = flightdeck_app::specta_builder!(MockRuntime);
+        let app = mock_builder()
+            .plugin(tauri_plugin_opener::init())
+            .invoke_handler(builder.invoke_handler())
+            .build(mock_context(noop_assets()))
+            .expect("build the app on the mock runtime");
+        let state =
+            tauri::async_runtime::block_on(AppState::open(dir)).expect("open the app's state");
+        app.manage(state);
+        builder.mount_events(&app);
+        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .expect("create the main window");
+        Harness { app, window }
+    }
+
+    /// Stops the embedded sandbox (as the app does on exit) and drops the app.
+    fn close(self) {
+        let state = self.app.state::<AppState>();
+        tauri::async_runtime::block_on(state.shutdown());
+    }
+
+    fn state(&self) -> tauri::State<'_, AppState> {
+        self.app.state::<AppState>()
+    }
+
+    /// Invokes a command as the webview would.
+    fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().expect("webview URL"),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.window, request).map(|body| {
+            body.deserialize::<Value>()
+                .expect("a command answers with JSON")
+        })
+    }
+
+    fn ok(&self, cmd: &str, args: Value) -> Value {
+        self.call(cmd, args)
+            .unwrap_or_else(|e| panic!("{cmd} failed: {e}"))
+    }
+
+    fn err(&self, cmd: &str, args: Value) -> Value {
+        match self.call(cmd, args) {
+            Ok(v) => panic!("{cmd} succeeded but should have failed: {v}"),
+            Err(e) => e,
+        }
+    }
+
+    fn snapshot(&self) -> Value {
+        self.ok("app_snapshot", json!({}))
+    }
+
+    /// The embedded sandbox's base URL (with a trailing slash).
+    fn base_url(&self) -> String {
+        let snap = self.snapshot();
+        snap["profiles"][0]["baseUrl"]
+            .as_str()
+            .expect("the profile has a base URL")
+            .to_owned()
+    }
+
+    fn sign_in_demo(&self) {
+        let snap = self.ok("sign_in", json!({"username": "demo", "password": "demo"}));
+        assert_eq!(snap["session"], json!({"account": "demo", "kind": "user"}));
+    }
+
+    /// Calls `refresh` (downloads the account) and returns its summary.
+    fn refresh(&self) -> Value {
+        self.ok("refresh", json!({}))
+    }
+
+    /// Starts listening for `SyncFinished` (event name as in `ui/src/bindings.ts`).
+    fn on_sync_finished(&self) -> mpsc::Receiver<Value> {
+        let (tx, rx) = mpsc::channel();
+        self.app.listen("sync-finished", move |event| {
+            let payload: Value =
+                serde_json::from_str(event.payload()).expect("SyncFinished is JSON");
+            let _ = tx.send(payload);
+        });
+        rx
+    }
+
+    /// Posts every pending change and waits for the background post to finish.
+    fn post_all(&self) -> Value {
+        let finished = self.on_sync_finished();
+        assert_eq!(self.ok("post_changes", json!({"seqs": null})), Value::Null);
+        let report = finished
+            .recv_timeout(POST_TIMEOUT)
+            .expect("SyncFinished arrives after post_changes");
+        let snap = self.snapshot();
+        assert_eq!(snap["posting"], json!(false), "posting is over: {snap}");
+        report
+    }
+
+    fn advertisers(&self) -> Vec<Value> {
+        rows(self.ok("list_advertisers", json!({})))
+    }
+
+    fn pending(&self) -> Vec<Value> {
+        rows(self.ok("pending_changes", json!({})))
+    }
+}
+
+fn rows(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(rows) => rows,
+        other => panic!("expected a list, got {other}"),
+    }
+}
+
+/// The row whose working copy is named `name`.
+fn named<'a>(rows: &'a [Value], name: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["value"]["name"] == name)
+        .unwrap_or_else(|| panic!("no row named {name} in {rows:?}"))
+}
+
+fn now_ms() -> i64 {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("the clock is after 1970");
+    i64::try_from(d.as_millis()).expect("milliseconds fit in i64")
+}
+
+/// The keyring entries the app uses for `account` on `base_url`.
+fn keyring_store(base_url: &str, account: &str, partner: bool) -> TokenStore {
+    let config = ClientConfig::new(base_url).expect("client config");
+    let profile = if partner {
+        Profile::partner(&config, account)
+    } else {
+        Profile::user(&config, account)
+    };
+    TokenStore::new(profile)
+}
+
+fn keyring_holds_session(base_url: &str, account: &str, partner: bool) -> bool {
+    let store = keyring_store(base_url, account, partner);
+    let tokens = store.load_tokens().expect("read the keyring").is_some();
+    let secret = store.load_secret().expect("read the keyring").is_some();
+    tokens && secret
+}
+
+fn keyring_is_empty_for(base_url: &str, account: &str, partner: bool) -> bool {
+    let store = keyring_store(base_url, account, partner);
+    store.load_tokens().expect("read the keyring").is_none()
+        && store.load_secret().expect("read the keyring").is_none()
+}
+
+/// GET on the sandbox with Basic credentials, as another tool would see the account.
+fn sandbox_get(base_url: &str, path: &str) -> Value {
+    let url = format!("{base_url}{path}");
+    tauri::async_runtime::block_on(async {
+        let resp = reqwest::Client::new()
+            .get(&url)
+            .basic_auth("demo", Some("demo"))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+        assert!(resp.status().is_success(), "GET {url}: {}", resp.status());
+        resp.json::<Value>().await.expect("a JSON answer")
+    })
+}
+
+/// Every JSON object anywhere in `v` whose `name` is `name`.
+fn count_named(v: &Value, name: &str) -> usize {
+    match v {
+        Value::Object(map) => {
+            usize::from(map.get("name").and_then(Value::as_str) == Some(name))
+                + map.values().map(|x| count_named(x, name)).sum::<usize>()
+        }
+        Value::Array(items) => items.iter().map(|x| count_named(x, name)).sum(),
+        _ => 0,
+    }
+}
+
+/// The first JSON object anywhere in `v` whose `name` is `name`.
+fn find_named<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    match v {
+        Value::Object(map) if map.get("name").and_then(Value::as_str) == Some(name) => Some(v),
+        Value::Object(map) => map.values().find_map(|x| find_named(x, name)),
+        Value::Array(items) => items.iter().find_map(|x| find_named(x, name)),
+        _ => None,
+    }
+}
+
+/// Creates an audience segment shared with Acme Outdoor directly on the sandbox, as the
+/// demo user (the audience endpoints take only an access token).
+fn sandbox_create_segment(base_url: &str, name: &str) {
+    let advertisers = sandbox_get(base_url, "v1/advertiser");
+    let acme = find_named(&advertisers, "Acme Outdoor").expect("Acme Outdoor on the sandbox");
+    let body = json!({
+        "name": name, "description": "made by the command tests",
+        "dataType": "email_sha256", "accountId": acme["agencyId"],
+        "advertiserIds": [acme["id"]], "externalAudienceId": format!("EXT-{name}"),
+        "ttl": 2_592_000,
+    });
+    tauri::async_runtime::block_on(async {
+        let http = reqwest::Client::new();
+        let tokens: Value = http
+            .post(format!("{base_url}v1/oauth2/authenticate"))
+            .basic_auth("demo", Some("demo"))
+            .send()
+            .await
+            .expect("authenticate")
+            .json()
+            .await
+            .expect("token JSON");
+        let token = tokens["access_token"].as_str().expect("an access token");
+        let resp = http
+            .post(format!("{base_url}v1/audiences"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .expect("create a segment");
+        let status = resp.status();
+        let text = resp.text().await.unwrap_or_default();
+        assert!(status.is_success(), "POST v1/audiences: {status} {text}");
+    });
+}
+
+/// A valid new advertiser under the demo agency.
+fn new_advertiser(name: &str, agency_id: &Value) -> Value {
+    json!({"name": name, "agencyId": agency_id, "currency": "USD", "category": "IAB3"})
+}
+
+/// The demo agency's id, as the downloaded advertisers carry it.
+fn demo_agency_id(h: &Harness) -> Value {
+    let advertisers = h.advertisers();
+    let id = named(&advertisers, "Acme Outdoor")["value"]["agencyId"].clone();
+    assert!(id.is_i64(), "Acme Outdoor has a numeric agencyId: {id}");
+    id
+}
+
+fn field_errors(v: &Value) -> Vec<(String, String)> {
+    v.as_array()
+        .expect("a list of field errors")
+        .iter()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap_or_default().to_owned(),
+                e["code"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn first_run_shows_the_local_sandbox_with_demo_credentials() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    tauri::async_runtime::block_on(flightdeck_app::probe::probe_now(h.app.handle(), &h.state()));
+
+    let snap = h.snapshot();
+    let profiles = snap["profiles"].as_array().expect("profiles");
+    assert_eq!(profiles.len(), 1, "one profile on first run: {snap}");
+    let p = &profiles[0];
+    assert_eq!(p["name"], "Local sandbox");
+    assert_eq!(p["embedded"], true);
+    assert_eq!(snap["activeId"], p["id"]);
+    let base = p["baseUrl"].as_str().expect("base URL");
+    let url = url::Url::parse(base).expect("the base URL parses");
+    assert_eq!(url.host_str(), Some("127.0.0.1"), "{base}");
+    assert_ne!(
+        url.port(),
+        Some(0),
+        "the sandbox listens on a real port: {base}"
+    );
+    assert_eq!(snap["session"], Value::Null);
+    assert_eq!(
+        snap["demo"],
+        json!({
+            "username": "demo", "password": "demo",
+            "partnerClientId": "demo-partner", "partnerClientSecret": "demo-partner-secret",
+            "partnerLogin": "partner", "partnerPassword": "partner",
+        })
+    );
+    assert_eq!(snap["sandbox"], "running");
+    assert_eq!(snap["online"], true, "the sandbox answers: {snap}");
+    assert_eq!(snap["pendingCount"], 0);
+    assert_eq!(snap["posting"], false);
+    // The sandbox really serves the demo account there.
+    let advertisers = sandbox_get(base, "v1/advertiser");
+    assert_eq!(
+        count_named(&advertisers, "Acme Outdoor"),
+        1,
+        "{advertisers}"
+    );
+    h.close();
+}
+
+/// A wrong password is the buyer's mistake to correct (`invalid`), not a service
+/// failure to retry later, and the message never repeats it.
+#[test]
+fn a_wrong_password_is_refused_as_invalid_without_naming_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    let base = h.base_url();
+
+    let e = h.err("sign_in", json!({"username": "demo", "password": ""}));
+    assert_eq!(e["code"], "invalid");
+    assert_eq!(
+        e["fieldErrors"],
+        json!([{"field": "password", "code": "REQUIRED", "message": "is required"}])
+    );
+
+    let wrong = "not-the-password-7731";
+    let e = h.err("sign_in", json!({"username": "demo", "password": wrong}));
+    let message = e["message"].as_str().expect("a message");
+    assert!(
+        message.contains("invalid username or password"),
+        "the message says what is wrong: {message}"
+    );
+    assert!(
+        !message.contains(wrong),
+        "the message names the password: {message}"
+    );
+    assert_eq!(h.snapshot()["session"], Value::Null);
+    assert!(keyring_is_empty_for(&base, "demo", false));
+    assert_eq!(e["code"], "invalid", "{e}");
+    h.close();
+}
+
+#[test]
+fn sign_in_keeps_the_session_in_the_keyring_across_restarts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    let base = h.base_url();
+
+    h.sign_in_demo();
+    assert!(
+        keyring_holds_session(&base, "demo", false),
+        "tokens and password are in the keyring"
+    );
+    let profiles = std::fs::read_to_string(dir.path().join("profiles.json")).expect("profiles");
+    assert!(
+        !profiles.contains("password") && !profiles.contains("token"),
+        "no secret on disk: {profiles}"
+    );
+    h.close();
+
+    let h = Harness::open(dir.path());
+    assert_eq!(
+        h.base_url(),
+        base,
+        "the sandbox comes back on the same port"
+    );
+    let snap = h.snapshot();
+    assert_eq!(
+        snap["session"],
+        json!({"account": "demo", "kind": "user"}),
+        "still signed in after a restart: {snap}"
+    );
+    // The restored session works against the service.
+    let summary = h.refresh();
+    assert!(summary["added"].as_u64().unwrap_or(0) > 0, "{summary}");
+    h.close();
+}
+
+#[test]
+fn refresh_downloads_the_demo_account() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    let e = h.err("refresh", json!({}));
+    assert_eq!(e["code"], "signInRequired", "refresh needs a session: {e}");
+    h.sign_in_demo();
+
+    let summary = h.refresh();
+    // 3 advertisers, 4 campaigns, 10 ad orders at least (flight caps may add more).
+    assert!(summary["added"].as_u64().unwrap_or(0) >= 17, "{summary}");
+    assert_eq!(summary["keptPending"], 0);
+
+    let advertisers = h.advertisers();
+    let mut names: Vec<&str> = advertisers
+        .iter()
+        .filter_map(|r| r["value"]["name"].as_str())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["Acme Outdoor", "Bluebird Coffee", "Northwind Travel"]
+    );
+    let acme = named(&advertisers, "Acme Outdoor");
+    assert_eq!(acme["marker"], Value::Null);
+    assert_eq!(acme["pending"], false);
+    assert_eq!(acme["label"], "Acme Outdoor");
+    assert_eq!(acme["target"]["kind"], "advertiser");
+    assert_eq!(acme["target"]["key"]["type"], "id");
+
+    let campaigns = rows(h.ok("list_campaigns", json!({"advertiser": acme["target"]})));
+    let mut names: Vec<&str> = campaigns
+        .iter()
+        .filter_map(|r| r["value"]["name"].as_str())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["Acme Always-On", "Acme Spring Launch"]);
+    for c in &campaigns {
+        assert_eq!(c["parent"], acme["target"]);
+        assert_eq!(c["value"]["advertiserId"], acme["value"]["id"]);
+    }
+    let spring = named(&campaigns, "Acme Spring Launch");
+    let flights = spring["value"]["flights"].as_array().expect("flights");
+    assert_eq!(flights.len(), 2, "{spring}");
+    for f in flights {
+        assert!(f["id"].is_i64(), "downloaded flights have ids: {f}");
+        assert!(f["startDate"].as_i64() < f["endDate"].as_i64(), "{f}");
+    }
+
+    let all = rows(h.ok("list_campaigns", json!({"advertiser": null})));
+    assert_eq!(all.len(), 4, "all campaigns without a filter");
+    h.close();
+}
+
+#[test]
+fn forms_save_drafts_and_report_broken_rules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+
+    // A draft without a name is saved anyway, with the rule it breaks.
+    let mut value = json!({"agencyId": 1, "currency": "USD", "category": "IAB3"});
+    let saved = h.ok("save_advertiser", json!({"target": null, "value": value}));
+    assert_eq!(saved["target"]["kind"], "advertiser");
+    assert_eq!(saved["target"]["key"]["type"], "local");
+    assert_eq!(
+        field_errors(&saved["errors"]),
+        [("name".to_owned(), "REQUIRED".to_owned())]
+    );
+    let advertisers = h.advertisers();
+    let row = advertisers
+        .iter()
+        .find(|r| r["target"] == saved["target"])
+        .expect("the draft is listed");
+    assert_eq!(row["marker"], "invalid");
+    assert_eq!(row["pending"], true);
+    assert_eq!(h.snapshot()["pendingCount"], 1);
+    let pending = h.pending();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0]["status"], "invalid");
+
+    value["name"] = json!("Draft Co");
+    let fixed = h.ok(
+        "save_advertiser",
+        json!({"target": saved["target"], "value": value}),
+    );
+    assert_eq!(fixed["target"], saved["target"]);
+    assert_eq!(fixed["errors"], json!([]));
+    let advertisers = h.advertisers();
+    let row = named(&advertisers, "Draft Co");
+    assert_eq!(row["marker"], "new");
+    assert_eq!(row["target"], saved["target"]);
+    assert_eq!(h.snapshot()["pendingCount"], 1, "still one change");
+
+    // Two flights that overlap: the later one is flagged, nothing else.
+    let start = now_ms() + 10 * DAY;
+    let flights = json!([
+        {"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": start + 20 * DAY},
+        {"budgetType": "AUTO_BUDGET", "maxBudget": 500.0, "startDate": start + 10 * DAY, "endDate": start + 30 * DAY},
+    ]);
+    let campaign = json!({
+        "advertiserId": 1, "name": "Overlapping", "domain": "overlap.example",
+        "iabCategory": ["IAB3"], "flights": flights,
+    });
+    let errors = h.ok(
+        "validate",
+        json!({"draft": {"kind": "campaign", "value": campaign}, "parent": null, "existing": false}),
+    );
+    assert_eq!(
+        field_errors(&errors),
+        [("flights[1].startDate".to_owned(), "OVERLAP".to_owned())],
+        "{errors}"
+    );
+    // Without the overlap the same campaign is valid.
+    let mut apart = campaign.clone();
+    apart["flights"][1]["startDate"] = json!(start + 20 * DAY);
+    let errors = h.ok(
+        "validate",
+        json!({"draft": {"kind": "campaign", "value": apart}, "parent": null, "existing": false}),
+    );
+    assert_eq!(errors, json!([]));
+
+    let timeline = h.ok("flight_timeline", json!({"flights": flights}));
+    assert_eq!(timeline["overlaps"], json!([{"a": 0, "b": 1}]));
+    assert_eq!(timeline["bars"].as_array().map(Vec::len), Some(2));
+    assert_eq!(timeline["gaps"], json!([]));
+    assert!(
+        field_errors(&timeline["errors"])
+            .contains(&("flights[1].startDate".to_owned(), "OVERLAP".to_owned())),
+        "{timeline}"
+    );
+
+    let matrix = rows(h.ok("creative_matrix", json!({})));
+    assert_eq!(matrix.len(), 14);
+    let mut cells: Vec<(String, String)> = matrix
+        .iter()
+        .map(|c| {
+            (
+                c["creativeType"].as_str().unwrap_or_default().to_owned(),
+                c["creativeSubtype"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    cells.sort();
+    cells.dedup();
+    assert_eq!(cells.len(), 14, "14 distinct type/subtype cells");
+    h.close();
+}
+
+#[test]
+fn pending_changes_post_in_the_background_exactly_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let agency = demo_agency_id(&h);
+    let base = h.base_url();
+
+    let start = now_ms() + 2 * DAY;
+    let end = start + 28 * DAY;
+    let adv = h.ok(
+        "save_advertiser",
+        json!({"target": null, "value": new_advertiser("Posted Co", &agency)}),
+    );
+    assert_eq!(adv["errors"], json!([]));
+    let camp = h.ok(
+        "save_campaign",
+        json!({
+            "target": null,
+            "advertiser": adv["target"],
+            "value": {
+                "name": "Posted campaign", "domain": "posted.example", "maxBudget": 1000.0,
+                "startDate": start, "endDate": end, "iabCategory": ["IAB3"],
+                "flights": [{"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": end}],
+            },
+        }),
+    );
+    assert_eq!(camp["errors"], json!([]));
+    let order = h.ok(
+        "save_ad_order",
+        json!({
+            "target": null,
+            "campaign": camp["target"],
+            "value": {
+                "name": "Posted order", "optimizationGoal": "CPM",
+                "startDate": start, "endDate": end, "lifetimeBudget": 100.0,
+            },
+        }),
+    );
+    assert_eq!(order["errors"], json!([]));
+
+    let pending = h.pending();
+    assert_eq!(pending.len(), 3, "{pending:?}");
+    let mut labels: Vec<&str> = pending.iter().filter_map(|c| c["label"].as_str()).collect();
+    labels.sort_unstable();
+    assert_eq!(labels, ["Posted Co", "Posted campaign", "Posted order"]);
+    for c in &pending {
+        assert_eq!(c["op"], "create", "{c}");
+        assert_eq!(c["status"], "pending", "{c}");
+        let diff = c["diff"].as_array().expect("a diff");
+        assert!(
+            diff.iter()
+                .any(|d| d["path"] == "name" && d["after"] == c["label"]),
+            "the diff shows the new name: {c}"
+        );
+    }
+    assert_eq!(h.snapshot()["pendingCount"], 3);
+
+    let report = h.post_all();
+    assert_eq!(report["applied"], 3, "{report}");
+    for k in ["failed", "needsReview", "conflicts", "held", "unsent"] {
+        assert_eq!(report[k], 0, "{k}: {report}");
+    }
+    assert_eq!(report["stopped"], Value::Null);
+    let snap = h.snapshot();
+    assert_eq!(snap["pendingCount"], 0, "{snap}");
+    assert!(h.pending().is_empty());
+
+    // The service has each of them exactly once.
+    let advertisers = sandbox_get(&base, "v1/advertiser");
+    assert_eq!(count_named(&advertisers, "Posted Co"), 1, "{advertisers}");
+    let row = named(&h.advertisers(), "Posted Co").clone();
+    assert_eq!(row["marker"], Value::Null);
+    assert_eq!(row["pending"], false);
+    let campaigns = rows(h.ok("list_campaigns", json!({"advertiser": row["target"]})));
+    assert_eq!(campaigns.len(), 1);
+    assert_eq!(campaigns[0]["value"]["name"], "Posted campaign");
+    assert_eq!(campaigns[0]["pending"], false);
+
+    // Posting with nothing pending changes nothing.
+    let report = h.post_all();
+    assert_eq!(report["applied"], 0, "{report}");
+    let advertisers = sandbox_get(&base, "v1/advertiser");
+    assert_eq!(count_named(&advertisers, "Posted Co"), 1, "{advertisers}");
+    h.close();
+}
+
+#[test]
+fn edits_made_offline_wait_and_post_when_back_online() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let base = h.base_url();
+
+    let snap = h.ok("set_sandbox_running", json!({"running": false}));
+    assert_eq!(snap["sandbox"], "stopped", "{snap}");
+    assert_eq!(snap["online"], false, "{snap}");
+
+    let advertisers = h.advertisers();
+    let row = named(&advertisers, "Bluebird Coffee");
+    let mut value = row["value"].clone();
+    value["name"] = json!("Bluebird Coffee Roasters");
+    let saved = h.ok(
+        "save_advertiser",
+        json!({"target": row["target"], "value": value}),
+    );
+    assert_eq!(saved["errors"], json!([]));
+    let row = named(&h.advertisers(), "Bluebird Coffee Roasters").clone();
+    assert_eq!(row["marker"], "changed");
+    assert_eq!(h.snapshot()["pendingCount"], 1);
+
+    let report = h.post_all();
+    assert_eq!(
+        report["applied"], 0,
+        "nothing reaches a stopped sandbox: {report}"
+    );
+    assert_eq!(report["unsent"], 1, "kept for the next post: {report}");
+    for k in ["failed", "needsReview", "conflicts", "held"] {
+        assert_eq!(report[k], 0, "{k}: {report}");
+    }
+    let pending = h.pending();
+    assert_eq!(pending.len(), 1, "the edit is still pending: {pending:?}");
+    assert_eq!(pending[0]["status"], "pending", "{pending:?}");
+    assert_eq!(pending[0]["op"], "update");
+    let snap = h.snapshot();
+    assert_eq!(snap["pendingCount"], 1);
+    assert_eq!(
+        snap["session"],
+        json!({"account": "demo", "kind": "user"}),
+        "being offline does not sign out"
+    );
+
+    let snap = h.ok("set_sandbox_running", json!({"running": true}));
+    assert_eq!(snap["sandbox"], "running", "{snap}");
+    assert_eq!(snap["online"], true, "{snap}");
+    assert_eq!(
+        h.base_url(),
+        base,
+        "the sandbox restarts on the same address"
+    );
+
+    let report = h.post_all();
+    assert_eq!(report["applied"], 1, "{report}");
+    assert_eq!(h.snapshot()["pendingCount"], 0);
+    let on_server = sandbox_get(&base, "v1/advertiser");
+    assert_eq!(
+        count_named(&on_server, "Bluebird Coffee Roasters"),
+        1,
+        "{on_server}"
+    );
+    assert_eq!(count_named(&on_server, "Bluebird Coffee"), 0, "{on_server}");
+    h.close();
+}
+
+#[test]
+fn sign_out_clears_the_keyring_and_keeps_pending_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let agency = demo_agency_id(&h);
+    let base = h.base_url();
+    assert!(keyring_holds_session(&base, "demo", false));
+
+    let saved = h.ok(
+        "save_advertiser",
+        json!({"target": null, "value": new_advertiser("Kept Co", &agency)}),
+    );
+    assert_eq!(saved["errors"], json!([]));
+
+    let snap = h.ok("sign_out", json!({}));
+    assert_eq!(snap["session"], Value::Null);
+    assert_eq!(
+        snap["pendingCount"], 1,
+        "the draft survives sign-out: {snap}"
+    );
+    assert!(
+        keyring_is_empty_for(&base, "demo", false),
+        "sign-out deletes the keyring entries"
+    );
+    let e = h.err("post_changes", json!({"seqs": null}));
+    assert_eq!(e["code"], "signInRequired", "{e}");
+    let pending = h.pending();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0]["label"], "Kept Co");
+    assert_eq!(pending[0]["status"], "pending");
+    // The downloaded account stays readable offline and signed out.
+    assert_eq!(h.advertisers().len(), 4);
+    h.close();
+
+    let h = Harness::open(dir.path());
+    let snap = h.snapshot();
+    assert_eq!(
+        snap["session"],
+        Value::Null,
+        "no session comes back: {snap}"
+    );
+    assert_eq!(snap["pendingCount"], 1);
+    assert!(keyring_is_empty_for(&base, "demo", false));
+    // Signing in again posts the kept change.
+    h.sign_in_demo();
+    let report = h.post_all();
+    assert_eq!(report["applied"], 1, "{report}");
+    let on_server = sandbox_get(&base, "v1/advertiser");
+    assert_eq!(count_named(&on_server, "Kept Co"), 1, "{on_server}");
+    h.close();
+}
+
+/// The hidden and named inputs of the sandbox's login form, HTML entities decoded.
+fn form_fields(html: &str) -> (String, Vec<(String, String)>) {
+    fn attr(tag: &str, name: &str) -> Option<String> {
+        let key = format!(" {name}=\"");
+        let from = tag.find(&key)? + key.len();
+        let len = tag[from..].find('"')?;
+        Some(
+            tag[from..from + len]
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&"),
+        )
+    }
+    let form_at = html.find("<form").expect("the page has a form");
+    let form_end = html[form_at..].find('>').expect("form tag ends") + form_at;
+    let action = attr(&html[form_at..=form_end], "action").expect("the form has an action");
+    let mut fields = Vec::new();
+    for piece in html[form_at..].split("<input").skip(1) {
+        let tag = &piece[..piece.find('>').expect("input tag ends")];
+        if attr(tag, "type").as_deref() == Some("hidden")
+            && let (Some(name), Some(value)) = (attr(tag, "name"), attr(tag, "value"))
+        {
+            fields.push((name, value));
+        }
+    }
+    (action, fields)
+}
+
+/// Plays the system browser: opens the login page, signs in as the partner's login, and
+/// returns where the service redirects (`flightdeck://oauth/callback?...`).
+fn browser_sign_in(authorize_url: &str) -> String {
+    tauri::async_runtime::block_on(async {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("HTTP client");
+        let page = http
+            .get(authorize_url)
+            .send()
+            .await
+            .expect("open the login page");
+        assert!(page.status().is_success(), "login page: {}", page.status());
+        let html = page.text().await.expect("login page HTML");
+        let (action, mut fields) = form_fields(&html);
+        let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
+        for needed in ["client_id", "redirect_uri", "state", "code_challenge"] {
+            assert!(names.contains(&needed), "the form carries {needed}: {html}");
+        }
+        fields.push(("username".into(), "partner".into()));
+        fields.push(("password".into(), "partner".into()));
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&fields)
+            .finish();
+        let action = url::Url::parse(authorize_url)
+            .and_then(|u| u.join(&action))
+            .expect("form action URL");
+        let resp = http
+            .post(action)
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(body)
+            .send()
+            .await
+            .expect("submit the login form");
+        assert!(resp.status().is_redirection(), "login: {}", resp.status());
+        resp.headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .expect("a Location header")
+            .to_owned()
+    })
+}
+
+fn query_param(url: &url::Url, name: &str) -> Option<String> {
+    url.query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+#[test]
+fn partner_sign_in_completes_from_the_redirect_and_refuses_a_forged_state() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    let base = h.base_url();
+
+    let e = h.err(
+        "partner_sign_in",
+        json!({"clientId": "demo-partner", "clientSecret": ""}),
+    );
+    assert_eq!(e["code"], "invalid");
+    assert_eq!(e["fieldErrors"][0]["field"], "clientSecret");
+
+    let started = h.ok(
+        "partner_sign_in",
+        json!({"clientId": "demo-partner", "clientSecret": "demo-partner-secret"}),
+    );
+    let authorize = started["authorizeUrl"].as_str().expect("an authorize URL");
+    assert!(started["opened"].is_boolean());
+    assert!(authorize.starts_with(&base), "{authorize} is on {base}");
+    assert!(
+        !authorize.contains("demo-partner-secret"),
+        "the secret is not in the URL"
+    );
+    let authorize_url = url::Url::parse(authorize).expect("authorize URL parses");
+    let state = query_param(&authorize_url, "state").expect("a state");
+    assert_eq!(
+        query_param(&authorize_url, "code_challenge_method").as_deref(),
+        Some("S256")
+    );
+
+    let location = browser_sign_in(authorize);
+    assert!(
+        location.starts_with("flightdeck://oauth/callback?"),
+        "{location}"
+    );
+    let redirect = url::Url::parse(&location).expect("redirect parses");
+    assert_eq!(query_param(&redirect, "state"), Some(state));
+    assert!(query_param(&redirect, "code").is_some());
+
+    let mut forged = redirect.clone();
+    let pairs: Vec<(String, String)> = redirect
+        .query_pairs()
+        .map(|(k, v)| {
+            let v = if k == "state" {
+                "forged".to_owned()
+            } else {
+                v.into_owned()
+            };
+            (k.into_owned(), v)
+        })
+        .collect();
+    forged.query_pairs_mut().clear().extend_pairs(&pairs);
+    let handle = h.app.handle().clone();
+    let result = tauri::async_runtime::block_on(
+        flightdeck_app::commands::session::complete_partner_sign_in(
+            &handle,
+            &h.state(),
+            forged.as_str(),
+        ),
+    );
+    let e = result.expect_err("a forged state is refused");
+    assert_eq!(e.code, flightdeck_app::error::ErrorCode::Invalid, "{e:?}");
+    assert!(e.message.contains("state mismatch"), "{e:?}");
+    assert_eq!(h.snapshot()["session"], Value::Null);
+    assert!(keyring_is_empty_for(&base, "demo-partner", true));
+
+    // The sign-in completes outside any command: the UI learns of it by an event.
+    let (tx, changed) = mpsc::channel();
+    h.app.listen("session-changed", move |event| {
+        let payload: Value = serde_json::from_str(event.payload()).expect("JSON");
+        let _ = tx.send(payload);
+    });
+    tauri::async_runtime::block_on(flightdeck_app::commands::session::complete_partner_sign_in(
+        &handle,
+        &h.state(),
+        &location,
+    ))
+    .expect("the real redirect completes the sign-in");
+    let announced = changed
+        .recv_timeout(Duration::from_secs(5))
+        .expect("SessionChanged is emitted");
+    assert_eq!(
+        announced["session"],
+        json!({"account": "demo-partner", "kind": "partner"}),
+        "{announced}"
+    );
+    let snap = h.snapshot();
+    assert_eq!(
+        snap["session"],
+        json!({"account": "demo-partner", "kind": "partner"}),
+        "{snap}"
+    );
+    assert!(keyring_holds_session(&base, "demo-partner", true));
+
+    // The same redirect again finds no sign-in waiting.
+    let again = tauri::async_runtime::block_on(
+        flightdeck_app::commands::session::complete_partner_sign_in(&handle, &h.state(), &location),
+    );
+    assert!(again.is_err());
+    assert_eq!(
+        h.snapshot()["session"]["kind"],
+        "partner",
+        "still signed in"
+    );
+    h.close();
+
+    // The partner's session comes back after a restart, from the keyring.
+    let h = Harness::open(dir.path());
+    assert_eq!(
+        h.snapshot()["session"],
+        json!({"account": "demo-partner", "kind": "partner"})
+    );
+    h.close();
+}
+
+/// Signs the demo data partner in, the way the deep link does.
+fn partner_sign_in(h: &Harness) {
+    let started = h.ok(
+        "partner_sign_in",
+        json!({"clientId": "demo-partner", "clientSecret": "demo-partner-secret"}),
+    );
+    let authorize = started["authorizeUrl"].as_str().expect("an authorize URL");
+    let location = browser_sign_in(authorize);
+    let handle = h.app.handle().clone();
+    tauri::async_runtime::block_on(flightdeck_app::commands::session::complete_partner_sign_in(
+        &handle,
+        &h.state(),
+        &location,
+    ))
+    .expect("the redirect completes the sign-in");
+    assert_eq!(h.snapshot()["session"]["kind"], "partner");
+}
+
+/// A data partner may only call the audience endpoints: "Refresh" must download its
+/// audience segments without touching advertisers, campaigns or ad orders.
+#[test]
+fn a_data_partner_can_refresh_its_audience_segments() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    sandbox_create_segment(&h.base_url(), "Partner Segment");
+    // An agency user downloads first on the same profile: the partner must not see it.
+    h.sign_in_demo();
+    h.refresh();
+    assert!(!h.advertisers().is_empty());
+    h.ok("sign_out", json!({}));
+    partner_sign_in(&h);
+    let summary = h.refresh();
+    assert_eq!(summary["added"], 1, "the one segment: {summary}");
+    let page = h.ok("list_audience_segments", json!({"offset": 0, "limit": 50}));
+    assert_eq!(page["total"], 1, "{page}");
+    assert_eq!(
+        page["rows"][0]["value"]["name"], "Partner Segment",
+        "{page}"
+    );
+    assert_eq!(
+        page["rows"][0]["target"]["key"]["type"], "segment",
+        "{page}"
+    );
+    assert!(h.advertisers().is_empty(), "a partner sees no advertisers");
+    assert_eq!(
+        h.snapshot()["session"]["kind"],
+        "partner",
+        "refresh does not end the session"
+    );
+    h.close();
+}

@@ -1,0 +1,1074 @@
+#!/usr/bin/env python3
+"""End-to-end scenario of the Flightdeck desktop app, driven through its real UI.
+
+Runs under tauri-driver (scripts/e2e.sh sets up Xvfb, D-Bus, the keyring and the
+driver). Each step prints PASS/FAIL; the exit status is non-zero when a step failed.
+The UI is driven by the selector contract (`data-action`, `data-nav`, `data-form`,
+wire-path input names, ...); the embedded sandbox is then asked over HTTP whether what
+was posted really arrived, exactly once.
+
+    python3 tests/e2e/test_app.py            # the whole scenario
+    python3 tests/e2e/test_app.py --smoke    # start, sign-in screen, screenshot
+
+Environment (scripts/e2e.sh sets all of it):
+    FLIGHTDECK_APP             the app binary (default target/debug/flightdeck-app)
+    FLIGHTDECK_WEBDRIVER_URL   tauri-driver (default http://127.0.0.1:4444)
+    FLIGHTDECK_E2E_OUT         screenshots (default target/e2e)
+    FLIGHTDECK_DATA_DIR        the app's data directory (fallback for the sandbox URL)
+    FLIGHTDECK_E2E_BROWSER_LOG where the stand-in browser writes the URLs it was given
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html.parser
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import traceback
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from webdriver import ELEMENT_KEY, Element, Session, WaitTimeout, WebDriverError  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+Target = Union[str, Element]
+
+# Sets a form control's value the way a user would, so React sees it: the prototype's
+# native value setter (React tracks the instance's), then `input` and `change` events.
+SET_INPUT_JS = """
+const [target, value] = arguments;
+const el = typeof target === 'string' ? document.querySelector(target) : target;
+if (!el) throw new Error('no element matches ' + target);
+el.scrollIntoView({block: 'center'});
+const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype
+  : el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype
+  : HTMLInputElement.prototype;
+Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value);
+el.dispatchEvent(new Event('input', {bubbles: true}));
+el.dispatchEvent(new Event('change', {bubbles: true}));
+return el.value;
+"""
+
+# The filter input of the data table whose <table> is `[data-table=kind]`.
+TABLE_FILTER_JS = """
+const table = document.querySelector(arguments[0]);
+if (!table) return null;
+const box = table.closest('.datatable') || table.parentElement.parentElement;
+return box ? box.querySelector('input[data-filter]') : null;
+"""
+
+VAST_XML = (
+    '<VAST version="4.0"><Ad id="e2e"><InLine><AdSystem>E2E</AdSystem><AdTitle>E2E</AdTitle>'
+    "<Creatives/></InLine></Ad></VAST>"
+)
+
+# The subtype each creative type is made with (the first one offered is used otherwise).
+CREATIVE_SUBTYPES = {"BANNER": "HOSTED", "VIDEO": "VASTURL", "AUDIO": "HOSTED", "NATIVE": "IMAGE", "DOOH": "IMAGE"}
+
+
+def css_attr(name: str, value: str) -> str:
+    """`[name="value"]` with the value escaped for CSS."""
+    return '[%s="%s"]' % (name, value.replace("\\", "\\\\").replace('"', '\\"'))
+
+
+# ---------------------------------------------------------------------------------------
+# Configuration and the sandbox over HTTP
+
+
+@dataclass
+class Config:
+    app: Path
+    webdriver_url: str
+    out: Path
+    data_dir: Optional[Path]
+    browser_log: Optional[Path]
+    smoke: bool
+
+    @staticmethod
+    def from_env(smoke: bool) -> "Config":
+        env = os.environ
+        data = env.get("FLIGHTDECK_DATA_DIR")
+        log = env.get("FLIGHTDECK_E2E_BROWSER_LOG")
+        return Config(
+            app=Path(env.get("FLIGHTDECK_APP", REPO / "target/debug/flightdeck-app")).resolve(),
+            webdriver_url=env.get("FLIGHTDECK_WEBDRIVER_URL", "http://127.0.0.1:4444"),
+            out=Path(env.get("FLIGHTDECK_E2E_OUT", REPO / "target/e2e")),
+            data_dir=Path(data) if data else None,
+            browser_log=Path(log) if log else None,
+            smoke=smoke,
+        )
+
+
+class SandboxHttp:
+    """The embedded sandbox as a plain HTTP client sees it (Basic auth, like the spec's examples)."""
+
+    def __init__(self, base_url: str, user: str = "demo", password: str = "demo") -> None:
+        self.base_url = base_url.rstrip("/")
+        token = base64.b64encode(f"{user}:{password}".encode()).decode()
+        self.auth = f"Basic {token}"
+
+    def token(self) -> str:
+        """An access token (JWT) for the endpoints that take no Basic credentials (audiences)."""
+        req = urllib.request.Request(self.base_url + "/v1/oauth2/authenticate", data=b"", method="POST", headers={"Authorization": self.auth})
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            return str(json.loads(resp.read())["access_token"])
+
+    def get(self, path: str, jwt: bool = False) -> Any:
+        auth = f"Bearer {self.token()}" if jwt else self.auth
+        req = urllib.request.Request(self.base_url + path, headers={"Authorization": auth, "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"GET {path}: HTTP {e.code}: {e.read()[:400]!r}") from None
+
+    def entity(self, path: str) -> Any:
+        return self.get(path)["entity"]
+
+    def post_entity(self, path: str, body: Any) -> Any:
+        data = json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.base_url + path, data=data, method="POST", headers={"Authorization": self.auth, "Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return json.loads(resp.read())["entity"]
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"POST {path}: HTTP {e.code}: {e.read()[:400]!r}") from None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        return None
+
+
+class _FormParser(html.parser.HTMLParser):
+    """The first <form> of a page: its action, method and inputs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.action: Optional[str] = None
+        self.method = "get"
+        self.inputs: list[dict[str, str]] = []
+        self._in_form = False
+        self._done = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "form" and not self._done:
+            self._in_form = True
+            self.action = a.get("action", "")
+            self.method = a.get("method", "get").lower()
+        elif tag == "input" and self._in_form:
+            self.inputs.append(a)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form" and self._in_form:
+            self._in_form = False
+            self._done = True
+
+
+def play_browser_login(authorize_url: str, username: str, password: str) -> str:
+    """Does what the buyer does in the browser: opens the login page, submits the form
+    with `username`/`password`, and answers the redirect's Location without following it."""
+    with urllib.request.urlopen(authorize_url, timeout=20) as resp:
+        page = resp.read().decode("utf-8", "replace")
+        page_url = resp.geturl()
+    form = _FormParser()
+    form.feed(page)
+    if form.action is None:
+        raise AssertionError(f"the login page has no form: {page[:400]}")
+    fields: dict[str, str] = {}
+    names = []
+    for i in form.inputs:
+        name = i.get("name")
+        if not name:
+            continue
+        names.append(f"{name}({i.get('type', 'text')})")
+        if i.get("type") == "password" or name == "password":
+            fields[name] = password
+        elif name == "username" or i.get("autocomplete") == "username":
+            fields[name] = username
+        else:
+            fields[name] = i.get("value", "")
+    if username not in fields.values() or password not in fields.values():
+        raise AssertionError(f"the login form lacks username/password inputs: {names}")
+    action = urllib.parse.urljoin(page_url, form.action)
+    body = urllib.parse.urlencode(fields).encode()
+    opener = urllib.request.build_opener(_NoRedirect)
+    req = urllib.request.Request(action, data=body, method="POST", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        with opener.open(req, timeout=20) as resp:
+            raise AssertionError(f"the login answered {resp.status} instead of a redirect: {resp.read()[:400]!r}")
+    except urllib.error.HTTPError as e:
+        if e.code not in (301, 302, 303, 307):
+            raise AssertionError(f"the login answered HTTP {e.code}: {e.read()[:400]!r}") from None
+        location = e.headers.get("Location")
+        if not location:
+            raise AssertionError(f"HTTP {e.code} without a Location") from None
+        return location
+
+
+# ---------------------------------------------------------------------------------------
+# The scenario
+
+
+class StepFailed(AssertionError):
+    pass
+
+
+@dataclass
+class Names:
+    run: str
+    advertiser: str = ""
+    advertiser_renamed: str = ""
+    campaign: str = ""
+    ad_order: str = ""
+    site_list: str = ""
+    segment: str = ""
+    creatives: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        r = self.run
+        self.advertiser = f"E2E Advertiser {r}"
+        self.advertiser_renamed = f"E2E Advertiser {r} (edited offline)"
+        self.campaign = f"E2E Campaign {r}"
+        self.ad_order = f"E2E Ad order {r}"
+        self.site_list = f"E2E Site list {r}"
+        self.segment = f"E2E Segment {r}"
+        self.creatives = {t: f"E2E {t.title()} creative {r}" for t in CREATIVE_SUBTYPES}
+
+
+def day(offset: int, hour: int = 10) -> str:
+    """A `datetime-local` value `offset` days from today at `hour`:00 (the advertiser's zone)."""
+    d = date.today() + timedelta(days=offset)
+    return f"{d:%Y-%m-%d}T{hour:02d}:00"
+
+
+class Scenario:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self._s: Optional[Session] = None
+        self.names = Names(secrets.token_hex(2).upper())
+        self.notes: list[str] = []
+        self.soft: list[str] = []
+        self.sandbox: Optional[SandboxHttp] = None
+        self.base_url: Optional[str] = None
+        self.agency_id: Optional[int] = None
+        self.known_advertiser_id: Optional[int] = None
+        self.advertiser_id: Optional[int] = None
+        self.ad_order_id: Optional[int] = None
+        self.flight_ids: list[int] = []
+        self.shots: list[Path] = []
+
+    @property
+    def s(self) -> Session:
+        if self._s is None:
+            raise StepFailed("no WebDriver session (the app did not start)")
+        return self._s
+
+    # -- reporting -----------------------------------------------------------------
+
+    def note(self, text: str) -> None:
+        """A deviation from the selector contract that the test worked around."""
+        if text not in self.notes:
+            self.notes.append(text)
+            print(f"    note: {text}")
+
+    def soft_fail(self, text: str) -> None:
+        """A failed check that does not stop the scenario: the step is reported FAIL at its end."""
+        self.soft.append(text)
+        print(f"    FAILED CHECK: {text}")
+
+    def screenshot(self, name: str, keep_toasts: bool = False) -> None:
+        """The whole X screen (WebDriver screenshots are blank on WebKitGTK here).
+
+        The X frame lags the DOM by a few hundred milliseconds under Xvfb (software
+        rendering), so this waits for painted frames and a moment more; the pointer is
+        parked in a corner so no tooltip covers the picture."""
+        if self._s is not None:
+            try:
+                with self._s.patience(5):
+                    if not keep_toasts:
+                        self.dismiss_toasts()
+                    self._s.move_pointer(1, 1)
+                    self._s.next_frames(3)
+            except WebDriverError:
+                pass  # a picture of a stuck page is still worth taking
+        # WebDriver's pointer is virtual: a GTK tooltip it opened stays until the X pointer moves.
+        try:
+            subprocess.run(["xdotool", "mousemove", "115", "700"], timeout=10, capture_output=True)
+        except (OSError, subprocess.SubprocessError):
+            pass
+        time.sleep(1.0)
+        self.cfg.out.mkdir(parents=True, exist_ok=True)
+        path = self.cfg.out / f"{name}.png"
+        try:
+            subprocess.run(["import", "-window", "root", str(path)], check=True, timeout=30, capture_output=True)
+            self.shots.append(path)
+            print(f"    screenshot: {path}")
+        except (OSError, subprocess.SubprocessError) as e:
+            print(f"    screenshot {name} failed: {e}")
+
+    # -- driving -------------------------------------------------------------------
+
+    def el(self, target: Target) -> Element:
+        return target if isinstance(target, Element) else self.s.find(target)
+
+    def click(self, target: Target) -> None:
+        """A real click; a DOM click when something (a toast) covers the element."""
+        el = self.el(target)
+        try:
+            el.click()
+        except WebDriverError as e:
+            if e.error not in ("element click intercepted", "element not interactable"):
+                raise
+            self.s.execute("arguments[0].scrollIntoView({block:'center'}); arguments[0].click();", el)
+
+    def set_input(self, target: Target, value: str) -> str:
+        """Sets an input, select or textarea like typing would (see SET_INPUT_JS)."""
+        el = self.el(target)
+        if el.tag_name.lower() == "select":
+            # Options may arrive a moment later (reference data loads after sign-in).
+            try:
+                self.s.wait_until(
+                    lambda: value in self.s.execute("return [...arguments[0].options].map(o => o.value);", el),
+                    f"option {value!r} in {target}",
+                    timeout=10,
+                )
+            except WaitTimeout:
+                options = self.s.execute("return [...arguments[0].options].map(o => o.value + ' = ' + o.text);", el)
+                raise StepFailed(f"{target}: no option {value!r}; options: {options}") from None
+        return str(self.s.execute(SET_INPUT_JS, el, value))
+
+    def form_css(self, kind: str) -> str:
+        return f"form{css_attr('data-form', kind)}"
+
+    def named(self, kind: str, name: str) -> str:
+        return f"{self.form_css(kind)} {css_attr('name', name)}"
+
+    def form_names(self, kind: str) -> list[str]:
+        return list(
+            self.s.execute(
+                "const f = document.querySelector(arguments[0]);"
+                "return f ? [...new Set([...f.querySelectorAll('[name]')].map(e => e.getAttribute('name')))] : [];",
+                self.form_css(kind),
+            )
+        )
+
+    def form_problems(self, kind: str) -> str:
+        """The errors a form shows, for failure messages."""
+        return str(
+            self.s.execute(
+                "const f = document.querySelector(arguments[0]); if (!f) return '(form closed)';"
+                "const out = [];"
+                "f.querySelectorAll('[data-form-errors]').forEach(e => out.push('form: ' + e.innerText.replace(/\\s+/g, ' ')));"
+                "f.querySelectorAll('[data-error-for]').forEach(e => out.push(e.getAttribute('data-error-for') + ': ' + e.innerText.replace(/\\s+/g, ' ')));"
+                "return out.join(' | ') || '(no errors shown)';",
+                self.form_css(kind),
+            )
+        )
+
+    def fill(self, kind: str, values: dict[str, str]) -> None:
+        """Sets each named input of form `kind`; a missing name fails with the names there are."""
+        for name, value in values.items():
+            css = self.named(kind, name)
+            if not self.s.exists(css):
+                raise StepFailed(f"form {kind} has no input named {name!r}; it has {self.form_names(kind)}")
+            self.set_input(css, value)
+
+    def has_input(self, kind: str, name: str) -> bool:
+        return self.s.exists(self.named(kind, name))
+
+    def choose_option(self, select_css: str, label: str, exact: bool = True) -> None:
+        """Picks the option whose text is `label` (or starts with it)."""
+        el = self.s.wait_for(select_css)
+        options: list[list[str]] = self.s.wait_until(
+            lambda: [
+                o
+                for o in self.s.execute("return [...arguments[0].options].map(o => [o.value, o.text.trim()]);", el)
+                if (o[1] == label if exact else o[1].startswith(label))
+            ],
+            f"an option {label!r} in {select_css}",
+            timeout=10,
+        )
+        self.set_input(el, options[0][0])
+
+    def nav(self, screen: str) -> None:
+        link = self.s.wait_for(f"[data-nav={json.dumps(screen)}]")
+        self.click(link)
+        self.s.wait_until(
+            lambda: link.attribute("aria-current") == "page" or link.attribute("data-active") is not None,
+            f"the {screen} screen to be current",
+            timeout=10,
+        )
+
+    def open_new(self, screen: str, kind: str) -> None:
+        """Navigates to `screen` and opens the form for a new `kind`."""
+        self.nav(screen)
+        self.click(self.s.wait_for(f'main [data-action="new"]', f"the New button on {screen}"))
+        self.s.wait_for(self.form_css(kind), f"the {kind} form")
+
+    def save(self, kind: str, what: str, closes: bool = True, timeout: float = 20) -> None:
+        """Saves form `kind` and waits for it to close (a clean save closes the panel)."""
+        self.click(f"{self.form_css(kind)} [data-action=\"save\"]")
+        if closes:
+            try:
+                self.s.wait_until(lambda: not self.s.exists(self.form_css(kind)), f"{what} to save cleanly (the panel closes)", timeout=timeout)
+            except WaitTimeout as e:
+                raise StepFailed(f"{what} did not save cleanly; the form shows: {self.form_problems(kind)}\n{e}") from None
+
+    def table_css(self, kind: str) -> str:
+        return f"table{css_attr('data-table', kind)}"
+
+    def row_css(self, kind: str, label: str) -> str:
+        return f"{self.table_css(kind)} [data-row]{css_attr('data-label', label)}"
+
+    def filter_table(self, kind: str, text: str) -> None:
+        box = self.s.wait_until(lambda: self.s.execute(TABLE_FILTER_JS, self.table_css(kind)), f"the filter of table {kind}", timeout=10)
+        self.set_input(Element(self.s, box[ELEMENT_KEY]), text)
+
+    def table_labels(self, kind: str) -> list[str]:
+        return list(
+            self.s.execute(
+                "return [...document.querySelectorAll(arguments[0])].map(r => r.getAttribute('data-label') + (r.dataset.marker ? ' [' + r.dataset.marker + ']' : ''));",
+                f"{self.table_css(kind)} [data-row]",
+            )
+        )
+
+    def wait_row(self, kind: str, label: str, marker: Optional[str] = None, timeout: float = 20, filter_first: bool = True) -> Element:
+        """Waits for the row labelled `label` in table `kind` (filtering the table to it first)."""
+        if filter_first:
+            self.filter_table(kind, label)
+        css = self.row_css(kind, label)
+        try:
+            row = self.s.wait_for(css, f"row {label!r} in table {kind}", timeout=timeout)
+            if marker is not None:
+                self.s.wait_until(lambda: row.attribute("data-marker") == marker, f"row {label!r} marked {marker}", timeout=timeout)
+        except WaitTimeout as e:
+            raise StepFailed(f"{e}\n  rows of {kind}: {self.table_labels(kind)}") from None
+        return row
+
+    def open_row(self, kind: str, label: str) -> None:
+        """Opens the row's edit form (double click, as a buyer does)."""
+        row = self.wait_row(kind, label)
+        self.s.double_click(row)
+        self.s.wait_for(self.form_css(kind), f"the {kind} form of {label!r} (double click on its row)", timeout=10)
+
+    def pending_count(self) -> int:
+        text = self.s.find("[data-pending-count]").text.strip()
+        m = re.search(r"\d+", text)
+        if not m:
+            raise ValueError(f"[data-pending-count] reads {text!r}")
+        return int(m.group())
+
+    def wait_pending(self, n: int, timeout: float = 120) -> None:
+        try:
+            self.s.wait_until(lambda: self.pending_count() == n, f"[data-pending-count] to read {n}", timeout=timeout)
+        except WaitTimeout as e:
+            rows = self.table_labels("pending") if self.s.exists(self.table_css("pending")) else []
+            raise StepFailed(f"{e}\n  pending rows: {rows}") from None
+
+    def toasts(self, level: Optional[str] = None) -> list[str]:
+        css = "[data-toast]" if level is None else f"[data-toast={json.dumps(level)}]"
+        return [e.text.rstrip("×").strip() for e in self.s.find_all(css)]
+
+    def dismiss_toasts(self) -> None:
+        self.s.execute("document.querySelectorAll('.toast button').forEach(b => b.click());")
+
+    def scroll_into_view(self, css: str) -> None:
+        self.s.execute("const e = document.querySelector(arguments[0]); if (e) e.scrollIntoView({block: 'center'});", css)
+
+    # -- facts read from the app ---------------------------------------------------
+
+    def read_base_url(self) -> str:
+        """The embedded sandbox's URL as the UI shows it (`[data-profile-url]`)."""
+        el = self.s.first("[data-profile-url]")
+        if el is not None:
+            url = (el.attribute("href") or el.attribute("data-profile-url") or el.text).strip()
+            if url.startswith("http"):
+                return url
+        self.note(
+            "[data-profile-url] is missing (or holds no URL): the sign-in screen and the sidebar's profile "
+            "switcher should show the active profile's base URL in an element with data-profile-url; "
+            "read it from $FLIGHTDECK_DATA_DIR/profiles.json instead"
+        )
+        if self.cfg.data_dir is None:
+            raise StepFailed("no [data-profile-url] and no FLIGHTDECK_DATA_DIR to read profiles.json from")
+        profiles = json.loads((self.cfg.data_dir / "profiles.json").read_text())
+        for p in profiles["profiles"]:
+            if p.get("embedded"):
+                return str(p["baseUrl"])
+        raise StepFailed(f"profiles.json has no embedded profile: {profiles}")
+
+    def http(self) -> SandboxHttp:
+        if self.sandbox is None:
+            raise StepFailed("the sandbox's base URL is not known")
+        return self.sandbox
+
+    # ===================================================================================
+    # Steps
+
+    def step_start(self) -> None:
+        """a. The app starts on the embedded sandbox; the sign-in screen offers the demo sign-in."""
+        if not self.cfg.app.is_file():
+            raise StepFailed(f"{self.cfg.app} does not exist: build it with cargo build -p flightdeck-app")
+        self._s = Session.start(self.cfg.webdriver_url, str(self.cfg.app))
+        s = self.s
+        s.wait_for('[data-action="sign-in"]', "the sign-in screen", timeout=60)
+        s.wait_until(
+            lambda: s.execute("return document.body.textContent.includes('Local sandbox');"),
+            "the profile 'Local sandbox'",
+            timeout=10,
+        )
+        s.wait_until(lambda: s.exists('[data-action="use-demo"]'), "the demo sign-in button", timeout=10)
+        text = s.page_text(4000)
+        if not re.search(r"\bdemo\b", text):
+            raise StepFailed(f"the demo credentials are not shown: {text}")
+        s.wait_until(lambda: s.exists('[data-status="online"]'), "the sandbox to be online", timeout=20)
+        self.screenshot("01-sign-in")
+
+    def step_sign_in(self) -> None:
+        """a. Use the demo credentials and sign in."""
+        s = self.s
+        self.base_url = self.read_base_url()
+        self.sandbox = SandboxHttp(self.base_url)
+        print(f"    sandbox: {self.base_url}")
+        self.click('[data-action="use-demo"]')
+        s.wait_until(lambda: s.find('input[name="username"]').prop("value") == "demo", "use-demo to fill the username", timeout=5)
+        if s.find('input[name="password"]').prop("value") != "demo":
+            raise StepFailed("use-demo did not fill the password")
+        self.click('[data-action="sign-in"]')
+        s.wait_for('[data-nav="advertisers"]', "the main screen after signing in", timeout=30)
+        # Facts the forms need that only the service knows (the account id).
+        advertisers = self.http().entity("/v1/advertiser")
+        acme = next((a for a in advertisers if a.get("name") == "Acme Outdoor"), None)
+        if acme is None:
+            raise StepFailed(f"the sandbox has no demo advertiser 'Acme Outdoor': {advertisers}")
+        self.agency_id = int(acme["agencyId"])
+        self.known_advertiser_id = int(acme["id"])
+
+    def step_download(self) -> None:
+        """b. Download the demo account; the advertisers table lists the demo advertisers."""
+        self.nav("advertisers")
+        self.click('[data-action="download"]')
+        self.wait_row("advertiser", "Acme Outdoor", timeout=60, filter_first=False)
+        for label in ("Bluebird Coffee", "Northwind Travel"):
+            self.wait_row("advertiser", label, timeout=10, filter_first=False)
+        self.screenshot("02-advertisers")
+
+    def step_advertiser(self) -> None:
+        """c. Create an advertiser; its row is marked new."""
+        n = self.names
+        self.open_new("advertisers", "advertiser")
+        values = {"name": n.advertiser, "category": "IAB20", "timezoneName": "ET"}
+        if self.has_input("advertiser", "currency"):
+            values["currency"] = "USD"
+        if self.has_input("advertiser", "agencyId"):
+            values["agencyId"] = str(self.agency_id)
+        self.fill("advertiser", values)
+        self.save("advertiser", "the new advertiser")
+        self.wait_row("advertiser", n.advertiser, marker="new")
+
+    def step_campaign(self) -> None:
+        """d. A campaign with two flights: an overlap is flagged (field error + timeline), then fixed."""
+        n = self.names
+        s = self.s
+        k = "campaign"
+        self.open_new("campaigns", k)
+        self.choose_option(self.named(k, "parent.advertiser"), n.advertiser)
+        self.fill(k, {"name": n.campaign, "domain": "e2e.example.com"})
+        if not self.has_input(k, "iabCategory[0]"):
+            add = self.s.first(f'{self.form_css(k)} [data-action="add-iabCategory"]')
+            if add is None:
+                raise StepFailed(f"no iabCategory input nor add-iabCategory button; inputs: {self.form_names(k)}")
+            self.click(add)
+        self.fill(k, {"iabCategory[0]": "IAB20"})
+        for i in range(2):
+            self.click(f'{self.form_css(k)} [data-action="add-flight"]')
+            s.wait_for(self.named(k, f"flights[{i}].startDate"), f"flight {i + 1}'s inputs", timeout=5)
+        self.fill(
+            k,
+            {
+                "flights[0].startDate": day(7),
+                "flights[0].endDate": day(14),
+                "flights[0].maxBudget": "1000",
+                "flights[1].startDate": day(12),
+                "flights[1].endDate": day(21),
+                "flights[1].maxBudget": "1500",
+            },
+        )
+        err_css = f"{self.form_css(k)} {css_attr('data-error-for', 'flights[1].startDate')}"
+        try:
+            err = s.wait_until(
+                lambda: next((e for e in s.find_all(err_css) if "overlap" in e.text.lower()), None),
+                "an overlap error at flights[1].startDate",
+                timeout=15,
+            )
+        except WaitTimeout as e:
+            self.soft_fail(f"no overlap error at [data-error-for=\"flights[1].startDate\"] (live validation): {str(e).splitlines()[0]}; the form shows: {self.form_problems(k)}")
+            err = None
+        if err is not None:
+            coded = s.execute(
+                "const e = arguments[0]; return [e, ...e.querySelectorAll('[data-code]')].map(x => x.getAttribute('data-code')).filter(Boolean);",
+                err,
+            )
+            if coded:
+                if "OVERLAP" not in coded:
+                    raise StepFailed(f"the error at flights[1].startDate has codes {coded}, not OVERLAP: {err.text}")
+            else:
+                self.note(
+                    "field errors do not expose their code: FieldErrors (ui/src/forms/kit.tsx) could render "
+                    "data-code={e.code} on each message so tests can tell OVERLAP from other errors; matched the text 'overlap'"
+                )
+            print(f"    error shown: {err.text!r}")
+        s.wait_for(f"{self.form_css(k)} [data-timeline] [data-overlap]", "the timeline to mark the overlap", timeout=15)
+        self.scroll_into_view(f"{self.form_css(k)} [data-timeline]")
+        self.screenshot("03-campaign-overlap")
+        # Fix: flight 2 starts after flight 1 ends.
+        self.fill(k, {"flights[1].startDate": day(15), "flights[1].endDate": day(22)})
+        s.wait_gone(err_css, "the overlap error to go away", timeout=15)
+        s.wait_gone(f"{self.form_css(k)} [data-timeline] [data-overlap]", "the timeline to stop marking an overlap", timeout=15)
+        s.wait_for(f"{self.form_css(k)} [data-timeline] [data-bar]", "the timeline bars", timeout=10)
+        self.save(k, "the campaign")
+        self.wait_row(k, n.campaign, marker="new")
+
+    def step_ad_order(self) -> None:
+        """e. An ad order with one audience (weight, exchange include) and a frequency cap."""
+        n = self.names
+        k = "ad_order"
+        self.open_new("ad_orders", k)
+        self.choose_option(self.named(k, "parent.campaign"), n.campaign, exact=False)
+        self.fill(
+            k,
+            {
+                "name": n.ad_order,
+                "optimizationGoal": "CPM",
+                "startDate": day(7),
+                "endDate": day(22),
+                "lifetimeBudget": "500",
+                "max_bid": "2.5",
+            },
+        )
+        limit = "frequencyCap.limit" if self.has_input(k, "frequencyCap.limit") else "frequencyCap.impressions"
+        self.fill(k, {limit: "3", "frequencyCap.duration": "1", "frequencyCap.timePeriod": "DAY"})
+        self.click(f'{self.form_css(k)} [data-action="add-audience"]')
+        self.s.wait_for(self.named(k, "audiences[0].weight"), "the audience's inputs", timeout=5)
+        self.fill(k, {"audiences[0].weight": "100", "audiences[0].exchanges.include": "1, 2"})
+        if self.has_input(k, "audienceWeightsEnabled") and not self.s.find(self.named(k, "audienceWeightsEnabled")).prop("checked"):
+            self.click(self.named(k, "audienceWeightsEnabled"))
+        self.scroll_into_view(f"{self.form_css(k)} [data-action=\"add-audience\"]")
+        self.screenshot("04-ad-order-form")
+        self.save(k, "the ad order")
+        self.wait_row(k, n.ad_order, marker="new")
+
+    def step_creatives(self) -> None:
+        """f. One creative of each type, filling the fields the form shows for its cell."""
+        for ctype, subtype in CREATIVE_SUBTYPES.items():
+            self.make_creative(ctype, subtype)
+
+    def make_creative(self, ctype: str, preferred_subtype: str) -> None:
+        n = self.names
+        k = "creative"
+        s = self.s
+        self.open_new("creatives", k)
+        self.choose_option(self.named(k, "parent.advertiser"), n.advertiser)
+        self.fill(k, {"name": n.creatives[ctype], "creativeType": ctype})
+        sub = s.find(self.named(k, "creativeSubtype"))
+        offered = [v for v in s.execute("return [...arguments[0].options].map(o => o.value).filter(Boolean);", sub)]
+        subtype = preferred_subtype if preferred_subtype in offered else (offered[0] if offered else None)
+        if subtype is None:
+            raise StepFailed(f"no subtype offered for {ctype}")
+        self.set_input(self.named(k, "creativeSubtype"), subtype)
+        cell = f"{self.form_css(k)} section{css_attr('aria-label', f'{ctype} · {subtype}')}"
+        s.wait_for(cell, f"the fields of {ctype} · {subtype}", timeout=10)
+        # List fields (media URLs) start empty: add one item each.
+        for add in s.find_all(f'{cell} [data-action^="add-"]'):
+            self.click(add)
+        filled = []
+        for name in self.cell_names(cell):
+            if name.endswith("daast"):
+                continue
+            self.set_input(f"{cell} {css_attr('name', name)}", sample_value(name))
+            filled.append(name)
+        media = s.find(self.named(k, "type.mediaType")).prop("value")
+        if not media:
+            raise StepFailed(f"{ctype} · {subtype}: no type.mediaType was chosen for the cell")
+        print(f"    {ctype} · {subtype} (mediaType {media}): {', '.join(filled)}")
+        if ctype == "NATIVE":
+            self.scroll_into_view(cell)
+            self.screenshot("05-creative-form")
+        self.save(k, f"the {ctype} creative")
+        self.wait_row(k, n.creatives[ctype], marker="new")
+
+    def cell_names(self, cell_css: str) -> list[str]:
+        return list(
+            self.s.execute(
+                "const c = document.querySelector(arguments[0]);"
+                "return c ? [...c.querySelectorAll('input[name], textarea[name], select[name]')].map(e => e.getAttribute('name')) : [];",
+                cell_css,
+            )
+        )
+
+    def step_site_list_and_segment(self) -> None:
+        """g. A rule-based site list and an audience segment."""
+        n = self.names
+        s = self.s
+        k = "site_list"
+        self.open_new("site_lists", k)
+        self.fill(k, {"name": n.site_list, "typeId": "1"})
+        s.wait_for(self.named(k, "strategy"), "the strategy of a rule-based list", timeout=5)
+        self.fill(k, {"strategy": "precise"})
+        if not self.has_input(k, "rules[0].name"):
+            self.click(f'{self.form_css(k)} [data-action="add-rule"]')
+            s.wait_for(self.named(k, "rules[0].name"), "the first rule's inputs", timeout=5)
+        self.fill(k, {"rules[0].name": "e2e.example.com", "rules[0].type": "web"})
+        self.save(k, "the site list")
+        self.wait_row(k, n.site_list, marker="new")
+
+        k = "audience_segment"
+        self.open_new("audience_segments", k)
+        self.fill(
+            k,
+            {
+                "name": n.segment,
+                "dataType": "email_sha256",
+                "accountId": str(self.agency_id),
+                "advertiserIds": str(self.known_advertiser_id),
+                "externalAudienceId": f"e2e-{n.run.lower()}",
+            },
+        )
+        self.save(k, "the audience segment")
+        self.wait_row(k, n.segment, marker="new")
+
+    def step_tables(self) -> None:
+        """h. Each new item is in its table (filtered by name)."""
+        n = self.names
+        wanted = [
+            ("advertisers", "advertiser", n.advertiser),
+            ("campaigns", "campaign", n.campaign),
+            ("ad_orders", "ad_order", n.ad_order),
+            *[("creatives", "creative", label) for label in n.creatives.values()],
+            ("site_lists", "site_list", n.site_list),
+            ("audience_segments", "audience_segment", n.segment),
+        ]
+        missing = []
+        for screen, kind, label in wanted:
+            self.nav(screen)
+            try:
+                self.wait_row(kind, label, timeout=10)
+            except (StepFailed, WaitTimeout) as e:
+                missing.append(f"{kind} {label!r}: {str(e).splitlines()[0]}")
+        if missing:
+            raise StepFailed("not in their tables:\n  " + "\n  ".join(missing))
+
+    def step_post(self) -> None:
+        """i. Check and post everything; the sandbox holds each item exactly once."""
+        s = self.s
+        self.nav("pending")
+        s.wait_for(f"{self.table_css('pending')} [data-row]", "the pending changes", timeout=10)
+        count = self.pending_count()
+        print(f"    pending before posting: {count}")
+        self.screenshot("06-pending")
+        self.click('main [data-action="check"]')
+        s.wait_until(lambda: s.find('main [data-action="check"]').is_enabled(), "the check to finish", timeout=30)
+        invalid = [label for label in self.table_labels("pending") if label.endswith("[invalid]")]
+        if invalid:
+            raise StepFailed(f"check found invalid changes: {invalid}")
+        self.dismiss_toasts()
+        self.click('main [data-action="post-all"]')
+        self.wait_pending(0, timeout=120)
+        self.screenshot("07-after-post", keep_toasts=True)
+        errors = self.toasts("error")
+        if errors:
+            raise StepFailed(f"posting showed errors: {errors}")
+
+        n = self.names
+        http = self.http()
+        advertisers = [a for a in http.entity("/v1/advertiser") if a.get("name") == n.advertiser]
+        if len(advertisers) != 1:
+            raise StepFailed(f"the sandbox has {len(advertisers)} advertisers named {n.advertiser!r}: {advertisers}")
+        self.advertiser_id = int(advertisers[0]["id"])
+        campaigns = [c for c in http.entity(f"/v1/campaign/getCampaignsByAdvertiser?id={self.advertiser_id}") if c.get("name") == n.campaign]
+        if len(campaigns) != 1:
+            raise StepFailed(f"the sandbox has {len(campaigns)} campaigns named {n.campaign!r}: {campaigns}")
+        flights = campaigns[0].get("flights") or []
+        if len(flights) != 2:
+            raise StepFailed(f"campaign {n.campaign!r} has {len(flights)} flights on the sandbox, not 2: {flights}")
+        orders = [o for o in http.entity("/v1/adorder/getAllAdOrders") if o.get("name") == n.ad_order]
+        if len(orders) != 1:
+            raise StepFailed(f"the sandbox has {len(orders)} ad orders named {n.ad_order!r}: {orders}")
+        order = orders[0]
+        if order.get("campaignId") != campaigns[0]["id"]:
+            raise StepFailed(f"ad order {n.ad_order!r} is under campaign {order.get('campaignId')}, not {campaigns[0]['id']}")
+        audiences = order.get("audiences") or []
+        if not any((a.get("exchanges") or {}).get("include") == [1, 2] for a in audiences):
+            raise StepFailed(f"ad order {n.ad_order!r} has no audience including exchanges [1, 2]: {audiences}")
+        self.ad_order_id = int(order["id"])
+        self.flight_ids = [int(f["id"]) for f in flights]
+        if (order.get("frequencyCap") or {}).get("limit") != 3:
+            raise StepFailed(f"ad order {n.ad_order!r} has frequency cap {order.get('frequencyCap')}, not 3 per 1 DAY")
+        segments = [a for a in http.get("/v1/audiences?page=1&pageSize=500", jwt=True).get("audiences", []) if a.get("name") == n.segment]
+        if len(segments) != 1:
+            self.soft_fail(f"the sandbox has {len(segments)} audience segments named {n.segment!r}: {segments}")
+        print(
+            f"    sandbox: advertiser {self.advertiser_id}, campaign {campaigns[0]['id']} "
+            f"(flights {[f.get('id') for f in flights]}), ad order {order.get('id')} — each exactly once"
+        )
+
+    def step_flight_cap(self) -> None:
+        """e. (after posting) A per-flight cap on the ad order: it needs a posted flight's id."""
+        n = self.names
+        s = self.s
+        self.nav("ad_orders")
+        self.open_row("ad_order", n.ad_order)
+        k = "flight_caps"
+        s.wait_for(self.form_css(k), "the ad order's flight caps form", timeout=15)
+        self.click(f'{self.form_css(k)} [data-action="add-cap"]')
+        flight = s.wait_for(self.named(k, "[0].flightId"), "the new cap's inputs", timeout=5)
+        if not flight.prop("value"):
+            self.set_input(flight, str(self.flight_ids[0]))
+        chosen = int(flight.prop("value"))
+        self.fill(k, {"[0].maxBudget": "300", "[0].dailyBudget": "30", "[0].lifetimeImpressions": "100000"})
+        self.scroll_into_view(self.form_css(k))
+        self.screenshot("07b-flight-cap")
+        self.click(f'{self.form_css(k)} [data-action="save"]')
+        try:
+            self.wait_pending(1, timeout=15)
+        except StepFailed as e:
+            raise StepFailed(f"{e}\n  the caps form shows: {self.form_problems(k)}") from None
+        self.click(f'{self.form_css("ad_order")} [data-action="cancel"]')
+        s.wait_gone(self.form_css("ad_order"), "the panel to close", timeout=5)
+        self.dismiss_toasts()
+        self.click('header [data-action="post-all"]')
+        self.wait_pending(0, timeout=60)
+        caps = self.http().post_entity(f"/v1/campaignflightcaps/byAdOrder/{self.ad_order_id}", [])
+        mine = [c for c in caps if c.get("flightId") == chosen]
+        if len(mine) != 1 or mine[0].get("maxBudget") != 300:
+            raise StepFailed(f"the sandbox's caps of ad order {self.ad_order_id} are {caps}; expected one of 300 on flight {chosen}")
+        print(f"    sandbox: cap {mine[0].get('id')} on flight {chosen} of ad order {self.ad_order_id}")
+
+    def step_offline(self) -> None:
+        """j. Stop the sandbox, edit offline (one pending change), start it, post, confirm."""
+        n = self.names
+        s = self.s
+        self.click('[data-action="toggle-sandbox"]')
+        s.wait_for('[data-status="offline"]', "the status to read offline", timeout=20)
+        self.nav("advertisers")
+        self.open_row("advertiser", n.advertiser)
+        s.wait_until(lambda: s.find(self.named("advertiser", "name")).prop("value") == n.advertiser, "the form to hold the advertiser", timeout=5)
+        self.fill("advertiser", {"name": n.advertiser_renamed})
+        self.save("advertiser", "the offline edit")
+        self.wait_pending(1, timeout=15)
+        self.wait_row("advertiser", n.advertiser_renamed, marker="changed")
+        self.screenshot("08-offline")
+        self.click('[data-action="toggle-sandbox"]')
+        s.wait_for('[data-status="online"]', "the status to read online again", timeout=30)
+        self.dismiss_toasts()
+        self.click('header [data-action="post-all"]' if s.exists('header [data-action="post-all"]') else '[data-action="post-all"]')
+        self.wait_pending(0, timeout=60)
+        names = [a.get("name") for a in self.http().entity("/v1/advertiser") if a.get("id") == self.advertiser_id]
+        if names != [n.advertiser_renamed]:
+            raise StepFailed(f"the sandbox's advertiser {self.advertiser_id} is named {names}, not {n.advertiser_renamed!r}")
+
+    def authorize_url(self) -> str:
+        """The login URL of a started partner sign-in: from the UI, or from the stand-in browser."""
+        s = self.s
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            el = s.first("[data-authorize-url]")
+            if el is not None:
+                url = (el.attribute("href") or el.attribute("data-authorize-url") or el.text).strip()
+                if url.startswith("http"):
+                    return url
+            time.sleep(0.3)
+        self.note(
+            "[data-authorize-url] is missing: after partner-sign-in, SignIn.tsx should keep "
+            "PartnerStarted.authorizeUrl and show it (e.g. <a data-authorize-url href={url}>Open the sign-in page</a>) "
+            "for machines without a browser; used the URL the app handed to the system browser ($BROWSER) instead"
+        )
+        log = self.cfg.browser_log
+        if log is None:
+            raise StepFailed("no [data-authorize-url] and no FLIGHTDECK_E2E_BROWSER_LOG")
+        lines = s.wait_until(lambda: log.exists() and log.read_text().split(), "the app to open the login page in the browser", timeout=15)
+        return lines[-1]
+
+    def hand_over(self, url: str) -> None:
+        """Starts the app a second time with `url`, as the OS does for flightdeck:// links."""
+        r = subprocess.run([str(self.cfg.app), url], timeout=60, capture_output=True, text=True)
+        print(f"    second instance exited with {r.returncode}")
+        if r.returncode != 0:
+            raise StepFailed(f"the second instance failed ({r.returncode}): {r.stderr[-800:]}")
+
+    def step_partner(self) -> None:
+        """k. A data partner signs in through the browser and the flightdeck:// deep link."""
+        s = self.s
+        self.click('[data-action="sign-out"]')
+        s.wait_for('[data-tab="partner"]', "the sign-in screen after signing out", timeout=15)
+        self.click('[data-tab="partner"]')
+        self.click(s.wait_for('[data-action="use-demo"]'))
+        s.wait_until(lambda: s.find('input[name="clientId"]').prop("value") == "demo-partner", "use-demo to fill the client id", timeout=5)
+        if not s.find('input[name="clientSecret"]').prop("value"):
+            raise StepFailed("use-demo did not fill the client secret")
+        self.click('[data-action="partner-sign-in"]')
+        url = self.authorize_url()
+        print(f"    authorize URL: {url[:120]}…")
+        location = play_browser_login(url, "partner", "partner")
+        parsed = urllib.parse.urlsplit(location)
+        query = urllib.parse.parse_qs(parsed.query)
+        if not location.startswith("flightdeck://oauth/callback") or "code" not in query or "state" not in query:
+            raise StepFailed(f"the login redirected to {location!r}")
+
+        # A forged redirect (wrong state) is refused and signs nobody in.
+        self.dismiss_toasts()
+        forged_query = dict((k, v[0]) for k, v in query.items())
+        forged_query["state"] = "forged-" + secrets.token_urlsafe(12)
+        forged = urllib.parse.urlunsplit(parsed._replace(query=urllib.parse.urlencode(forged_query)))
+        self.hand_over(forged)
+        toast = s.wait_for('[data-toast="error"]', "an error toast for the forged redirect", timeout=20)
+        print(f"    forged redirect refused: {toast.text.rstrip('×').strip()!r}")
+        time.sleep(1.0)
+        self.screenshot("09-forged-redirect-refused", keep_toasts=True)
+        if s.exists("[data-nav]") or not s.exists('[data-action="partner-sign-in"]'):
+            raise StepFailed("the forged redirect left the sign-in screen")
+        self.dismiss_toasts()
+
+        # The real one signs the partner in.
+        self.hand_over(location)
+
+        def partner_shown() -> bool:
+            if s.exists('[data-session-kind="partner"]'):
+                return True
+            return s.exists("[data-nav]") and "demo-partner" in s.page_text(4000)
+
+        s.wait_until(partner_shown, "the main screen with the partner account", timeout=30)
+        if not s.exists("[data-session-kind]"):
+            self.note(
+                "[data-session-kind] is missing: the top bar's account (Shell.tsx TopBar) should carry "
+                "data-session-kind={session.kind}; matched the account name demo-partner instead"
+            )
+        time.sleep(1.5)
+        errors = self.toasts("error")
+        if errors:
+            self.soft_fail(f"the partner is signed in, but an error was shown too: {errors}")
+        self.screenshot("10-partner-signed-in", keep_toasts=True)
+        if not s.exists("[data-nav]"):
+            raise StepFailed("the partner session did not last: back on the sign-in screen")
+
+
+def sample_value(name: str) -> str:
+    """A plausible value for a creative's type-specific input, by its wire path."""
+    leaf = re.sub(r"\[\d+\]$", "", name).split(".")[-1]
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    if leaf == "width":
+        return "300"
+    if leaf == "height":
+        return "250"
+    if leaf.lower().endswith("xml"):
+        return VAST_XML
+    if leaf == "htmlAsset":
+        return '<div class="e2e">E2E ad</div>'
+    if leaf == "mediaUrls":
+        return f"https://cdn.e2e.example.com/{slug}.mp4"
+    if "url" in leaf.lower() or leaf in ("imageIcon",):
+        return f"https://e2e.example.com/{slug}"
+    if leaf == "headline":
+        return "Gear up for the outdoors"
+    if leaf == "caption":
+        return "Everything for your next trip"
+    if leaf == "sponsoredBy":
+        return "E2E Outdoor"
+    return "E2E"
+
+
+# ---------------------------------------------------------------------------------------
+# Runner
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="only start the app and look at the sign-in screen")
+    args = parser.parse_args()
+    # `timeout` stops the run with SIGTERM: end the session on the way out all the same.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    cfg = Config.from_env(args.smoke)
+    sc = Scenario(cfg)
+    steps: list[tuple[str, Callable[[], None]]] = [("a. start on the embedded sandbox", sc.step_start)]
+    if not cfg.smoke:
+        steps += [
+            ("a. sign in with the demo credentials", sc.step_sign_in),
+            ("b. download the demo account", sc.step_download),
+            ("c. create an advertiser", sc.step_advertiser),
+            ("d. campaign: overlap flagged, fixed, saved", sc.step_campaign),
+            ("e. ad order with an audience and a frequency cap", sc.step_ad_order),
+            ("f. one creative of each type", sc.step_creatives),
+            ("g. rule-based site list and audience segment", sc.step_site_list_and_segment),
+            ("h. each new item in its table", sc.step_tables),
+            ("i. check, post all, confirm on the sandbox", sc.step_post),
+            ("e+i. flight cap on a posted flight, posted", sc.step_flight_cap),
+            ("j. offline edit, back online, post", sc.step_offline),
+            ("k. data partner via browser + deep link", sc.step_partner),
+        ]
+    print(f"Flightdeck e2e (run {sc.names.run}): {cfg.app}")
+    passed = failed = skipped = 0
+    fatal = False
+    failures: list[str] = []
+    try:
+        for i, (title, fn) in enumerate(steps, 1):
+            if fatal:
+                print(f"SKIP {title}")
+                skipped += 1
+                continue
+            t0 = time.monotonic()
+            print(f"---- {title}")
+            sc.soft = []
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001 - every failure is reported the same way
+                fatal = True
+                failed += 1
+                failures.append(f"{title}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+                print(f"FAIL {title} ({time.monotonic() - t0:.1f}s)\n  {type(e).__name__}: {e}")
+                if not isinstance(e, (StepFailed, WaitTimeout)):
+                    traceback.print_exc(limit=6)
+                sc.screenshot(f"failed-{i:02d}")
+            else:
+                if sc.soft:
+                    failed += 1
+                    failures.append(f"{title}: " + "; ".join(sc.soft))
+                    print(f"FAIL {title} ({time.monotonic() - t0:.1f}s): {len(sc.soft)} failed check(s), scenario goes on")
+                else:
+                    passed += 1
+                    print(f"PASS {title} ({time.monotonic() - t0:.1f}s)")
+    finally:
+        if sc._s is not None:
+            sc._s.quit()
+    if sc.notes:
+        print("\nContract deviations worked around (the UI should change):")
+        for note in sc.notes:
+            print(f"  - {note}")
+    if failures:
+        print("\nFailures:")
+        for f in failures:
+            print(f"  - {f}")
+    print(f"\n{passed} passed, {failed} failed, {skipped} skipped; screenshots in {cfg.out}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+import { useEffect, useState } from "react";
+import { commands } from "./bindings";
+import { call } from "./api/call";
+import { Toaster } from "./api/toast";
+import type { AppSnapshot } from "./api/types";
+import { AppProvider, useApp } from "./state/app";
+import { Shell } from "./screens/Shell";
+import { SignIn } from "./screens/SignIn";
+
+function Gate() {
+  const { snapshot, setSnapshot } = useApp();
+  if (!snapshot.session) return <SignIn snapshot={snapshot} onSnapshot={setSnapshot} />;
+  return <Shell key={`${snapshot.activeId}|${snapshot.session.account}`} />;
+}
+
+export function App() {
+  const [snapshot, setSnapshot] = useState<AppSnapshot | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = () => {
+    setError(null);
+    void call(commands.appSnapshot(), { quiet: true }).then((r) => {
+      if (r.ok) setSnapshot(r.data);
+      else setError(r.error.message);
+    });
+  };
+  useEffect(load, []);
+
+  return (
+    <>
+      {snapshot ? (
+        <AppProvider initial={snapshot}>
+          <Gate />
+        </AppProvider>
+      ) : error ? (
+        <main className="boot" aria-label="Start-up problem">
+          <h1>Flightdeck could not start</h1>
+          <p data-toast="error">{error}</p>
+          <button type="button" onClick={load}>
+            Try again
+          </button>
+        </main>
+      ) : (
+        <main className="boot" aria-busy="true" aria-label="Loading">
+          Loading…
+        </main>
+      )}
+      <Toaster />
+    </>
+  );
+}

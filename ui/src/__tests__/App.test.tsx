@@ -1,0 +1,123 @@
+import { act, fireEvent, render } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("../bindings", async () => await import("../test/fakeBindings"));
+
+import { commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { App } from "../App";
+
+const SIGNED_OUT = {
+  ...SIGNED_IN,
+  session: null,
+  demo: { username: "demo", password: "demo", partnerClientId: "demo-partner", partnerClientSecret: "demo-partner-secret", partnerLogin: "partner", partnerPassword: "partner" },
+};
+
+async function settle() {
+  await act(async () => {
+    await new Promise((r) => setTimeout(r, 0));
+  });
+}
+
+describe("sign-in", () => {
+  beforeEach(() => vi.clearAllMocks());
+
+  it("fills the demo credentials and signs in", async () => {
+    commands.appSnapshot.mockReturnValue(ok(SIGNED_OUT));
+    commands.signIn.mockReturnValue(ok(SIGNED_IN));
+    const { container } = render(<App />);
+    await settle();
+    expect(container.textContent).toContain("Demo sign-in");
+    fireEvent.click(container.querySelector('[data-action="use-demo"]')!);
+    expect(container.querySelector<HTMLInputElement>('input[name="username"]')!.value).toBe("demo");
+    expect(container.querySelector<HTMLInputElement>('input[name="password"]')!.value).toBe("demo");
+    await act(async () => {
+      fireEvent.click(container.querySelector('[data-action="sign-in"]')!);
+    });
+    expect(commands.signIn).toHaveBeenCalledWith("demo", "demo");
+    await settle();
+    expect(container.querySelector('[data-nav="advertisers"]')).not.toBeNull();
+    expect(container.querySelector("[data-status]")?.getAttribute("data-status")).toBe("online");
+  });
+
+  it("shows a failed sign-in's message", async () => {
+    commands.appSnapshot.mockReturnValue(ok(SIGNED_OUT));
+    commands.signIn.mockReturnValue(Promise.resolve({ status: "error" as const, error: { code: "signInRequired" as const, message: "Wrong user name or password.", fieldErrors: [] } }));
+    const { container } = render(<App />);
+    await settle();
+    fireEvent.click(container.querySelector('[data-tab="partner"]')!);
+    fireEvent.click(container.querySelector('[data-action="use-demo"]')!);
+    expect(container.querySelector<HTMLInputElement>('input[name="clientId"]')!.value).toBe("demo-partner");
+    fireEvent.click(container.querySelector('[data-tab="user"]')!);
+    await act(async () => {
+      fireEvent.click(container.querySelector('[data-action="sign-in"]')!);
+    });
+    expect(container.querySelector("[data-toast]")?.textContent).toContain("Wrong user name or password.");
+  });
+});
+
+describe("main window", () => {
+  beforeEach(() => {
+    vi.clearAllMocks();
+    commands.appSnapshot.mockReturnValue(ok({ ...SIGNED_IN, pendingCount: 3 }));
+  });
+
+  it("navigates every screen and opens every new form", async () => {
+    const { container } = render(<App />);
+    await settle();
+    expect(container.querySelector("[data-pending-count]")?.textContent).toBe("3");
+    expect(container.querySelector('[data-action="post-all"]')?.textContent).toContain("Post 3 changes");
+    const screens: [string, string | null][] = [
+      ["advertisers", "advertiser"],
+      ["campaigns", "campaign"],
+      ["ad_orders", "ad_order"],
+      ["creatives", "creative"],
+      ["site_lists", "site_list"],
+      ["audience_segments", "audience_segment"],
+      ["pending", null],
+    ];
+    for (const [nav, form] of screens) {
+      fireEvent.click(container.querySelector(`[data-nav="${nav}"]`)!);
+      await settle();
+      expect(container.querySelector("input[data-filter]")).not.toBeNull();
+      if (form) {
+        fireEvent.click(container.querySelector('[data-action="new"]')!);
+        await settle();
+        expect(container.querySelector(`form[data-form="${form}"]`)).not.toBeNull();
+        fireEvent.click(container.querySelector(`form[data-form="${form}"] [data-action="cancel"]`)!);
+        expect(container.querySelector(`form[data-form="${form}"]`)).toBeNull();
+      }
+    }
+    expect(container.querySelector('table[data-table="pending"]')).not.toBeNull();
+  });
+
+  it("adds and removes flights in the campaign form", async () => {
+    const { container } = render(<App />);
+    await settle();
+    fireEvent.click(container.querySelector('[data-nav="campaigns"]')!);
+    await settle();
+    fireEvent.click(container.querySelector('[data-action="new"]')!);
+    await settle();
+    fireEvent.click(container.querySelector('[data-action="add-flight"]')!);
+    fireEvent.click(container.querySelector('[data-action="add-flight"]')!);
+    expect(container.querySelector('input[name="flights[1].startDate"]')).not.toBeNull();
+    fireEvent.click(container.querySelectorAll('[data-action="remove-flight"]')[0]);
+    expect(container.querySelector('input[name="flights[1].startDate"]')).toBeNull();
+    expect(container.querySelector('input[name="flights[0].startDate"]')).not.toBeNull();
+    expect(container.querySelector('select[name="parent.advertiser"]')).not.toBeNull();
+  });
+
+  it("opens the palette with Ctrl+K and jumps to a screen", async () => {
+    const { container } = render(<App />);
+    await settle();
+    fireEvent.keyDown(window, { key: "k", ctrlKey: true });
+    const input = container.querySelector<HTMLInputElement>("input[data-palette-input]")!;
+    expect(input).not.toBeNull();
+    await act(async () => {
+      fireEvent.change(input, { target: { value: "site lists" } });
+    });
+    fireEvent.keyDown(input, { key: "Enter" });
+    await settle();
+    expect(container.querySelector("[data-palette]")).toBeNull();
+    expect(container.querySelector('[data-nav="site_lists"]')?.getAttribute("aria-current")).toBe("page");
+  });
+});

@@ -1,0 +1,77 @@
+// Every type the UI uses, derived from the signatures of the generated `commands` and
+// `events`, so the UI depends only on command and event names, never on the names the
+// generator gives to types.
+import { commands, events } from "../bindings";
+
+type Cmds = typeof commands;
+type AnyCmd = (...args: never[]) => Promise<unknown>;
+/** The data of a `Result`, or the value itself for commands that cannot fail. */
+type OkOf<R> = R extends { status: "ok"; data: infer T } ? T : R extends { status: "error" } ? never : R;
+type ErrOf<R> = R extends { status: "error"; error: infer E } ? E : never;
+/** The `data` a command answers with. */
+export type Ok<F extends AnyCmd> = OkOf<Awaited<ReturnType<F>>>;
+/** The n-th argument of a command. */
+export type Arg<F extends AnyCmd, N extends number> = Parameters<F>[N];
+type EventPayload<E> = E extends { listen: (cb: (event: { payload: infer P }) => void) => unknown } ? P : never;
+
+export type AppError = ErrOf<Awaited<ReturnType<Cmds["appSnapshot"]>>>;
+export type ErrorCode = AppError["code"];
+export type FieldError = Ok<Cmds["validate"]>[number];
+
+export type AppSnapshot = Ok<Cmds["appSnapshot"]>;
+export type ProfileInfo = AppSnapshot["profiles"][number];
+export type SessionInfo = NonNullable<AppSnapshot["session"]>;
+export type DemoCredentials = NonNullable<AppSnapshot["demo"]>;
+export type PullSummary = Ok<Cmds["refresh"]>;
+
+export type EntityRef = Arg<Cmds["listFlightCaps"], 0>;
+export type Kind = EntityRef["kind"];
+export type Key = EntityRef["key"];
+
+export type Advertiser = Arg<Cmds["saveAdvertiser"], 1>;
+export type Campaign = Arg<Cmds["saveCampaign"], 2>;
+export type CampaignFlight = Arg<Cmds["flightTimeline"], 0>[number];
+export type AdOrder = Arg<Cmds["saveAdOrder"], 2>;
+export type FlightCap = Arg<Cmds["saveFlightCaps"], 1>[number];
+export type Creative = Arg<Cmds["saveCreative"], 2>;
+export type SiteList = Arg<Cmds["saveSiteList"], 2>;
+export type SiteListOp = Arg<Cmds["saveSiteList"], 1>;
+export type AudienceSegment = Arg<Cmds["saveAudienceSegment"], 0>;
+export type AudienceData = Arg<Cmds["uploadAudienceData"], 1>;
+export type TimezoneName = NonNullable<Advertiser["timezoneName"]>;
+
+export type RowOf<F extends AnyCmd> = Ok<F> extends (infer R)[] ? R : never;
+export type AdvertiserRow = RowOf<Cmds["listAdvertisers"]>;
+export type CampaignRow = RowOf<Cmds["listCampaigns"]>;
+export type AdOrderRow = RowOf<Cmds["listAdOrders"]>;
+export type FlightCapsRow = NonNullable<Ok<Cmds["listFlightCaps"]>>;
+export type CreativeRow = RowOf<Cmds["listCreatives"]>;
+export type SiteListRow = RowOf<Cmds["listSiteLists"]>;
+export type SegmentPage = Ok<Cmds["listAudienceSegments"]>;
+export type SegmentRow = SegmentPage["rows"][number];
+export type Marker = NonNullable<AdvertiserRow["marker"]>;
+
+/** The common shape of every table row. */
+export type AnyRow = { target: EntityRef; parent: EntityRef | null; marker: Marker | null; pending: boolean; label: string };
+
+export type Draft = Arg<Cmds["validate"], 0>;
+export type Saved = Ok<Cmds["saveAdvertiser"]>;
+export type MatrixCell = Ok<Cmds["creativeMatrix"]>[number];
+export type CreativeType = MatrixCell["creativeType"];
+export type CreativeSubtype = MatrixCell["creativeSubtype"];
+export type MediaType = MatrixCell["mediaTypes"][number];
+export type Timeline = Ok<Cmds["flightTimeline"]>;
+export type PartnerStarted = Ok<Cmds["partnerSignIn"]>;
+export type TimezoneInfo = Ok<Cmds["timezones"]>[number];
+
+export type ChangeView = Ok<Cmds["pendingChanges"]>[number];
+export type Op = ChangeView["op"];
+export type ChangeStatus = ChangeView["status"];
+export type FieldDiff = ChangeView["diff"][number];
+export type FieldConflict = ChangeView["conflicts"][number];
+export type ConflictPick = Arg<Cmds["resolveConflict"], 1>[number];
+export type Pick = ConflictPick["pick"];
+
+export type SyncProgress = EventPayload<typeof events.syncProgress>;
+export type SyncFinished = EventPayload<typeof events.syncFinished>;
+export type SignInRequired = EventPayload<typeof events.signInRequired>;

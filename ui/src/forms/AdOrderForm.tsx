@@ -1,0 +1,209 @@
+import { useEffect, useState } from "react";
+import { commands } from "../bindings";
+import { unwrap } from "../api/call";
+import type { AdOrder, AdOrderRow, EntityRef, FlightCapsRow } from "../api/types";
+import { useApp } from "../state/app";
+import { appendAt, removeAt } from "../util/path";
+import { isRemote, sameRef } from "../util/refs";
+import { ParentPicker, missingParent, useSaveFlow } from "./common";
+import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
+import { FlightCapsForm } from "./FlightCapsForm";
+import {
+  CheckboxField,
+  CheckboxGroupField,
+  DateField,
+  ErrorSlot,
+  FormFrame,
+  JsonField,
+  NumberField,
+  NumberListField,
+  ReadOnly,
+  Section,
+  SelectField,
+  StringListField,
+  TextField,
+  options,
+  useField,
+  useFormState, type Validation } from "./kit";
+
+/** Clears an object whose members are all empty, so "absent" stays absent. */
+function pruneEmpty(v: AdOrder, path: "frequencyCap"): AdOrder {
+  const obj = v[path];
+  if (obj && Object.values(obj).every((x) => x === null || x === undefined)) return { ...v, [path]: null };
+  return v;
+}
+
+function FrequencyCapFields() {
+  return (
+    <>
+      <ErrorSlot path="frequencyCap" />
+      <NumberField path="frequencyCap.limit" label="Impressions per user" kind="integer" />
+      <NumberField path="frequencyCap.duration" label="Periods" kind="integer" />
+      <SelectField path="frequencyCap.timePeriod" label="Period" options={options(TIME_PERIODS, LABELS)} />
+    </>
+  );
+}
+
+function AudienceEditor({ index, onRemove }: { index: number; onRemove: () => void }) {
+  const app = useApp();
+  const p = `audiences[${index}]`;
+  const { get } = useField();
+  const id = get(`${p}.id`);
+  const siteListHint = app.siteLists.length > 0 ? `known: ${app.siteLists.slice(0, 4).map((s) => `${s.value.id ?? "draft"} ${s.label}`).join(", ")}${app.siteLists.length > 4 ? "…" : ""}` : undefined;
+  return (
+    <fieldset className="audience" aria-label={`Audience ${index + 1}`}>
+      <legend>
+        Audience {index + 1}
+        {typeof id === "number" ? ` · #${id}` : " · new"}
+      </legend>
+      <ErrorSlot path={p} />
+      <div className="grid">
+        <TextField path={`${p}.name`} label="Name" />
+        <NumberField path={`${p}.weight`} label="Weight" kind="integer" />
+        <NumberListField path={`${p}.pmpDeals`} label="PMP deals" hint="deal ids" />
+        <NumberListField path={`${p}.exchanges.include`} label="Exchanges: include" hint="exchange ids" />
+        <NumberListField path={`${p}.exchanges.exclude`} label="Exchanges: exclude" hint="exchange ids" />
+        <NumberListField path={`${p}.siteLists.include`} label="Site lists: include" hint={siteListHint} />
+        <NumberListField path={`${p}.siteLists.exclude`} label="Site lists: exclude" hint={siteListHint} />
+      </div>
+      <button type="button" className="small danger" data-action="remove-audience" aria-label={`Remove audience ${index + 1}`} onClick={onRemove}>
+        Remove audience
+      </button>
+    </fieldset>
+  );
+}
+
+export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: EntityRef | null }) {
+  const app = useApp();
+  const [campaign, setCampaign] = useState<EntityRef | null>(row?.parent ?? parent ?? null);
+  const initial: AdOrder = row ? row.value : {};
+  const form = useFormState<AdOrder>(initial, (value): Validation => ({ draft: { kind: "ad_order", value }, parent: campaign, existing: isRemote(flow.target) }), row !== undefined);
+  const flow = useSaveFlow(form, row?.target ?? null, false);
+  const existing = flow.target !== null;
+  // The service ignores dates and lifetime budget on an update: they are shown, not edited.
+  const posted = isRemote(flow.target);
+  const zone = app.zoneOf(app.advertiserOfCampaign(campaign));
+  const audiences: NonNullable<AdOrder["audiences"]> = form.value.audiences ?? [];
+
+  // Keep "no cap" as null rather than an object of empty members.
+  const { value: current, setValue } = form;
+  useEffect(() => {
+    const pruned = pruneEmpty(current, "frequencyCap");
+    if (pruned !== current) setValue(pruned);
+  }, [current, setValue]);
+
+  const submit = async () => {
+    if (!campaign) return flow.fail(missingParent("parent.campaign", "campaign"));
+    const saved = await flow.save((target) => commands.saveAdOrder(target, campaign, form.value));
+    if (saved && saved.errors.length === 0) app.closeEditor();
+  };
+
+  // The flight caps of a saved ad order are edited in their own form below.
+  const [caps, setCaps] = useState<FlightCapsRow | null | undefined>(undefined);
+  const capsTarget = flow.target;
+  useEffect(() => {
+    if (!capsTarget) return;
+    let live = true;
+    void unwrap(commands.listFlightCaps(capsTarget), { quiet: true }).then((r) => {
+      if (live) setCaps(r ?? null);
+    });
+    return () => {
+      live = false;
+    };
+  }, [capsTarget, app.version]);
+  return (
+    <div className="stack">
+      <FormFrame
+        form={form}
+        kind="ad_order"
+        title={existing ? `Ad order: ${form.value.name ?? row?.label ?? ""}` : "New ad order"}
+        subtitle={<>Dates in {zone.label}</>}
+        zone={zone.iana}
+        onSubmit={submit}
+        onCancel={app.closeEditor}
+        busy={flow.busy}
+      >
+        <Section title="Ad order">
+          <ParentPicker
+            name="parent.campaign"
+            label="Campaign"
+            options={app.campaigns.map((c) => ({ ref: c.target, label: `${c.label}${advertiserLabel(app.advertisers, c.parent)}` }))}
+            value={campaign}
+            onChange={(r) => {
+              setCampaign(r);
+              form.revalidate();
+            }}
+            disabled={existing}
+          />
+          <ReadOnly label="Id" value={form.value.id ?? (existing ? "not posted yet" : "new")} />
+          <TextField path="name" label="Name" required />
+          <SelectField path="optimizationGoal" label="Optimization goal" options={options(OPTIMIZATION_GOALS, LABELS)} required />
+          <SelectField path="goalMode" label="Goal mode" options={options(GOAL_MODES, LABELS)} />
+          <NumberField path="cpaGoal" label="CPA goal" kind="money" />
+          <NumberField path="ctrGoal" label="CTR goal" hint="e.g. 0.002" />
+          <NumberField path="vcrGoal" label="Video completion rate goal" hint="0.0 – 1.0" />
+        </Section>
+        <Section title="Dates and budget">
+          <DateField path="startDate" label="Start" required={!posted} readOnly={posted} hint={posted ? "changed through the campaign's flights" : undefined} />
+          <DateField path="endDate" label="End" required={!posted} readOnly={posted} hint={posted ? "changed through the campaign's flights" : undefined} />
+          <NumberField path="lifetimeBudget" label="Lifetime budget" kind="money" readOnly={posted} hint={posted ? "USD · changed through flight caps" : undefined} />
+          <NumberField path="dailyBudget" label="Daily budget" kind="money" />
+          <NumberField path="lifetimeImpressionBudget" label="Lifetime impressions budget" kind="integer" />
+          <NumberField path="dailyImpressionBudget" label="Daily impressions budget" kind="integer" />
+        </Section>
+        <Section title="Bidding and pacing">
+          <NumberField path="max_bid" label="Max bid" kind="money" />
+          <NumberField path="minBidMultiplier" label="Min bid multiplier" />
+          <NumberField path="maxBidMultiplier" label="Max bid multiplier" />
+          <SelectField path="hourlyPacingMode" label="Hourly pacing" options={options(PACING_MODES, LABELS)} />
+          <NumberField path="hourlyFrontload" label="Hourly frontload" kind="percent" hint="0 – 100 %" />
+          <CheckboxField path="audienceWeightsEnabled" label="Audience weights enabled" />
+        </Section>
+        <Section title="Frequency cap">
+          <FrequencyCapFields />
+        </Section>
+        <Section title="Channels">
+          <CheckboxGroupField path="channelsV2" label="Channels (v2)" values={CHANNELS_V2} />
+          <StringListField path="channels" label="Channels" addLabel="Add channel" />
+          <JsonField path="dayParts" label="Day parts" />
+        </Section>
+        <Section title="Client ids">
+          <TextField path="ioNumber" label="IO number" hint="use this or the external id" />
+          <TextField path="externalAdOrderId" label="External ad order id" />
+          <ReadOnly label="io_number (from the service)" value={form.value.io_number ?? null} />
+          <ReadOnly label="Cost optimization" value={form.value.costOptimizationEnabled == null ? null : form.value.costOptimizationEnabled ? "Enabled" : "Disabled"} />
+        </Section>
+        <Section
+          title={`Audiences (${audiences.length})`}
+          actions={
+            <button type="button" className="small" data-action="add-audience" onClick={() => form.setValue((v) => appendAt(v, "audiences", { name: `Audience ${audiences.length + 1}` }))}>
+              + Add audience
+            </button>
+          }
+        >
+          <ErrorSlot path="audiences" />
+          <div className="wide">
+            {audiences.map((_, i) => (
+              <AudienceEditor key={i} index={i} onRemove={() => form.setValue((v) => removeAt(v, "audiences", i))} />
+            ))}
+            {audiences.length === 0 && <p className="muted">No audiences: the service creates a default audience on creation.</p>}
+          </div>
+        </Section>
+      </FormFrame>
+      {capsTarget ? (
+        caps === undefined ? (
+          <p className="muted">Loading flight caps…</p>
+        ) : (
+          <FlightCapsForm key={JSON.stringify(caps?.value ?? null)} adOrder={capsTarget} campaign={campaign} row={caps} embedded />
+        )
+      ) : (
+        <p className="muted section-note">Flight caps can be set once the ad order is saved.</p>
+      )}
+    </div>
+  );
+}
+
+function advertiserLabel(advertisers: { target: EntityRef; label: string }[], parent: EntityRef | null): string {
+  const a = advertisers.find((x) => sameRef(x.target, parent));
+  return a ? ` — ${a.label}` : "";
+}

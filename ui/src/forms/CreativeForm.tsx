@@ -1,0 +1,203 @@
+import { useMemo, useState } from "react";
+import { commands } from "../bindings";
+import type { Creative, CreativeRow, EntityRef, MatrixCell } from "../api/types";
+import { useApp } from "../state/app";
+import { getPath, parsePath, setPath } from "../util/path";
+import { isRemote, sameRef } from "../util/refs";
+import { ParentPicker, missingParent, useSaveFlow } from "./common";
+import { CREATIVE_STATUSES, VIDEO_TYPES } from "./enums";
+import {
+  ErrorSlot,
+  FormFrame,
+  JsonField,
+  NumberField,
+  ReadOnly,
+  Section,
+  SelectField,
+  StringListField,
+  TextField,
+  options, type Validation } from "./kit";
+import { useFormState } from "./kit";
+
+const FIELD_LABELS: Record<string, string> = {
+  size: "Size",
+  landingPageUrl: "Landing page URL",
+  htmlAsset: "HTML tag",
+  imageUrl: "Image URL",
+  "video.vastUrl": "VAST URL",
+  "video.vastXml": "VAST XML",
+  "video.mediaUrls": "Video files",
+  "audio.vastUrl": "VAST URL",
+  "audio.vastXml": "VAST XML",
+  "audio.mediaUrls": "Audio files",
+  "audio.daast": "DAAST",
+  "native.headline": "Headline",
+  "native.caption": "Caption",
+  "native.sponsoredBy": "Sponsored by",
+  "native.imageUrl": "Image URL",
+  "native.imageIcon": "Icon URL",
+  "native.vastUrl": "VAST URL",
+  "native.vastXml": "VAST XML",
+  "native.mediaUrls": "Media files",
+  "dooh.imageUrl": "Image URL",
+  "dooh.mediaUrls": "Video files",
+};
+
+function labelFor(path: string): string {
+  return FIELD_LABELS[path] ?? path;
+}
+
+/** The control for one type-specific wire path of the matrix. */
+function CellField({ path }: { path: string }) {
+  if (path === "size") {
+    return (
+      <>
+        <NumberField path="size.width" label="Width" kind="integer" hint="px" />
+        <NumberField path="size.height" label="Height" kind="integer" hint="px" />
+        <ErrorSlot path="size" />
+      </>
+    );
+  }
+  if (path.endsWith("mediaUrls")) return <StringListField path={path} label={labelFor(path)} addLabel="Add URL" placeholder="https://…" className="wide" />;
+  if (path.endsWith("vastXml") || path === "htmlAsset") return <TextField path={path} label={labelFor(path)} multiline rows={5} className="wide mono" />;
+  if (path === "audio.daast") return <JsonField path={path} label={labelFor(path)} className="wide" />;
+  return <TextField path={path} label={labelFor(path)} />;
+}
+
+function cellPaths(cell: MatrixCell | undefined): string[] {
+  return cell ? [...cell.required, ...cell.optional] : [];
+}
+
+/** The draft with the type-specific fields of other cells taken out. */
+function switchCell(v: Creative, from: MatrixCell | undefined, to: MatrixCell | undefined, matrix: MatrixCell[]): Creative {
+  const keep = new Set(cellPaths(to));
+  let next: Creative = v;
+  const all = new Set(matrix.flatMap(cellPaths));
+  for (const path of all) {
+    if (keep.has(path) || getPath(next, path) === undefined) continue;
+    next = setPath(next, path, null);
+    // An object left with nothing in it goes too.
+    const segs = parsePath(path);
+    if (segs.length > 1 && typeof segs[0] === "string") {
+      const parent = getPath(next, segs[0]);
+      if (typeof parent === "object" && parent !== null && Object.values(parent).every((x) => x === null || x === undefined)) {
+        next = setPath(next, segs[0], null);
+      }
+    }
+  }
+  void from;
+  if (to) {
+    const media = next.type?.mediaType ?? null;
+    if (!media || !to.mediaTypes.includes(media)) next = setPath(next, "type.mediaType", to.mediaTypes[0] ?? null);
+  }
+  return next;
+}
+
+export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: EntityRef | null }) {
+  const app = useApp();
+  const matrix = app.matrix;
+  const [advertiser, setAdvertiser] = useState<EntityRef | null>(row?.parent ?? parent ?? null);
+  const initial: Creative = row ? row.value : {};
+  const form = useFormState<Creative>(initial, (value): Validation => ({ draft: { kind: "creative", value }, parent: advertiser, existing: isRemote(flow.target) }), row !== undefined);
+  const flow = useSaveFlow(form, row?.target ?? null);
+  const existing = flow.target !== null;
+  const v = form.value;
+
+  const types = useMemo(() => [...new Set(matrix.map((c) => c.creativeType))], [matrix]);
+  const cell = matrix.find((c) => c.creativeType === v.creativeType && c.creativeSubtype === v.creativeSubtype);
+  const subtypes = matrix.filter((c) => c.creativeType === v.creativeType).map((c) => c.creativeSubtype);
+  const required = useMemo(() => {
+    const s = new Set<string>(["name", "creativeType", "creativeSubtype", "type.mediaType", "parent.advertiser"]);
+    for (const p of cell?.required ?? []) {
+      s.add(p);
+      if (p === "size") {
+        s.add("size.width");
+        s.add("size.height");
+      }
+    }
+    return s;
+  }, [cell]);
+
+  const chooseType = (t: string | number | null) => {
+    form.setValue((prev) => {
+      const type = typeof t === "string" ? (types.find((x) => x === t) ?? null) : null;
+      const sameSub = matrix.find((c) => c.creativeType === type && c.creativeSubtype === prev.creativeSubtype);
+      const to = sameSub ?? matrix.find((c) => c.creativeType === type);
+      const from = matrix.find((c) => c.creativeType === prev.creativeType && c.creativeSubtype === prev.creativeSubtype);
+      const base: Creative = { ...prev, creativeType: type, creativeSubtype: to?.creativeSubtype ?? null };
+      return switchCell(base, from, to, matrix);
+    });
+  };
+  const chooseSubtype = (s: string | number | null) => {
+    form.setValue((prev) => {
+      const to = matrix.find((c) => c.creativeType === prev.creativeType && c.creativeSubtype === s);
+      const from = matrix.find((c) => c.creativeType === prev.creativeType && c.creativeSubtype === prev.creativeSubtype);
+      return switchCell({ ...prev, creativeSubtype: to?.creativeSubtype ?? null }, from, to, matrix);
+    });
+  };
+
+  const campaignOptions = app.campaigns
+    .filter((c) => sameRef(c.parent, advertiser) && typeof c.value.id === "number")
+    .map((c) => ({ value: String(c.value.id), label: c.label }));
+
+  const submit = () => {
+    if (!advertiser) return flow.fail(missingParent("parent.advertiser", "advertiser"));
+    return flow.save((target) => commands.saveCreative(target, advertiser, form.value)).then(() => undefined);
+  };
+
+  return (
+    <FormFrame
+      form={form}
+      kind="creative"
+      title={existing ? `Creative: ${v.name ?? row?.label ?? ""}` : "New creative"}
+      required={required}
+      onSubmit={submit}
+      onCancel={app.closeEditor}
+      busy={flow.busy}
+    >
+      <Section title="Creative">
+        <ParentPicker
+          name="parent.advertiser"
+          label="Advertiser"
+          options={app.advertisers.map((a) => ({ ref: a.target, label: a.label }))}
+          value={advertiser}
+          onChange={(r) => {
+            setAdvertiser(r);
+            form.revalidate();
+          }}
+          disabled={existing}
+        />
+        <ReadOnly label="Id" value={v.id ?? (existing ? "not posted yet" : "new")} />
+        <TextField path="name" label="Name" />
+        <SelectField path="creativeType" label="Type" options={options(types)} onChangeValue={chooseType} emptyLabel="Choose…" />
+        <SelectField path="creativeSubtype" label="Subtype" options={options(subtypes)} onChangeValue={chooseSubtype} emptyLabel="Choose…" />
+        <SelectField path="type.mediaType" label="Media type" options={options(cell ? cell.mediaTypes : [...new Set(matrix.flatMap((c) => c.mediaTypes))])} />
+        <NumberField path="type.id" label="Creative type id" kind="integer" />
+        <NumberField path="type.vendorId" label="Vendor id" kind="integer" />
+        <SelectField path="type.videoType" label="Video type" options={options(VIDEO_TYPES)} emptyLabel="None" />
+        <ErrorSlot path="type" />
+        <SelectField path="campaignId" label="Campaign" options={campaignOptions} numeric emptyLabel="None (advertiser only)" hint="optional" />
+      </Section>
+      {cell ? (
+        <Section title={`${cell.creativeType} · ${cell.creativeSubtype}`}>
+          {cellPaths(cell).map((p) => (
+            <CellField key={p} path={p} />
+          ))}
+        </Section>
+      ) : (
+        <p className="muted section-note">{matrix.length === 0 ? "Loading creative types…" : "Choose a type and subtype to see their fields."}</p>
+      )}
+      <Section title="Tracking and other">
+        <TextField path="externalCreativeid" label="External creative id" />
+        <TextField path="crawlableUrl" label="Crawlable URL" />
+        <TextField path="impressionTrackingPixel_1" label="Impression pixel 1" />
+        <TextField path="impressionTrackingPixel_2" label="Impression pixel 2" />
+        <TextField path="impressionTrackingPixel_3" label="Impression pixel 3" />
+        <TextField path="impressionTrackingPixel_4" label="Impression pixel 4" />
+        <StringListField path="channels" label="Channels" addLabel="Add channel" placeholder="MOBILE" />
+        <TextField path="display.htmlAsset" label="Display HTML" multiline hint="alternative HTML for tag creatives" className="wide mono" />
+        <SelectField path="status" label="Status" options={options(CREATIVE_STATUSES)} hint="set by review" />
+      </Section>
+    </FormFrame>
+  );
+}

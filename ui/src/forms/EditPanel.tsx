@@ -1,0 +1,48 @@
+import { useApp } from "../state/app";
+import { refKey } from "../util/refs";
+import { AdOrderForm } from "./AdOrderForm";
+import { AdvertiserForm } from "./AdvertiserForm";
+import { AudienceSegmentForm } from "./AudienceSegmentForm";
+import { CampaignForm } from "./CampaignForm";
+import { CreativeForm } from "./CreativeForm";
+import { FlightCapsForm } from "./FlightCapsForm";
+import { SiteListForm } from "./SiteListForm";
+
+/** The side panel with the form of what is being edited. */
+export function EditPanel() {
+  const { editor, closeEditor } = useApp();
+  if (!editor) return null;
+  const key = `${editor.kind}:${editor.kind === "flight_caps" ? refKey(editor.adOrder.target) : editor.row ? refKey(editor.row.target) : "new"}`;
+  let body;
+  switch (editor.kind) {
+    case "advertiser":
+      body = <AdvertiserForm key={key} row={editor.row} />;
+      break;
+    case "campaign":
+      body = <CampaignForm key={key} row={editor.row} parent={editor.parent} />;
+      break;
+    case "ad_order":
+      body = <AdOrderForm key={key} row={editor.row} parent={editor.parent} />;
+      break;
+    case "flight_caps":
+      body = <FlightCapsForm key={key} adOrder={editor.adOrder.target} campaign={editor.adOrder.parent} row={editor.row} />;
+      break;
+    case "creative":
+      body = <CreativeForm key={key} row={editor.row} parent={editor.parent} />;
+      break;
+    case "site_list":
+      body = <SiteListForm key={key} row={editor.row} />;
+      break;
+    case "audience_segment":
+      body = <AudienceSegmentForm key={key} row={editor.row} />;
+      break;
+  }
+  return (
+    <aside className="edit-panel" aria-label="Edit panel">
+      <button type="button" className="icon-button panel-close" aria-label="Close the edit panel" onClick={closeEditor}>
+        ×
+      </button>
+      {body}
+    </aside>
+  );
+}

@@ -1,0 +1,70 @@
+// A stand-in for `../bindings` in tests (used through `vi.mock`): every command answers
+// ok with an empty value unless a test says otherwise.
+import { vi } from "vitest";
+import type { AppSnapshot, FieldError, MatrixCell, Saved, Timeline } from "../api/types";
+
+export function ok<T>(data: T): Promise<{ status: "ok"; data: T }> {
+  return Promise.resolve({ status: "ok" as const, data });
+}
+
+export const SIGNED_IN: AppSnapshot = {
+  profiles: [{ id: "local", name: "Local sandbox", baseUrl: "http://127.0.0.1:8700", embedded: true }],
+  activeId: "local",
+  session: { account: "demo", kind: "user" },
+  demo: null,
+  online: true,
+  sandbox: "running",
+  pendingCount: 0,
+  posting: false,
+};
+
+const saved: Saved = { target: { kind: "advertiser", key: { type: "local", value: "x" } }, errors: [] };
+const timeline: Timeline = { bars: [], overlaps: [], gaps: [], errors: [] };
+const noErrors: FieldError[] = [];
+const noCells: MatrixCell[] = [];
+
+type Real = typeof import("../bindings").commands;
+
+export const commands = {
+  appSnapshot: vi.fn<Real["appSnapshot"]>(() => ok(SIGNED_IN)),
+  addProfile: vi.fn<Real["addProfile"]>(() => ok(SIGNED_IN)),
+  switchProfile: vi.fn<Real["switchProfile"]>(() => ok(SIGNED_IN)),
+  signIn: vi.fn<Real["signIn"]>(() => ok(SIGNED_IN)),
+  partnerSignIn: vi.fn<Real["partnerSignIn"]>(() => ok({ authorizeUrl: "http://127.0.0.1:8700/v1/oauth2/login", opened: true })),
+  signOut: vi.fn<Real["signOut"]>(() => ok(SIGNED_IN)),
+  setSandboxRunning: vi.fn<Real["setSandboxRunning"]>(() => ok(SIGNED_IN)),
+  refresh: vi.fn<Real["refresh"]>(() => ok({ added: 0, changed: 0, removed: 0, keptPending: 0 })),
+  listAdvertisers: vi.fn<Real["listAdvertisers"]>(() => ok([])),
+  listCampaigns: vi.fn<Real["listCampaigns"]>(() => ok([])),
+  listAdOrders: vi.fn<Real["listAdOrders"]>(() => ok([])),
+  listFlightCaps: vi.fn<Real["listFlightCaps"]>(() => ok(null)),
+  listCreatives: vi.fn<Real["listCreatives"]>(() => ok([])),
+  listSiteLists: vi.fn<Real["listSiteLists"]>(() => ok([])),
+  listAudienceSegments: vi.fn<Real["listAudienceSegments"]>(() => ok({ rows: [], total: 0 })),
+  validate: vi.fn<Real["validate"]>(() => ok(noErrors)),
+  saveAdvertiser: vi.fn<Real["saveAdvertiser"]>(() => ok(saved)),
+  saveCampaign: vi.fn<Real["saveCampaign"]>(() => ok(saved)),
+  saveAdOrder: vi.fn<Real["saveAdOrder"]>(() => ok(saved)),
+  saveFlightCaps: vi.fn<Real["saveFlightCaps"]>(() => ok(saved)),
+  saveCreative: vi.fn<Real["saveCreative"]>(() => ok(saved)),
+  saveSiteList: vi.fn<Real["saveSiteList"]>(() => ok(saved)),
+  saveAudienceSegment: vi.fn<Real["saveAudienceSegment"]>(() => ok(saved)),
+  uploadAudienceData: vi.fn<Real["uploadAudienceData"]>(() => ok(saved)),
+  creativeMatrix: vi.fn<Real["creativeMatrix"]>(() => Promise.resolve(noCells)),
+  flightTimeline: vi.fn<Real["flightTimeline"]>(() => Promise.resolve(timeline)),
+  timezones: vi.fn<Real["timezones"]>(() => Promise.resolve([{ name: "ET" as const, iana: "America/New_York", label: "Eastern" }])),
+  pendingChanges: vi.fn<Real["pendingChanges"]>(() => ok([])),
+  checkChanges: vi.fn<Real["checkChanges"]>(() => ok([])),
+  postChanges: vi.fn<Real["postChanges"]>(() => ok(null)),
+  discardChanges: vi.fn<Real["discardChanges"]>(() => ok([])),
+  resolveConflict: vi.fn<Real["resolveConflict"]>(() => ok([])),
+};
+
+const event = () => ({ listen: vi.fn(() => Promise.resolve(() => undefined)), once: vi.fn(() => Promise.resolve(() => undefined)) });
+
+export const events = {
+  syncProgress: event(),
+  syncFinished: event(),
+  sessionChanged: event(),
+  signInRequired: event(),
+};
