@@ -7,7 +7,7 @@ use flightdeck_model::{
     AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FlightCap, SiteList,
 };
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::{Entity, Marker, PullScope};
+use flightdeck_offline::workspace::{Entity, Marker, PullScope, Workspace};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -114,13 +114,24 @@ fn rows<T: DeserializeOwned>(
 ) -> Result<Vec<Row<T>>> {
     let active = state.active()?;
     let ws = active.workspace()?;
+    rows_of(&ws, kind, parent, label)
+}
+
+/// The rows of one kind (optionally one parent's), decoded and marked: the work behind
+/// every table command, public for the benchmark.
+pub fn rows_of<T: DeserializeOwned>(
+    ws: &Workspace,
+    kind: Kind,
+    parent: Option<&EntityRef>,
+    label: impl Fn(&T, &Entity) -> String,
+) -> Result<Vec<Row<T>>> {
     let markers: HashMap<EntityRef, Marker> = ws.markers(kind)?;
     let mut out = Vec::new();
     for e in ws.list(kind)? {
         if parent.is_some() && e.parent.as_ref() != parent {
             continue;
         }
-        let value: T = serde_json::from_value(e.working.clone()).map_err(|err| {
+        let value = T::deserialize(&e.working).map_err(|err| {
             AppError::storage(format!(
                 "{} {} cannot be shown: {err}",
                 kind_name(kind),
@@ -152,7 +163,8 @@ fn kind_name(kind: Kind) -> &'static str {
     }
 }
 
-fn named(name: Option<&str>, e: &Entity) -> String {
+/// A row's label: its name, or its kind and key when it has none.
+pub fn named(name: Option<&str>, e: &Entity) -> String {
     match name {
         Some(n) if !n.trim().is_empty() => n.to_owned(),
         _ => format!("{} {}", kind_name(e.target.kind), e.target.key),
