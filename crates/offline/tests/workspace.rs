@@ -887,3 +887,40 @@ async fn resolving_keeps_later_edits_and_all_theirs_leaves_nothing_to_post() {
     assert!(!entity.pending);
     assert!(!ws.markers(Kind::AdOrder).unwrap().contains_key(&other));
 }
+
+#[tokio::test]
+async fn list_as_gives_typed_working_copies_filtered_by_parent() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, _client) = pulled(&server, &dir).await;
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let order = by_name(&ws, Kind::AdOrder, "Acme Spring - Video");
+    let mut edited: AdOrder = typed(ws.get(&order).unwrap().unwrap().working);
+    edited.name = Some("Acme Spring - Video (edited)".into());
+    ws.update_ad_order(&order, edited).unwrap();
+
+    let all = ws.list_as::<AdOrder>(Kind::AdOrder, None).unwrap();
+    assert_eq!(all.len(), ws.list(Kind::AdOrder).unwrap().len());
+    let spring_orders = ws.list_as::<AdOrder>(Kind::AdOrder, Some(&spring)).unwrap();
+    assert!(!spring_orders.is_empty());
+    assert!(
+        spring_orders.len() < all.len(),
+        "only the campaign's orders"
+    );
+    assert!(
+        spring_orders
+            .iter()
+            .all(|o| o.parent.as_ref() == Some(&spring))
+    );
+    let mine = spring_orders.iter().find(|o| o.target == order).unwrap();
+    assert_eq!(
+        mine.value.name.as_deref(),
+        Some("Acme Spring - Video (edited)")
+    );
+    assert!(mine.pending);
+    assert_eq!(
+        spring_orders.iter().filter(|o| o.pending).count(),
+        1,
+        "only the edited order is pending"
+    );
+}

@@ -7,14 +7,14 @@ use flightdeck_model::{
     AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FlightCap, SiteList,
 };
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::{Entity, Marker, PullScope, Workspace};
+use flightdeck_offline::workspace::{Marker, PullScope, Workspace};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::{AppHandle, Runtime, State};
 
 use super::{announce, on_session_error};
-use crate::error::{AppError, Result};
+use crate::error::Result;
 use crate::state::AppState;
 
 /// One table row: the entity as the buyer sees it (pending edits applied) and how it
@@ -110,7 +110,7 @@ fn rows<T: DeserializeOwned>(
     state: &AppState,
     kind: Kind,
     parent: Option<&EntityRef>,
-    label: impl Fn(&T, &Entity) -> String,
+    label: impl Fn(&T, &EntityRef) -> String,
 ) -> Result<Vec<Row<T>>> {
     let active = state.active()?;
     let ws = active.workspace()?;
@@ -123,31 +123,21 @@ pub fn rows_of<T: DeserializeOwned>(
     ws: &Workspace,
     kind: Kind,
     parent: Option<&EntityRef>,
-    label: impl Fn(&T, &Entity) -> String,
+    label: impl Fn(&T, &EntityRef) -> String,
 ) -> Result<Vec<Row<T>>> {
     let markers: HashMap<EntityRef, Marker> = ws.markers(kind)?;
-    let mut out = Vec::new();
-    for e in ws.list(kind)? {
-        if parent.is_some() && e.parent.as_ref() != parent {
-            continue;
-        }
-        let value = T::deserialize(&e.working).map_err(|err| {
-            AppError::storage(format!(
-                "{} {} cannot be shown: {err}",
-                kind_name(kind),
-                e.target.key
-            ))
-        })?;
-        out.push(Row {
-            label: label(&value, &e),
+    Ok(ws
+        .list_as::<T>(kind, parent)?
+        .into_iter()
+        .map(|e| Row {
+            label: label(&e.value, &e.target),
             marker: markers.get(&e.target).copied(),
             target: e.target,
             parent: e.parent,
-            value,
+            value: e.value,
             pending: e.pending,
-        });
-    }
-    Ok(out)
+        })
+        .collect())
 }
 
 fn kind_name(kind: Kind) -> &'static str {
@@ -164,10 +154,10 @@ fn kind_name(kind: Kind) -> &'static str {
 }
 
 /// A row's label: its name, or its kind and key when it has none.
-pub fn named(name: Option<&str>, e: &Entity) -> String {
+pub fn named(name: Option<&str>, target: &EntityRef) -> String {
     match name {
         Some(n) if !n.trim().is_empty() => n.to_owned(),
-        _ => format!("{} {}", kind_name(e.target.kind), e.target.key),
+        _ => format!("{} {}", kind_name(target.kind), target.key),
     }
 }
 
@@ -219,7 +209,7 @@ pub fn list_flight_caps(
 ) -> Result<Option<Row<Vec<FlightCap>>>> {
     let target = EntityRef::new(Kind::FlightCaps, ad_order.key.clone());
     let all = rows(&state, Kind::FlightCaps, None, |_: &Vec<FlightCap>, e| {
-        format!("flight caps of ad order {}", e.target.key)
+        format!("flight caps of ad order {}", e.key)
     })?;
     Ok(all.into_iter().find(|r| r.target == target))
 }
