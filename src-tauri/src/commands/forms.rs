@@ -9,17 +9,13 @@ use flightdeck_model::{
     TimezoneName,
 };
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::Workspace;
+use flightdeck_offline::workspace::{PENDING_PARENT_ID, Workspace};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::State;
 
 use crate::error::{AppError, Result};
 use crate::state::AppState;
-
-/// Stands in for the id of a parent that is still a draft, so "advertiserId is
-/// required" does not fire for a campaign under an advertiser not posted yet.
-const DRAFT_PARENT_ID: Id = i64::MAX;
 
 /// Which site-list call an edit is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
@@ -115,7 +111,7 @@ fn parent_id(ws: &Workspace, parent: Option<&EntityRef>) -> Result<Option<Id>> {
     };
     Ok(Some(match ws.resolve_remote(parent)? {
         Some(flightdeck_offline::change::Key::Id(id)) => id,
-        _ => DRAFT_PARENT_ID,
+        _ => PENDING_PARENT_ID,
     }))
 }
 
@@ -206,17 +202,11 @@ pub fn save_advertiser(
     target: Option<EntityRef>,
     value: Advertiser,
 ) -> Result<Saved> {
-    with_workspace(&state, |ws| {
-        let target = match target {
-            Some(t) => {
-                ws.update_advertiser(&t, value)?;
-                t
-            }
-            None => ws.create_advertiser(value)?,
-        };
-        Ok(target)
-    })
-    .and_then(|t| with_saved(&state, t))
+    let t = with_workspace(&state, |ws| match target {
+        Some(t) => ws.update_advertiser(&t, value).map(|_| t),
+        None => ws.create_advertiser(value),
+    })?;
+    with_saved(&state, t)
 }
 
 fn with_saved(state: &AppState, target: EntityRef) -> Result<Saved> {

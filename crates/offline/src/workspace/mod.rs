@@ -28,6 +28,7 @@ mod outbox;
 mod pull;
 mod resolve;
 mod validate;
+pub use validate::PENDING_PARENT_ID;
 
 use std::path::Path;
 

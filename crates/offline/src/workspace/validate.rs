@@ -18,7 +18,8 @@ use crate::{Error, Result};
 /// Stands in for a draft parent's remote id while validating, so a reference to a
 /// pending draft counts as filled ("campaignId is required" must not fire for an ad
 /// order under a campaign that is not posted yet).
-const PENDING_PARENT_ID: Id = i64::MAX;
+/// Public so the app's live validation fills draft parents the same way.
+pub const PENDING_PARENT_ID: Id = i64::MAX;
 
 /// A stored or new payload.
 pub(crate) enum Payload<'a> {
