@@ -1,6 +1,6 @@
 //! Ad orders, their audiences and frequency caps.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use crate::common::{Extra, Id, Millis, Nullable, PacingMode, TimePeriod};
 use crate::serde_util;
@@ -164,57 +164,29 @@ pub struct AdOrder {
     pub extra: Extra,
 }
 
-/// What the ad order optimises for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum OptimizationGoal {
-    /// Cost per mille.
-    Cpm,
-    /// Cost per click.
-    Cpc,
-    /// Cost per action.
-    Cpa,
-    /// Video completion rate; `VCR` is accepted on input in any case.
-    VideoCompletionRate,
-}
-
-impl OptimizationGoal {
-    /// Parses a wire value, accepting `VCR` in any case as `VIDEO_COMPLETION_RATE`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "CPM" => Some(Self::Cpm),
-            "CPC" => Some(Self::Cpc),
-            "CPA" => Some(Self::Cpa),
-            "VIDEO_COMPLETION_RATE" => Some(Self::VideoCompletionRate),
-            _ if s.eq_ignore_ascii_case("VCR") => Some(Self::VideoCompletionRate),
-            _ => None,
-        }
+open_enum! {
+    /// What the ad order optimises for.
+    pub enum OptimizationGoal {
+        /// Cost per mille.
+        Cpm = "CPM",
+        /// Cost per click.
+        Cpc = "CPC",
+        /// Cost per action.
+        Cpa = "CPA",
+        /// Video completion rate; `VCR` is accepted on input in any case.
+        VideoCompletionRate = "VIDEO_COMPLETION_RATE",
     }
+    aliases { "VCR" => VideoCompletionRate }
 }
 
-impl<'de> Deserialize<'de> for OptimizationGoal {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Self::parse(&s).ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "unknown optimization goal \"{s}\"; expected CPM, CPC, CPA, VIDEO_COMPLETION_RATE or VCR"
-            ))
-        })
+open_enum! {
+    /// Whether the order optimises for performance or for spend.
+    pub enum GoalMode {
+        /// The default.
+        Performance = "PERFORMANCE",
+        /// Spend the budget.
+        Spend = "SPEND",
     }
-}
-
-/// Whether the order optimises for performance or for spend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "UPPERCASE")]
-pub enum GoalMode {
-    /// The default.
-    Performance,
-    /// Spend the budget.
-    Spend,
 }
 
 /// Ad-order frequency cap; every member is required when the object is present.

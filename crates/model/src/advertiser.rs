@@ -44,28 +44,26 @@ pub struct Advertiser {
     pub extra: Extra,
 }
 
-/// Advertiser timezones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[allow(clippy::upper_case_acronyms)]
-pub enum TimezoneName {
-    /// Alaska.
-    AKT,
-    /// Central.
-    CT,
-    /// Eastern.
-    ET,
-    /// Greenwich.
-    GMT,
-    /// Hawaii.
-    HST,
-    /// Mountain.
-    MT,
-    /// Newfoundland.
-    N,
-    /// Pacific.
-    PT,
+open_enum! {
+    /// Advertiser timezones.
+    pub enum TimezoneName {
+        /// Alaska.
+        AKT = "AKT",
+        /// Central.
+        CT = "CT",
+        /// Eastern.
+        ET = "ET",
+        /// Greenwich.
+        GMT = "GMT",
+        /// Hawaii.
+        HST = "HST",
+        /// Mountain.
+        MT = "MT",
+        /// Newfoundland.
+        N = "N",
+        /// Pacific.
+        PT = "PT",
+    }
 }
 
 impl TimezoneName {
@@ -80,4 +78,37 @@ impl TimezoneName {
         Self::N,
         Self::PT,
     ];
+}
+
+impl TimezoneName {
+    /// The IANA zone the advertiser's dates are shown in, or `None` for a value the
+    /// service added that this crate does not know (then dates are shown in UTC).
+    pub fn iana(&self) -> Option<&'static str> {
+        Some(match self {
+            Self::AKT => "America/Anchorage",
+            Self::CT => "America/Chicago",
+            Self::ET => "America/New_York",
+            Self::GMT => "Etc/GMT",
+            Self::HST => "Pacific/Honolulu",
+            Self::MT => "America/Denver",
+            Self::N => "America/St_Johns",
+            Self::PT => "America/Los_Angeles",
+            Self::Other(_) => return None,
+        })
+    }
+
+    /// What a buyer calls the zone.
+    pub fn label(&self) -> &str {
+        match self {
+            Self::AKT => "Alaska",
+            Self::CT => "Central",
+            Self::ET => "Eastern",
+            Self::GMT => "Greenwich",
+            Self::HST => "Hawaii",
+            Self::MT => "Mountain",
+            Self::N => "Newfoundland",
+            Self::PT => "Pacific",
+            Self::Other(s) => s,
+        }
+    }
 }

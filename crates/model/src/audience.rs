@@ -53,6 +53,9 @@ pub struct AudienceSegment {
     /// Identifiers matched so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_count: Option<i64>,
+    /// Status text that `GET /v1/audiences/{serviceSegmentId}` carries beside the segment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// Fields this crate does not name, kept for round trips.
     #[serde(flatten)]
     #[cfg_attr(feature = "specta", specta(skip))]
@@ -60,38 +63,34 @@ pub struct AudienceSegment {
     pub extra: Extra,
 }
 
-/// Kind of identifiers in a segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum DataType {
-    /// SHA-256 of a normalised phone number.
-    PhonenumberSha256,
-    /// SHA-256 of a normalised e-mail address.
-    EmailSha256,
-    /// SHA-256 of a normalised postal address.
-    AddressSha256,
-    /// Unhashed IPv4 address.
-    Ip,
-    /// The service's cookie ids.
-    Cookie,
-    /// Mobile advertising ids.
-    MobileId,
+open_enum! {
+    /// Kind of identifiers in a segment.
+    pub enum DataType {
+        /// SHA-256 of a normalised phone number.
+        PhonenumberSha256 = "phonenumber_sha256",
+        /// SHA-256 of a normalised e-mail address.
+        EmailSha256 = "email_sha256",
+        /// SHA-256 of a normalised postal address.
+        AddressSha256 = "address_sha256",
+        /// Unhashed IPv4 address.
+        Ip = "ip",
+        /// The service's cookie ids.
+        Cookie = "cookie",
+        /// Mobile advertising ids.
+        MobileId = "mobile_id",
+    }
 }
 
-/// Segment status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "UPPERCASE")]
-pub enum SegmentStatus {
-    /// Below the activation threshold.
-    Inactive,
-    /// Usable for targeting.
-    Active,
-    /// Expired by its ttl; takes no more data.
-    Archived,
+open_enum! {
+    /// Segment status.
+    pub enum SegmentStatus {
+        /// Below the activation threshold.
+        Inactive = "INACTIVE",
+        /// Usable for targeting.
+        Active = "ACTIVE",
+        /// Expired by its ttl; takes no more data.
+        Archived = "ARCHIVED",
+    }
 }
 
 /// `GET /v1/audiences` response.
@@ -117,31 +116,72 @@ pub struct Pagination {
     pub page_size: i64,
 }
 
-/// `POST /v1/audiences/{serviceSegmentId}/data` body: identifiers of the segment's `dataType`.
+/// Largest request the upload endpoint takes, in bytes, as sent (compressed or not).
+pub const AUDIENCE_UPLOAD_MAX_BYTES: usize = 10_000_000;
+
+/// One record of `POST /v1/audiences/{serviceSegmentId}/data`. The body is a JSON array of
+/// these; every record names the segment of the URL, so a record can never land in
+/// another segment by mistake.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct AudienceData {
-    /// The identifiers to add.
-    pub identifiers: Vec<String>,
+#[serde(rename_all = "camelCase")]
+pub struct AudienceDataRecord {
+    /// Must equal the segment id in the URL.
+    #[serde(default)]
+    pub service_segment_id: String,
+    /// ISO 3166-1 alpha-2 country the identifiers belong to, such as `US`.
+    #[serde(default)]
+    pub country_code: String,
+    /// Identifiers of the segment's `dataType`.
+    #[serde(default)]
+    pub values: Vec<String>,
+    /// Fields this crate does not name, kept for round trips.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub extra: Extra,
 }
 
-/// Answer to a data upload.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The whole upload body: a JSON array of records.
+pub type AudienceData = Vec<AudienceDataRecord>;
+
+/// Answer to a data upload, accepted or refused for bad records. Other failures answer
+/// [`AudienceError`] instead.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
 pub struct AudienceDataResult {
-    /// The segment.
-    pub service_segment_id: String,
-    /// Identifiers accepted from this upload.
-    pub accepted: i64,
-    /// Identifiers rejected as malformed for the segment's data type.
-    pub rejected: i64,
-    /// Distinct identifiers the segment now holds.
-    pub data_count: i64,
-    /// Status after the upload.
-    pub status: SegmentStatus,
+    /// `Audience data payload processed.`, or `invalid payload: N bad record(s)`.
+    #[serde(default)]
+    pub message: String,
+    /// Records accepted for processing (0 when any record is bad).
+    #[serde(default)]
+    pub published: i64,
+    /// Records the service accepted but could not queue.
+    #[serde(default)]
+    pub failed_publishes: i64,
+    /// Records refused; any bad record refuses the whole payload.
+    #[serde(default)]
+    pub bad_records: i64,
+    /// What was wrong with the bad records; empty when there were none.
+    #[serde(default)]
+    pub bad_records_details: String,
+    /// Fields this crate does not name, kept for round trips.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub extra: Extra,
+}
+
+/// The success `message` of an upload.
+pub const AUDIENCE_DATA_PROCESSED: &str = "Audience data payload processed.";
+
+impl AudienceDataResult {
+    /// Whether the payload was refused for bad records.
+    pub fn refused(&self) -> bool {
+        self.bad_records > 0 && self.published == 0
+    }
 }
 
 /// `{error}` body of the audience endpoints.

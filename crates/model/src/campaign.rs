@@ -157,16 +157,13 @@ pub struct Campaign {
     pub extra: Extra,
 }
 
-/// Campaign objective.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "UPPERCASE")]
-#[allow(missing_docs)]
-pub enum Objective {
-    Awareness,
-    Engagement,
-    Conversion,
+open_enum! {
+    /// Campaign objective.
+    pub enum Objective {
+        Awareness = "AWARENESS",
+        Engagement = "ENGAGEMENT",
+        Conversion = "CONVERSION",
+    }
 }
 
 /// A campaign flight: a dated slice of a campaign with its own budget.
@@ -240,30 +237,26 @@ pub struct CampaignFlight {
     pub extra: Extra,
 }
 
-/// Flight status, derived from the flight's dates and the current time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "UPPERCASE")]
-pub enum FlightStatus {
-    /// Running now.
-    Active,
-    /// Starts in the future.
-    Pending,
-    /// Ended.
-    Completed,
+open_enum! {
+    /// Flight status, derived from the flight's dates and the current time.
+    pub enum FlightStatus {
+        /// Running now.
+        Active = "ACTIVE",
+        /// Starts in the future.
+        Pending = "PENDING",
+        /// Ended.
+        Completed = "COMPLETED",
+    }
 }
 
-/// Flight budget type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum BudgetType {
-    /// The service spreads the budget itself.
-    AutoBudget,
-    /// The daily budget is fixed by the buyer.
-    FixedBudget,
+open_enum! {
+    /// Flight budget type.
+    pub enum BudgetType {
+        /// The service spreads the budget itself.
+        AutoBudget = "AUTO_BUDGET",
+        /// The daily budget is fixed by the buyer.
+        FixedBudget = "FIXED_BUDGET",
+    }
 }
 
 /// A per-flight cap on one ad order.

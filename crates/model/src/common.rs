@@ -68,46 +68,36 @@ impl Message {
     }
 }
 
-/// Message levels the service uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "UPPERCASE")]
-pub enum MessageLevel {
-    /// Informational; the call succeeded.
-    Info,
-    /// The call succeeded but something deserves attention.
-    Warning,
-    /// The call failed.
-    Error,
-    /// A level this crate does not know. Messages are read, never sent back, so an
-    /// unexpected level must not make a whole answer unreadable.
-    #[serde(other)]
-    Other,
+open_enum! {
+    /// Message levels the service uses.
+    pub enum MessageLevel {
+        /// Informational; the call succeeded.
+        Info = "INFO",
+        /// The call succeeded but something deserves attention.
+        Warning = "WARNING",
+        /// The call failed.
+        Error = "ERROR",
+    }
 }
 
-/// Frequency-cap period, shared by campaigns and ad orders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "UPPERCASE")]
-pub enum TimePeriod {
-    /// Per minute.
-    Minute,
-    /// Per hour.
-    Hour,
-    /// Per day.
-    Day,
+open_enum! {
+    /// Frequency-cap period, shared by campaigns and ad orders.
+    pub enum TimePeriod {
+        /// Per minute.
+        Minute = "MINUTE",
+        /// Per hour.
+        Hour = "HOUR",
+        /// Per day.
+        Day = "DAY",
+    }
 }
 
-/// Pacing, shared by campaign `pacingMode` and ad-order `hourlyPacingMode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum PacingMode {
-    /// Spend as fast as possible.
-    Asap,
-    /// Spread spend over the period.
-    SpendEvenly,
+open_enum! {
+    /// Pacing, shared by campaign `pacingMode` and ad-order `hourlyPacingMode`.
+    pub enum PacingMode {
+        /// Spend as fast as possible.
+        Asap = "ASAP",
+        /// Spread spend over the period.
+        SpendEvenly = "SPEND_EVENLY",
+    }
 }

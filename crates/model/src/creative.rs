@@ -110,44 +110,38 @@ pub struct Creative {
     pub extra: Extra,
 }
 
-/// Creative type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[allow(clippy::upper_case_acronyms, missing_docs)]
-pub enum CreativeType {
-    BANNER,
-    NATIVE,
-    AUDIO,
-    VIDEO,
-    DOOH,
+open_enum! {
+    /// Creative type.
+    pub enum CreativeType {
+        BANNER = "BANNER",
+        NATIVE = "NATIVE",
+        AUDIO = "AUDIO",
+        VIDEO = "VIDEO",
+        DOOH = "DOOH",
+    }
 }
 
-/// Creative subtype; which ones a type allows is in [`crate::validate::creative_matrix`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[allow(clippy::upper_case_acronyms, missing_docs)]
-pub enum CreativeSubtype {
-    TAG,
-    HOSTED,
-    VASTURL,
-    VASTXML,
-    IMAGE,
-    VIDEO,
+open_enum! {
+    /// Creative subtype; which ones a type allows is in [`crate::validate::creative_matrix`].
+    pub enum CreativeSubtype {
+        TAG = "TAG",
+        HOSTED = "HOSTED",
+        VASTURL = "VASTURL",
+        VASTXML = "VASTXML",
+        IMAGE = "IMAGE",
+        VIDEO = "VIDEO",
+    }
 }
 
-/// Review status of a creative.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[allow(clippy::upper_case_acronyms, missing_docs)]
-pub enum CreativeStatus {
-    INCOMPLETE,
-    PENDING,
-    APPROVED,
-    DISABLED,
-    VIOLATION,
+open_enum! {
+    /// Review status of a creative.
+    pub enum CreativeStatus {
+        INCOMPLETE = "INCOMPLETE",
+        PENDING = "PENDING",
+        APPROVED = "APPROVED",
+        DISABLED = "DISABLED",
+        VIOLATION = "VIOLATION",
+    }
 }
 
 /// The creative's `type` object.
@@ -180,32 +174,28 @@ pub struct TypeObject {
     pub extra: Extra,
 }
 
-/// `type.mediaType`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[allow(clippy::upper_case_acronyms, non_camel_case_types, missing_docs)]
-pub enum MediaType {
-    BANNER,
-    VAST,
-    NATIVE,
-    MRAID,
-    VPAID,
-    VAST_WITH_VPAID,
-    AUDIO,
+open_enum! {
+    /// `type.mediaType`.
+    pub enum MediaType {
+        BANNER = "BANNER",
+        VAST = "VAST",
+        NATIVE = "NATIVE",
+        MRAID = "MRAID",
+        VPAID = "VPAID",
+        VAST_WITH_VPAID = "VAST_WITH_VPAID",
+        AUDIO = "AUDIO",
+    }
 }
 
-/// `type.videoType`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[allow(clippy::upper_case_acronyms, missing_docs)]
-pub enum VideoType {
-    FLV,
-    MP4,
-    WMV,
-    WEBM,
-    JS,
+open_enum! {
+    /// `type.videoType`.
+    pub enum VideoType {
+        FLV = "FLV",
+        MP4 = "MP4",
+        WMV = "WMV",
+        WEBM = "WEBM",
+        JS = "JS",
+    }
 }
 
 /// Width and height in pixels, 1 to 10239 each.

@@ -5,6 +5,9 @@
 //! The rules live here once: the sandbox enforces them, the client and the app
 //! show their errors, and nothing else re-implements them.
 
+#[macro_use]
+mod open_enum;
+
 pub mod adorder;
 pub mod advertiser;
 pub mod audience;
@@ -24,5 +27,6 @@ pub use campaign::*;
 pub use common::*;
 pub use creative::*;
 pub use error::{Error, FieldError, ValidationErrors};
+pub use open_enum::OpenEnum;
 pub use sitelist::*;
 pub use token::*;

@@ -39,16 +39,14 @@ pub struct SiteList {
     pub inserted_count: Option<i64>,
 }
 
-/// Matching strategy of a rule-based list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum SiteListStrategy {
-    /// Exact match.
-    Precise,
-    /// Broad match.
-    Broad,
+open_enum! {
+    /// Matching strategy of a rule-based list.
+    pub enum SiteListStrategy {
+        /// Exact match.
+        Precise = "precise",
+        /// Broad match.
+        Broad = "broad",
+    }
 }
 
 /// One rule of a rule-based list.
@@ -64,14 +62,12 @@ pub struct SiteRule {
     pub type_: Option<SiteRuleType>,
 }
 
-/// Whether a rule names a web domain or an app.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum SiteRuleType {
-    /// A web domain.
-    Web,
-    /// An app.
-    App,
+open_enum! {
+    /// Whether a rule names a web domain or an app.
+    pub enum SiteRuleType {
+        /// A web domain.
+        Web = "web",
+        /// An app.
+        App = "app",
+    }
 }

@@ -25,7 +25,7 @@ fn valid_campaign() -> Value {
 }
 
 fn check(v: Value) -> Result<(), ValidationErrors> {
-    campaign(&from_json::<Campaign>(v), Op::Create)
+    campaign(&from_json::<Campaign>(v), Op::Create, None)
 }
 
 fn flight(start: i64, end: i64) -> CampaignFlight {
@@ -53,7 +53,7 @@ fn flight_json(v: Value) -> CampaignFlight {
 #[test]
 fn a_valid_campaign_passes_on_create_and_update() {
     assert_ok(check(valid_campaign()));
-    assert_ok(campaign(&from_json(valid_campaign()), Op::Update));
+    assert_ok(campaign(&from_json(valid_campaign()), Op::Update, None));
     let mut v = valid_campaign();
     v["dailyBudget"] = json!(50);
     v["dailyFrequencyCap"] = json!(3);
@@ -241,9 +241,9 @@ fn io_number_and_external_campaign_id_conflict() {
     v["externalCampaignId"] = json!("EXT-1");
     let msg = assert_one(check(v.clone()), "externalCampaignId", IDENTIFIER_CONFLICT);
     assert!(msg.contains("ioNumber"), "{msg}");
-    // A listed campaign sent back unchanged carries both, with the same value.
+    // Exclusive on input even when equal; `Campaign::request_body` sends one.
     v["ioNumber"] = json!("EXT-1");
-    assert_ok(check(v.clone()));
+    assert_one(check(v.clone()), "externalCampaignId", IDENTIFIER_CONFLICT);
     v["ioNumber"] = json!(" ");
     assert_ok(check(v));
 }
@@ -345,15 +345,15 @@ fn valid_flights_pass() {
             "startDate": JAN1 + 10 * DAY, "endDate": JAN1 + 20 * DAY,
         })),
     ];
-    assert_ok(flights(&sent, &[], None));
-    assert_ok(flights(&[], &[], None));
+    assert_ok(flights(&sent, &[], None, None));
+    assert_ok(flights(&[], &[], None, None));
 }
 
 #[test]
 fn flight_dates_and_budget_are_required() {
     let sent = [flight(JAN1, JAN1 + DAY), CampaignFlight::default()];
     assert_exactly(
-        flights(&sent, &[], None),
+        flights(&sent, &[], None, None),
         &[
             ("flights[1].startDate", REQUIRED),
             ("flights[1].endDate", REQUIRED),
@@ -365,7 +365,7 @@ fn flight_dates_and_budget_are_required() {
 #[test]
 fn flight_start_must_precede_end() {
     assert_one(
-        flights(&[flight(JAN1, JAN1)], &[], None),
+        flights(&[flight(JAN1, JAN1)], &[], None, None),
         "flights[0].endDate",
         INVALID,
     );
@@ -377,7 +377,7 @@ fn flight_budgets() {
         "startDate": JAN1, "endDate": JAN1 + DAY, "maxBudget": 0, "dailyBudget": -3,
     }));
     assert_exactly(
-        flights(&[f], &[], None),
+        flights(&[f], &[], None, None),
         &[
             ("flights[0].maxBudget", OUT_OF_RANGE),
             ("flights[0].dailyBudget", OUT_OF_RANGE),
@@ -387,7 +387,7 @@ fn flight_budgets() {
         "startDate": JAN1, "endDate": JAN1 + DAY, "maxBudget": 10, "dailyBudget": 11,
     }));
     assert_one(
-        flights(&[f], &[], None),
+        flights(&[f], &[], None, None),
         "flights[0].dailyBudget",
         OUT_OF_RANGE,
     );
@@ -399,12 +399,16 @@ fn fixed_budget_needs_a_daily_budget() {
         "startDate": JAN1, "endDate": JAN1 + DAY, "maxBudget": 10,
         "budgetType": "FIXED_BUDGET", "dailyBudget": null,
     }));
-    let msg = assert_one(flights(&[f], &[], None), "flights[0].dailyBudget", REQUIRED);
+    let msg = assert_one(
+        flights(&[f], &[], None, None),
+        "flights[0].dailyBudget",
+        REQUIRED,
+    );
     assert!(msg.contains("FIXED_BUDGET"), "{msg}");
     let f = flight_json(json!({
         "startDate": JAN1, "endDate": JAN1 + DAY, "maxBudget": 10, "budgetType": "AUTO_BUDGET",
     }));
-    assert_ok(flights(&[f], &[], None));
+    assert_ok(flights(&[f], &[], None, None));
 }
 
 #[test]
@@ -414,7 +418,7 @@ fn flight_frontload_and_impression_caps() {
         "dailyFrontload": 100.5, "dailyImpCap": -1, "lifetimeImpCap": -2,
     }));
     assert_exactly(
-        flights(&[f], &[], None),
+        flights(&[f], &[], None, None),
         &[
             ("flights[0].dailyFrontload", OUT_OF_RANGE),
             ("flights[0].dailyImpCap", OUT_OF_RANGE),
@@ -427,7 +431,7 @@ fn flight_frontload_and_impression_caps() {
         "dailyImpCap": 11, "lifetimeImpCap": 10,
     }));
     let msg = assert_one(
-        flights(&[f], &[], None),
+        flights(&[f], &[], None, None),
         "flights[0].dailyImpCap",
         OUT_OF_RANGE,
     );
@@ -438,19 +442,24 @@ fn flight_frontload_and_impression_caps() {
 fn a_new_flight_must_start_after_now() {
     let now = JAN1;
     assert_one(
-        flights(&[flight(now, now + DAY)], &[], Some(now)),
+        flights(&[flight(now, now + DAY)], &[], Some(now), None),
         "flights[0].startDate",
         START_IN_PAST,
     );
     assert_one(
-        flights(&[flight(now - DAY, now + DAY)], &[], Some(now)),
+        flights(&[flight(now - DAY, now + DAY)], &[], Some(now), None),
         "flights[0].startDate",
         START_IN_PAST,
     );
-    assert_ok(flights(&[flight(now + 1, now + DAY)], &[], Some(now)));
+    assert_ok(flights(&[flight(now + 1, now + DAY)], &[], Some(now), None));
     // Existing flights may have started; without `now` nothing is compared.
-    assert_ok(flights(&[stored(5, now - DAY, now + DAY)], &[], Some(now)));
-    assert_ok(flights(&[flight(now - DAY, now + DAY)], &[], None));
+    assert_ok(flights(
+        &[stored(5, now - DAY, now + DAY)],
+        &[],
+        Some(now),
+        None,
+    ));
+    assert_ok(flights(&[flight(now - DAY, now + DAY)], &[], None, None));
 }
 
 // ---- flights: overlap ----
@@ -461,7 +470,11 @@ fn two_sent_flights_that_overlap_are_reported_on_the_later_index() {
         flight(JAN1, JAN1 + 31 * DAY),
         flight(JAN1 + 30 * DAY, JAN1 + 40 * DAY),
     ];
-    let msg = assert_one(flights(&sent, &[], None), "flights[1].startDate", OVERLAP);
+    let msg = assert_one(
+        flights(&sent, &[], None, None),
+        "flights[1].startDate",
+        OVERLAP,
+    );
     assert_eq!(msg, "overlaps flights[0] (1 Jan 2027 – 1 Feb 2027)");
 
     // Index order, not date order, picks the flight that carries the error.
@@ -469,7 +482,11 @@ fn two_sent_flights_that_overlap_are_reported_on_the_later_index() {
         flight(JAN1 + 30 * DAY, JAN1 + 40 * DAY),
         flight(JAN1, JAN1 + 31 * DAY),
     ];
-    let msg = assert_one(flights(&sent, &[], None), "flights[1].startDate", OVERLAP);
+    let msg = assert_one(
+        flights(&sent, &[], None, None),
+        "flights[1].startDate",
+        OVERLAP,
+    );
     assert!(msg.starts_with("overlaps flights[0] (31 Jan 2027"), "{msg}");
 }
 
@@ -478,7 +495,7 @@ fn overlap_with_a_stored_flight_names_it_by_id() {
     let sent = [flight(JAN1 + 5 * DAY, JAN1 + 6 * DAY)];
     let others = [stored(17, JAN1, JAN1 + 31 * DAY)];
     let msg = assert_one(
-        flights(&sent, &others, None),
+        flights(&sent, &others, None, None),
         "flights[0].startDate",
         OVERLAP,
     );
@@ -492,7 +509,7 @@ fn back_to_back_flights_do_not_overlap() {
         stored(1, JAN1 - DAY, JAN1),
         stored(2, JAN1 + 2 * DAY, JAN1 + 3 * DAY),
     ];
-    assert_ok(flights(&sent, &others, None));
+    assert_ok(flights(&sent, &others, None, None));
 }
 
 #[test]
@@ -505,6 +522,7 @@ fn stored_flights_overlapping_each_other_are_not_this_requests_problem() {
         &[flight(JAN1 + 10 * DAY, JAN1 + 11 * DAY)],
         &others,
         None,
+        None,
     ));
 }
 
@@ -516,7 +534,7 @@ fn every_overlapping_pair_is_reported() {
         flight(JAN1 + DAY, JAN1 + 3 * DAY),
     ];
     let others = [stored(9, JAN1 + 9 * DAY, JAN1 + 12 * DAY)];
-    let errs = errors(flights(&sent, &others, None));
+    let errs = errors(flights(&sent, &others, None, None));
     let got: Vec<(String, String)> = errs
         .into_iter()
         .map(|e| {
@@ -544,7 +562,7 @@ fn flights_without_both_dates_or_with_inverted_dates_are_skipped_for_overlap() {
     let inverted = flight(JAN1 + 5 * DAY, JAN1 + 3 * DAY);
     let sent = [flight(JAN1, JAN1 + 10 * DAY), no_end, inverted];
     assert_exactly(
-        flights(&sent, &[], None),
+        flights(&sent, &[], None, None),
         &[
             ("flights[1].endDate", REQUIRED),
             ("flights[2].endDate", INVALID),
@@ -555,9 +573,17 @@ fn flights_without_both_dates_or_with_inverted_dates_are_skipped_for_overlap() {
 #[test]
 fn identical_and_nested_flights_overlap() {
     let sent = [flight(JAN1, JAN1 + DAY), flight(JAN1, JAN1 + DAY)];
-    assert_one(flights(&sent, &[], None), "flights[1].startDate", OVERLAP);
+    assert_one(
+        flights(&sent, &[], None, None),
+        "flights[1].startDate",
+        OVERLAP,
+    );
     let sent = [flight(JAN1 + 1, JAN1 + 2), flight(JAN1, JAN1 + DAY)];
-    assert_one(flights(&sent, &[], None), "flights[1].startDate", OVERLAP);
+    assert_one(
+        flights(&sent, &[], None, None),
+        "flights[1].startDate",
+        OVERLAP,
+    );
 }
 
 #[test]
@@ -569,11 +595,11 @@ fn many_flights_are_checked_quickly() {
         .map(|i| flight(JAN1 + (i + 1) * DAY, JAN1 + (i + 2) * DAY))
         .collect();
     let started = std::time::Instant::now();
-    assert_ok(flights(&sent, &others, None));
+    assert_ok(flights(&sent, &others, None, None));
     assert!(started.elapsed().as_secs() < 5);
 
     let sent = [flight(JAN1, JAN1 + DAY)];
-    assert_eq!(errors(flights(&sent, &others, None)).len(), 50_000);
+    assert_eq!(errors(flights(&sent, &others, None, None)).len(), 50_000);
 }
 
 // ---- flights: property tests ----
@@ -660,7 +686,7 @@ proptest! {
             .enumerate()
             .map(|(k, (span, _))| to_flight((span, true), 1000 + k as i64))
             .collect();
-        let got = reported(flights(&sent, &others, None));
+        let got = reported(flights(&sent, &others, None, None));
         let want = oracle(&sent, &others);
         let flagged = |v: &[(usize, String)]| {
             v.iter().map(|p| p.0).collect::<std::collections::BTreeSet<_>>()
@@ -700,8 +726,8 @@ proptest! {
                 sent.push(chain[i].clone());
             }
         }
-        prop_assert!(reported(flights(&sent, &others, None)).is_empty());
-        prop_assert!(flights(&sent, &others, None).is_ok());
+        prop_assert!(reported(flights(&sent, &others, None, None)).is_empty());
+        prop_assert!(flights(&sent, &others, None, None).is_ok());
     }
 }
 

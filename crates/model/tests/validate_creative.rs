@@ -52,13 +52,16 @@ fn valid(t: &str, s: &str) -> Value {
                 "sponsoredBy": "Acme",
                 "imageUrl": "https://cdn.example.com/i.png",
                 "imageIcon": "https://cdn.example.com/icon.png"
-            }}),
+            }, "landingPageUrl": "https://example.com"}),
         ),
         ("NATIVE", "VASTURL") => (
             "NATIVE",
-            json!({"native": {"vastUrl": "https://ads.example.com/vast.xml"}}),
+            json!({"native": {"vastUrl": "https://ads.example.com/vast.xml"}, "landingPageUrl": "https://example.com"}),
         ),
-        ("NATIVE", "VASTXML") => ("NATIVE", json!({"native": {"vastXml": "<VAST/>"}})),
+        ("NATIVE", "VASTXML") => (
+            "NATIVE",
+            json!({"native": {"vastXml": "<VAST/>"}, "landingPageUrl": "https://example.com"}),
+        ),
         ("NATIVE", "HOSTED") => (
             "NATIVE",
             json!({"native": {"mediaUrls": ["https://cdn.example.com/n.mp4"]}, "landingPageUrl": "https://example.com"}),
@@ -81,8 +84,8 @@ fn valid(t: &str, s: &str) -> Value {
 }
 
 fn names(cell: &validate::MatrixCell) -> (String, String) {
-    let t = serde_json::to_value(cell.creative_type).expect("serializes");
-    let s = serde_json::to_value(cell.creative_subtype).expect("serializes");
+    let t = serde_json::to_value(&cell.creative_type).expect("serializes");
+    let s = serde_json::to_value(&cell.creative_subtype).expect("serializes");
     (
         t.as_str().expect("string").to_owned(),
         s.as_str().expect("string").to_owned(),
@@ -133,8 +136,8 @@ fn matrix_has_the_spec_cells_in_order() {
         .iter()
         .map(|c| {
             (
-                c.creative_type,
-                c.creative_subtype,
+                c.creative_type.clone(),
+                c.creative_subtype.clone(),
                 c.required,
                 c.optional,
                 c.media_types,
@@ -144,31 +147,33 @@ fn matrix_has_the_spec_cells_in_order() {
     let banner: &[M] = &[M::BANNER, M::MRAID];
     let video: &[M] = &[M::VAST, M::VPAID, M::VAST_WITH_VPAID];
     let none: &[&str] = &[];
+    // `size` is settable on every cell: required for BANNER TAG, optional elsewhere.
+    let size: &[&str] = &["size"];
     let want: Vec<Row> = vec![
         (T::BANNER, S::TAG, &["size", "htmlAsset"], none, banner),
         (
             T::BANNER,
             S::HOSTED,
             &["imageUrl", "landingPageUrl"],
-            none,
+            size,
             banner,
         ),
-        (T::VIDEO, S::VASTURL, &["video.vastUrl"], none, video),
-        (T::VIDEO, S::VASTXML, &["video.vastXml"], none, video),
+        (T::VIDEO, S::VASTURL, &["video.vastUrl"], size, video),
+        (T::VIDEO, S::VASTXML, &["video.vastXml"], size, video),
         (
             T::VIDEO,
             S::HOSTED,
             &["video.mediaUrls", "landingPageUrl"],
-            none,
+            size,
             video,
         ),
-        (T::AUDIO, S::VASTURL, &["audio.vastUrl"], none, &[M::AUDIO]),
-        (T::AUDIO, S::VASTXML, &["audio.vastXml"], none, &[M::AUDIO]),
+        (T::AUDIO, S::VASTURL, &["audio.vastUrl"], size, &[M::AUDIO]),
+        (T::AUDIO, S::VASTXML, &["audio.vastXml"], size, &[M::AUDIO]),
         (
             T::AUDIO,
             S::HOSTED,
             &["audio.mediaUrls", "landingPageUrl"],
-            &["audio.daast"],
+            &["size", "audio.daast"],
             &[M::AUDIO],
         ),
         (
@@ -180,33 +185,34 @@ fn matrix_has_the_spec_cells_in_order() {
                 "native.sponsoredBy",
                 "native.imageUrl",
                 "native.imageIcon",
+                "landingPageUrl",
             ],
-            none,
+            size,
             &[M::NATIVE],
         ),
         (
             T::NATIVE,
             S::VASTURL,
-            &["native.vastUrl"],
-            none,
+            &["native.vastUrl", "landingPageUrl"],
+            size,
             &[M::NATIVE],
         ),
         (
             T::NATIVE,
             S::VASTXML,
-            &["native.vastXml"],
-            none,
+            &["native.vastXml", "landingPageUrl"],
+            size,
             &[M::NATIVE],
         ),
         (
             T::NATIVE,
             S::HOSTED,
             &["native.mediaUrls", "landingPageUrl"],
-            none,
+            size,
             &[M::NATIVE],
         ),
-        (T::DOOH, S::IMAGE, &["dooh.imageUrl"], none, &[M::BANNER]),
-        (T::DOOH, S::VIDEO, &["dooh.mediaUrls"], none, &[M::VAST]),
+        (T::DOOH, S::IMAGE, &["dooh.imageUrl"], size, &[M::BANNER]),
+        (T::DOOH, S::VIDEO, &["dooh.mediaUrls"], size, &[M::VAST]),
     ];
     assert_eq!(got, want);
 }
@@ -224,17 +230,17 @@ fn matrix_cell_finds_exactly_the_fourteen_pairs() {
     ];
     let mut found = 0;
     for t in types {
-        for s in subtypes {
-            if let Some(c) = matrix_cell(t, s) {
-                assert_eq!((c.creative_type, c.creative_subtype), (t, s));
+        for s in &subtypes {
+            if let Some(c) = matrix_cell(&t, s) {
+                assert_eq!((&c.creative_type, &c.creative_subtype), (&t, s));
                 found += 1;
             }
         }
     }
     assert_eq!(found, 14);
-    assert!(matrix_cell(T::BANNER, S::VASTURL).is_none());
-    assert!(matrix_cell(T::DOOH, S::HOSTED).is_none());
-    assert!(matrix_cell(T::VIDEO, S::IMAGE).is_none());
+    assert!(matrix_cell(&T::BANNER, &S::VASTURL).is_none());
+    assert!(matrix_cell(&T::DOOH, &S::HOSTED).is_none());
+    assert!(matrix_cell(&T::VIDEO, &S::IMAGE).is_none());
 }
 
 #[test]
@@ -285,6 +291,7 @@ fn all_missing_required_paths_are_reported_together() {
     assert_exactly(
         check(v),
         &[
+            ("landingPageUrl", REQUIRED),
             ("native.headline", REQUIRED),
             ("native.caption", REQUIRED),
             ("native.sponsoredBy", REQUIRED),

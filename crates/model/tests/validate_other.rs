@@ -437,44 +437,44 @@ fn hashed_identifiers_are_64_hex_characters() {
         DataType::PhonenumberSha256,
         DataType::AddressSha256,
     ] {
-        assert!(audience_identifier(dt, &lower));
-        assert!(audience_identifier(dt, &mixed));
-        assert!(!audience_identifier(dt, &"a".repeat(63)));
-        assert!(!audience_identifier(dt, &"a".repeat(65)));
-        assert!(!audience_identifier(dt, &"g".repeat(64)));
-        assert!(!audience_identifier(dt, "someone@example.com"));
-        assert!(!audience_identifier(dt, ""));
+        assert!(audience_identifier(&dt, &lower));
+        assert!(audience_identifier(&dt, &mixed));
+        assert!(!audience_identifier(&dt, &"a".repeat(63)));
+        assert!(!audience_identifier(&dt, &"a".repeat(65)));
+        assert!(!audience_identifier(&dt, &"g".repeat(64)));
+        assert!(!audience_identifier(&dt, "someone@example.com"));
+        assert!(!audience_identifier(&dt, ""));
     }
 }
 
 #[test]
 fn ip_identifiers_are_ipv4() {
     for ok in ["1.2.3.4", "255.255.255.255", "0.0.0.0"] {
-        assert!(audience_identifier(DataType::Ip, ok), "{ok}");
+        assert!(audience_identifier(&DataType::Ip, ok), "{ok}");
     }
     for bad in ["256.1.1.1", "1.2.3", "::1", "1.2.3.4 ", "a.b.c.d", ""] {
-        assert!(!audience_identifier(DataType::Ip, bad), "{bad}");
+        assert!(!audience_identifier(&DataType::Ip, bad), "{bad}");
     }
 }
 
 #[test]
 fn cookie_identifiers() {
-    assert!(audience_identifier(DataType::Cookie, "c"));
-    assert!(audience_identifier(DataType::Cookie, &"é".repeat(256)));
-    assert!(!audience_identifier(DataType::Cookie, ""));
-    assert!(!audience_identifier(DataType::Cookie, &"c".repeat(257)));
-    assert!(!audience_identifier(DataType::Cookie, "a b"));
-    assert!(!audience_identifier(DataType::Cookie, "ab\n"));
+    assert!(audience_identifier(&DataType::Cookie, "c"));
+    assert!(audience_identifier(&DataType::Cookie, &"é".repeat(256)));
+    assert!(!audience_identifier(&DataType::Cookie, ""));
+    assert!(!audience_identifier(&DataType::Cookie, &"c".repeat(257)));
+    assert!(!audience_identifier(&DataType::Cookie, "a b"));
+    assert!(!audience_identifier(&DataType::Cookie, "ab\n"));
 }
 
 #[test]
 fn mobile_identifiers_are_uuids() {
     assert!(audience_identifier(
-        DataType::MobileId,
+        &DataType::MobileId,
         "6D92078A-8246-4BA4-AE5B-76104861E7DC"
     ));
     assert!(audience_identifier(
-        DataType::MobileId,
+        &DataType::MobileId,
         "38400000-8cf0-11bd-b23e-10b96e40000d"
     ));
     for bad in [
@@ -485,7 +485,7 @@ fn mobile_identifiers_are_uuids() {
         "3840000g-8cf0-11bd-b23e-10b96e40000d",
         "",
     ] {
-        assert!(!audience_identifier(DataType::MobileId, bad), "{bad}");
+        assert!(!audience_identifier(&DataType::MobileId, bad), "{bad}");
     }
 }
 
@@ -526,22 +526,48 @@ fn code_challenge_rules() {
 }
 
 #[test]
-fn audience_uploads_need_one_to_the_maximum_identifiers() {
-    use flightdeck_model::AudienceData;
-    use flightdeck_model::validate::{AUDIENCE_UPLOAD_MAX, audience_data};
-    let errors = audience_data(&AudienceData {
-        identifiers: vec![],
-    })
-    .expect_err("empty");
-    assert_eq!(errors.0[0].field, "identifiers");
+fn an_upload_is_an_array_of_records_for_the_segment_of_the_url() {
+    use flightdeck_model::AudienceDataRecord;
+    use flightdeck_model::validate::{audience_data, bad_records};
+    let hash = "ab".repeat(32);
+    let record = |segment: &str, country: &str, values: Vec<String>| AudienceDataRecord {
+        service_segment_id: segment.to_owned(),
+        country_code: country.to_owned(),
+        values,
+        ..AudienceDataRecord::default()
+    };
+    let ok = [record("fpsegm1", "US", vec![hash.clone()])];
+    assert!(audience_data("fpsegm1", Some(&DataType::EmailSha256), &ok).is_ok());
+
+    let errors = audience_data("fpsegm1", Some(&DataType::EmailSha256), &[]).expect_err("empty");
     assert_eq!(errors.0[0].code, "REQUIRED");
-    let full = AudienceData {
-        identifiers: vec!["x".to_owned(); AUDIENCE_UPLOAD_MAX],
-    };
-    assert!(audience_data(&full).is_ok());
-    let over = AudienceData {
-        identifiers: vec!["x".to_owned(); AUDIENCE_UPLOAD_MAX + 1],
-    };
-    let errors = audience_data(&over).expect_err("too many");
-    assert_eq!(errors.0[0].code, "OUT_OF_RANGE");
+
+    let bad = [
+        record("fpsegm2", "US", vec![hash.clone()]),
+        record("fpsegm1", "usa", vec![hash.clone()]),
+        record(
+            "fpsegm1",
+            "US",
+            vec![hash.clone(), "someone@example.com".to_owned()],
+        ),
+        record("fpsegm1", "GB", vec![hash.clone()]),
+    ];
+    let errors =
+        audience_data("fpsegm1", Some(&DataType::EmailSha256), &bad).expect_err("bad records");
+    let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        ["[0].serviceSegmentId", "[1].countryCode", "[2].values[1]"]
+    );
+    assert_eq!(bad_records(&errors), 3);
+    // A type the crate does not know still checks the record, not the values.
+    let unknown = DataType::Other("email_md5".to_owned());
+    assert!(
+        audience_data(
+            "fpsegm1",
+            Some(&unknown),
+            &[record("fpsegm1", "US", vec!["x".into()])]
+        )
+        .is_ok()
+    );
 }

@@ -180,12 +180,71 @@ fn vcr_in_any_case_is_video_completion_rate() {
         assert_eq!(o.optimization_goal, Some(g));
         assert_eq!(to(&o)["optimizationGoal"], s);
     }
-    for bad in ["cpm", "video_completion_rate", "VCRX", ""] {
-        assert!(
-            serde_json::from_value::<AdOrder>(json!({"optimizationGoal": bad})).is_err(),
-            "{bad}"
+    // A goal the service adds decodes as itself and goes back unchanged.
+    for other in ["cpm", "CPV", "VCRX"] {
+        let o: AdOrder = from(&json!({"optimizationGoal": other}));
+        assert_eq!(
+            o.optimization_goal,
+            Some(OptimizationGoal::Other(other.to_owned()))
         );
+        assert_eq!(to(&o)["optimizationGoal"], other);
     }
+}
+
+/// Every enum the service may extend, with an unknown value inside a listing: the
+/// listing decodes, the value is kept as sent, and it goes back unchanged.
+#[test]
+fn an_unknown_enum_value_never_fails_a_listing() {
+    use flightdeck_model::{Advertiser, AudienceList, Campaign, Creative, Envelope, SiteList};
+    fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(v: serde_json::Value) {
+        let decoded: T = serde_json::from_value(v.clone()).expect("listing decodes");
+        assert_eq!(serde_json::to_value(&decoded).expect("encodes"), v);
+    }
+    let cases: Vec<(&str, serde_json::Value)> = vec![
+        ("optimizationGoal", json!({"optimizationGoal": "CPV"})),
+        ("goalMode", json!({"goalMode": "BALANCED"})),
+        (
+            "hourlyPacingMode",
+            json!({"hourlyPacingMode": "FRONTLOADED"}),
+        ),
+        (
+            "frequencyCap.timePeriod",
+            json!({"frequencyCap": {"limit": 1, "duration": 1, "timePeriod": "WEEK"}}),
+        ),
+    ];
+    for (what, order) in cases {
+        let listing = json!({"messages": [], "entity": [{"id": 1, "name": "ok"}, order]});
+        let env: Envelope<Vec<AdOrder>> =
+            serde_json::from_value(listing.clone()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(env.entity.len(), 2, "{what}");
+        round_trip::<Envelope<Vec<AdOrder>>>(listing);
+    }
+    round_trip::<Envelope<Vec<Campaign>>>(json!({"messages": [], "entity": [{
+        "id": 1, "objective": "REACH", "pacingMode": "HOURLY", "frequencyCapTimePeriod": "WEEK",
+        "flights": [{"id": 2, "status": "PAUSED", "budgetType": "LIFETIME_BUDGET"}]
+    }]}));
+    round_trip::<Envelope<Vec<Advertiser>>>(
+        json!({"messages": [], "entity": [{"id": 1, "timezoneName": "CET"}]}),
+    );
+    // Site lists always send their members (null when unset), so compare the values.
+    let lists: Envelope<Vec<SiteList>> =
+        serde_json::from_value(json!({"messages": [], "entity": [{
+            "id": 1, "strategy": "fuzzy", "rules": [{"name": "a.com", "type": "ctv"}]
+        }]}))
+        .expect("site lists decode");
+    let back = serde_json::to_value(&lists.entity[0]).expect("encodes");
+    assert_eq!(back["strategy"], "fuzzy");
+    assert_eq!(back["rules"][0]["type"], "ctv");
+    round_trip::<AudienceList>(json!({
+        "audiences": [{"serviceSegmentId": "fpsegm1", "dataType": "email_md5", "status": "PROCESSING"}],
+        "pagination": {"page": 1, "pageSize": 50}
+    }));
+    round_trip::<Envelope<Creative>>(
+        json!({"messages": [{"level": "NOTICE", "code": "", "message": "m"}], "entity": {
+            "id": 9, "creativeType": "CTV", "creativeSubtype": "SHOPPABLE", "status": "ARCHIVED",
+            "type": {"mediaType": "SIMID", "videoType": "MOV"}
+        }}),
+    );
 }
 
 // ---- quirky shapes ----
@@ -318,6 +377,9 @@ fn an_unknown_message_level_does_not_break_the_envelope() {
             "entity": {"id": 1}
         }))
         .expect("envelope with an unknown level");
-    assert_eq!(env.messages[0].level, flightdeck_model::MessageLevel::Other);
+    assert_eq!(
+        env.messages[0].level,
+        flightdeck_model::MessageLevel::Other("NOTICE".into())
+    );
     assert_eq!(env.messages[0].message, "maintenance tonight");
 }

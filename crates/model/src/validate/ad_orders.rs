@@ -4,11 +4,11 @@ use std::collections::BTreeSet;
 
 use super::campaigns::bid_multipliers;
 use super::helpers::{
-    at_least, dates_in_order, non_blank, non_negative_int, not_above, positive, positive_id,
+    at_least, dates_in_order, known, non_blank, non_negative_int, not_above, positive, positive_id,
     require, require_str, value, value_ref, within,
 };
 use super::{Op, codes};
-use crate::{AdOrder, AdOrderAudience, IncludeExclude, PacingMode, ValidationErrors};
+use crate::{AdOrder, AdOrderAudience, IncludeExclude, PacingMode, TimezoneName, ValidationErrors};
 
 /// Published `channelsV2` values. A further LTV variant exists whose name is not
 /// published, so any value starting with `LTV` is accepted as well.
@@ -16,7 +16,7 @@ pub const AD_ORDER_CHANNELS_V2: [&str; 7] =
     ["Display", "Video", "Native", "Audio", "DOOH", "CTV", "LTV"];
 
 /// Ad-order `save` body. The identifier conflict carries [`codes::IDENTIFIER_CONFLICT`].
-pub fn ad_order(o: &AdOrder, op: Op) -> Result<(), ValidationErrors> {
+pub fn ad_order(o: &AdOrder, op: Op, tz: Option<&TimezoneName>) -> Result<(), ValidationErrors> {
     let mut e = ValidationErrors::default();
 
     require_str(&mut e, "name", o.name.as_ref());
@@ -28,7 +28,7 @@ pub fn ad_order(o: &AdOrder, op: Op) -> Result<(), ValidationErrors> {
         require(&mut e, "endDate", o.end_date.as_ref());
         require(&mut e, "lifetimeBudget", o.lifetime_budget.as_ref());
     }
-    dates_in_order(&mut e, "endDate", o.start_date, o.end_date);
+    dates_in_order(&mut e, "endDate", o.start_date, o.end_date, tz);
     if let Some(v) = o.lifetime_budget {
         positive(&mut e, "lifetimeBudget", v);
     }
@@ -66,17 +66,22 @@ pub fn ad_order(o: &AdOrder, op: Op) -> Result<(), ValidationErrors> {
         within(&mut e, "hourlyFrontload", v, 0.0, 100.0);
     }
 
-    // `io_number` counts too: it is what a listing returns, so echoing a listed order
-    // back with a changed `externalAdOrderId` sends both. The same value in both is a
-    // listed order sent back unchanged (the service returns both), not two ids.
+    // The errors table: sending both `io_number`/`ioNumber` and `externalAdOrderId` is a
+    // 400, even with equal values. `AdOrder::request_body` drops the output spelling and
+    // keeps one, so a listed order sent back through it is never refused.
     let io = non_blank(o.io_number.as_ref()).or(non_blank(o.io_number_out.as_ref()));
     let external = non_blank(o.external_ad_order_id.as_ref());
-    if io.is_some() && external.is_some() && io != external {
+    if io.is_some() && external.is_some() {
         e.push(
             "externalAdOrderId",
             codes::IDENTIFIER_CONFLICT,
-            "send only one of ioNumber or externalAdOrderId",
+            "send only one of ioNumber or externalAdOrderId (the service refuses both, even when equal)",
         );
+    }
+    known(&mut e, "goalMode", o.goal_mode.as_ref());
+    known(&mut e, "hourlyPacingMode", o.hourly_pacing_mode.as_ref());
+    if let Some(cap) = value_ref(&o.frequency_cap) {
+        known(&mut e, "frequencyCap.timePeriod", cap.time_period.as_ref());
     }
 
     if let Some(channels) = value_ref(&o.channels_v2) {

@@ -1,6 +1,6 @@
 //! Advertisers, and the IAB category shape they share with campaigns.
 
-use super::helpers::{require, require_str};
+use super::helpers::{known, require, require_str};
 use super::identifiers::external_advertiser_id;
 use super::{Op, codes};
 use crate::{Advertiser, ValidationErrors};
@@ -39,6 +39,7 @@ pub fn advertiser(a: &Advertiser, op: Op) -> Result<(), ValidationErrors> {
             );
         }
         require_str(&mut e, "category", a.category.as_ref());
+        known(&mut e, "timezoneName", a.timezone_name.as_ref());
     }
     if let Some(cat) = &a.category
         && !cat.trim().is_empty()

@@ -5,18 +5,19 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use super::advertisers::is_iab_category;
 use super::helpers::{
-    at_least, dates_in_order, format_millis, non_blank, non_negative, non_negative_int, not_above,
-    not_above_int, positive, require, require_str, value, within,
+    at_least, dates_in_order, format_millis_in, known, non_blank, non_negative, non_negative_int,
+    not_above, not_above_int, positive, require, require_str, value, value_ref, within,
 };
 use super::{Op, codes};
 use crate::{
-    BudgetType, Campaign, CampaignFlight, FieldError, FlightCap, Id, Millis, ValidationErrors,
+    BudgetType, Campaign, CampaignFlight, FieldError, FlightCap, Id, Millis, TimezoneName,
+    ValidationErrors,
 };
 
 /// Campaign `save` body, including its own flights (paths `flights[i].…`).
 ///
 /// `op` changes nothing today: the spec requires the same fields on create and update.
-pub fn campaign(c: &Campaign, _op: Op) -> Result<(), ValidationErrors> {
+pub fn campaign(c: &Campaign, _op: Op, tz: Option<&TimezoneName>) -> Result<(), ValidationErrors> {
     let mut e = ValidationErrors::default();
 
     require(&mut e, "advertiserId", c.advertiser_id.as_ref());
@@ -77,7 +78,7 @@ pub fn campaign(c: &Campaign, _op: Op) -> Result<(), ValidationErrors> {
             not_above(&mut e, "dailyBudget", daily, "maxBudget", max);
         }
     }
-    dates_in_order(&mut e, "endDate", c.start_date, c.end_date);
+    dates_in_order(&mut e, "endDate", c.start_date, c.end_date, tz);
 
     frequency_cap(&mut e, c);
 
@@ -96,15 +97,24 @@ pub fn campaign(c: &Campaign, _op: Op) -> Result<(), ValidationErrors> {
     }
 
     // The same value in both is a listed campaign sent back (the service returns both).
+    // Mutually exclusive on input, even with equal values; `Campaign::request_body`
+    // keeps only the one the buyer set.
     let io = non_blank(c.io_number.as_ref());
     let external = non_blank(c.external_campaign_id.as_ref());
-    if io.is_some() && external.is_some() && io != external {
+    if io.is_some() && external.is_some() {
         e.push(
             "externalCampaignId",
             codes::IDENTIFIER_CONFLICT,
-            "send only one of ioNumber or externalCampaignId",
+            "send only one of ioNumber or externalCampaignId (the service refuses both, even when equal)",
         );
     }
+    known(
+        &mut e,
+        "frequencyCapTimePeriod",
+        value_ref(&c.frequency_cap_time_period),
+    );
+    known(&mut e, "pacingMode", c.pacing_mode.as_ref());
+    known(&mut e, "objective", c.objective.as_ref());
 
     bid_multipliers(
         &mut e,
@@ -117,7 +127,7 @@ pub fn campaign(c: &Campaign, _op: Op) -> Result<(), ValidationErrors> {
     }
 
     if let Some(fl) = &c.flights {
-        check_flights(&mut e, fl, &[], None);
+        check_flights(&mut e, fl, &[], None, tz);
     }
 
     e.into_result()
@@ -132,7 +142,7 @@ fn frequency_cap(e: &mut ValidationErrors, c: &Campaign) {
         ("frequencyCapDuration", duration.is_some()),
         (
             "frequencyCapTimePeriod",
-            value(&c.frequency_cap_time_period).is_some(),
+            value_ref(&c.frequency_cap_time_period).is_some(),
         ),
     ];
     let set: Vec<&str> = fields.iter().filter(|f| f.1).map(|f| f.0).collect();
@@ -175,9 +185,10 @@ pub fn flights(
     sent: &[CampaignFlight],
     others: &[CampaignFlight],
     now: Option<Millis>,
+    tz: Option<&TimezoneName>,
 ) -> Result<(), ValidationErrors> {
     let mut e = ValidationErrors::default();
-    check_flights(&mut e, sent, others, now);
+    check_flights(&mut e, sent, others, now, tz);
     e.into_result()
 }
 
@@ -186,18 +197,25 @@ fn check_flights(
     sent: &[CampaignFlight],
     others: &[CampaignFlight],
     now: Option<Millis>,
+    tz: Option<&TimezoneName>,
 ) {
     for (i, f) in sent.iter().enumerate() {
-        flight(e, &format!("flights[{i}]"), f, now);
+        flight(e, &format!("flights[{i}]"), f, now, tz);
     }
-    overlaps(e, sent, others);
+    overlaps(e, sent, others, tz);
 }
 
-fn flight(e: &mut ValidationErrors, at: &str, f: &CampaignFlight, now: Option<Millis>) {
+fn flight(
+    e: &mut ValidationErrors,
+    at: &str,
+    f: &CampaignFlight,
+    now: Option<Millis>,
+    tz: Option<&TimezoneName>,
+) {
     let start_field = format!("{at}.startDate");
     let start = require(e, &start_field, f.start_date.as_ref()).copied();
     let end = require(e, &format!("{at}.endDate"), f.end_date.as_ref()).copied();
-    dates_in_order(e, &format!("{at}.endDate"), start, end);
+    dates_in_order(e, &format!("{at}.endDate"), start, end, tz);
     if let (Some(now), Some(start), None) = (now, start, f.id)
         && start <= now
     {
@@ -206,8 +224,8 @@ fn flight(e: &mut ValidationErrors, at: &str, f: &CampaignFlight, now: Option<Mi
             codes::START_IN_PAST,
             format!(
                 "must be in the future for a new flight (it is {}, now is {})",
-                format_millis(start),
-                format_millis(now)
+                format_millis_in(start, tz),
+                format_millis_in(now, tz)
             ),
         );
     }
@@ -270,10 +288,15 @@ struct Span {
 /// stored); every flight left open when a new one starts overlaps it. Stored flights
 /// are never compared with each other, so the cost is O(n log n + reported pairs) even
 /// when stored data already overlaps.
-fn overlaps(e: &mut ValidationErrors, sent: &[CampaignFlight], others: &[CampaignFlight]) {
+fn overlaps(
+    e: &mut ValidationErrors,
+    sent: &[CampaignFlight],
+    others: &[CampaignFlight],
+    tz: Option<&TimezoneName>,
+) {
     let mut found: Vec<(usize, Who, FieldError)> = overlapping_spans(sent, others)
         .into_iter()
-        .filter_map(|(a, b)| overlap_error(a, b, others))
+        .filter_map(|(a, b)| overlap_error(a, b, others, tz))
         .collect();
     found.sort_by_key(|(i, other, _)| (*i, *other));
     e.0.extend(found.into_iter().map(|(_, _, err)| err));
@@ -394,7 +417,12 @@ pub fn flight_layout(flights: &[CampaignFlight]) -> FlightLayout {
 }
 
 /// The error for one overlapping pair: on the later sent index, naming the other flight.
-fn overlap_error(a: Span, b: Span, others: &[CampaignFlight]) -> Option<(usize, Who, FieldError)> {
+fn overlap_error(
+    a: Span,
+    b: Span,
+    others: &[CampaignFlight],
+    tz: Option<&TimezoneName>,
+) -> Option<(usize, Who, FieldError)> {
     let (at, other) = match (a.who, b.who) {
         (Who::Sent(i), Who::Sent(j)) if i > j => (i, b),
         (Who::Sent(_), Who::Sent(j)) => (j, a),
@@ -414,8 +442,8 @@ fn overlap_error(a: Span, b: Span, others: &[CampaignFlight]) -> Option<(usize, 
         codes::OVERLAP,
         format!(
             "overlaps {name} ({} – {})",
-            format_millis(other.start),
-            format_millis(other.end)
+            format_millis_in(other.start, tz),
+            format_millis_in(other.end, tz)
         ),
     );
     Some((at, other.who, err))
@@ -522,7 +550,7 @@ mod layout_tests {
     fn layout_agrees_with_the_overlap_rule() {
         let flights = [flight(0, 10), flight(5, 20), flight(8, 9)];
         let layout = flight_layout(&flights);
-        let rule = super::flights(&flights, &[], None)
+        let rule = super::flights(&flights, &[], None, None)
             .err()
             .map(|e| e.0)
             .unwrap_or_default();

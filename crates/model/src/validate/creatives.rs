@@ -1,6 +1,6 @@
 //! Creatives: the type/subtype matrix and the `creative/save` body.
 
-use super::helpers::{max_chars, non_blank, or_list, require, require_str, within_int};
+use super::helpers::{known, max_chars, non_blank, or_list, require, require_str, within_int};
 use super::{MatrixCell, codes, matrix_cell};
 use crate::{Creative, CreativeSubtype as S, CreativeType as T, MediaType as M, ValidationErrors};
 
@@ -16,6 +16,7 @@ const VIDEO_MEDIA: &[M] = &[M::VAST, M::VPAID, M::VAST_WITH_VPAID];
 const AUDIO_MEDIA: &[M] = &[M::AUDIO];
 const NATIVE_MEDIA: &[M] = &[M::NATIVE];
 
+/// A cell whose `size` is optional: the service infers it, or it does not apply.
 const fn cell(
     creative_type: T,
     creative_subtype: S,
@@ -26,13 +27,22 @@ const fn cell(
         creative_type,
         creative_subtype,
         required,
-        optional: &[],
+        optional: &["size"],
         media_types,
     }
 }
 
+/// The spec's matrix, plus its Creative table: `landingPageUrl` is required for BANNER
+/// HOSTED, hosted video and audio, and every NATIVE cell; `size` is required for tag-based
+/// display and optional (or inferred) everywhere else.
 static MATRIX: [MatrixCell; 14] = [
-    cell(T::BANNER, S::TAG, &["size", "htmlAsset"], BANNER_MEDIA),
+    MatrixCell {
+        creative_type: T::BANNER,
+        creative_subtype: S::TAG,
+        required: &["size", "htmlAsset"],
+        optional: &[],
+        media_types: BANNER_MEDIA,
+    },
     cell(
         T::BANNER,
         S::HOSTED,
@@ -53,7 +63,7 @@ static MATRIX: [MatrixCell; 14] = [
         creative_type: T::AUDIO,
         creative_subtype: S::HOSTED,
         required: &["audio.mediaUrls", "landingPageUrl"],
-        optional: &["audio.daast"],
+        optional: &["size", "audio.daast"],
         media_types: AUDIO_MEDIA,
     },
     cell(
@@ -65,11 +75,22 @@ static MATRIX: [MatrixCell; 14] = [
             "native.sponsoredBy",
             "native.imageUrl",
             "native.imageIcon",
+            "landingPageUrl",
         ],
         NATIVE_MEDIA,
     ),
-    cell(T::NATIVE, S::VASTURL, &["native.vastUrl"], NATIVE_MEDIA),
-    cell(T::NATIVE, S::VASTXML, &["native.vastXml"], NATIVE_MEDIA),
+    cell(
+        T::NATIVE,
+        S::VASTURL,
+        &["native.vastUrl", "landingPageUrl"],
+        NATIVE_MEDIA,
+    ),
+    cell(
+        T::NATIVE,
+        S::VASTXML,
+        &["native.vastXml", "landingPageUrl"],
+        NATIVE_MEDIA,
+    ),
     cell(
         T::NATIVE,
         S::HOSTED,
@@ -167,8 +188,10 @@ pub fn creative(c: &Creative) -> Result<(), ValidationErrors> {
     if let Some(name) = require_str(&mut e, "name", c.name.as_ref()) {
         max_chars(&mut e, "name", name, NAME_MAX);
     }
-    let ctype = require(&mut e, "creativeType", c.creative_type.as_ref()).copied();
-    let subtype = require(&mut e, "creativeSubtype", c.creative_subtype.as_ref()).copied();
+    let ctype = require(&mut e, "creativeType", c.creative_type.as_ref());
+    known(&mut e, "creativeType", ctype);
+    let ctype = ctype.filter(|t| t.is_known());
+    let subtype = require(&mut e, "creativeSubtype", c.creative_subtype.as_ref());
 
     let cell = match (ctype, subtype) {
         (Some(t), Some(s)) => {
@@ -176,14 +199,14 @@ pub fn creative(c: &Creative) -> Result<(), ValidationErrors> {
             if found.is_none() {
                 let allowed: Vec<String> = MATRIX
                     .iter()
-                    .filter(|c| c.creative_type == t)
-                    .map(|c| format!("{:?}", c.creative_subtype))
+                    .filter(|c| &c.creative_type == t)
+                    .map(|c| c.creative_subtype.to_string())
                     .collect();
                 e.push(
                     "creativeSubtype",
                     codes::INVALID,
                     format!(
-                        "{s:?} is not a subtype of {t:?} creatives; use {}",
+                        "{s} is not a subtype of {t} creatives; use {}",
                         or_list(&allowed)
                     ),
                 );
@@ -227,7 +250,12 @@ pub fn creative(c: &Creative) -> Result<(), ValidationErrors> {
 
 /// `type` and `type.mediaType`. Without a known cell the type's cells together give
 /// the allowed media types, so a wrong pairing is still caught while the subtype is unset.
-fn media_type(e: &mut ValidationErrors, c: &Creative, ctype: Option<T>, cell: Option<&MatrixCell>) {
+fn media_type(
+    e: &mut ValidationErrors,
+    c: &Creative,
+    ctype: Option<&T>,
+    cell: Option<&MatrixCell>,
+) {
     let Some(type_obj) = require(e, "type", c.type_.as_ref()) else {
         return;
     };
@@ -240,11 +268,11 @@ fn media_type(e: &mut ValidationErrors, c: &Creative, ctype: Option<T>, cell: Op
             let mut all = Vec::new();
             for m in MATRIX
                 .iter()
-                .filter(|c| c.creative_type == t)
+                .filter(|c| &c.creative_type == t)
                 .flat_map(|c| c.media_types)
             {
                 if !all.contains(m) {
-                    all.push(*m);
+                    all.push(m.clone());
                 }
             }
             all
@@ -252,17 +280,17 @@ fn media_type(e: &mut ValidationErrors, c: &Creative, ctype: Option<T>, cell: Op
         (None, None) => return,
     };
     if !allowed.contains(media) {
-        let names: Vec<String> = allowed.iter().map(|m| format!("{m:?}")).collect();
+        let names: Vec<String> = allowed.iter().map(ToString::to_string).collect();
         let what = match (cell, ctype) {
-            (Some(cell), _) => format!("{:?} {:?}", cell.creative_type, cell.creative_subtype),
-            (None, Some(t)) => format!("{t:?}"),
+            (Some(cell), _) => format!("{} {}", cell.creative_type, cell.creative_subtype),
+            (None, Some(t)) => t.to_string(),
             (None, None) => String::new(),
         };
         e.push(
             "type.mediaType",
             codes::INVALID,
             format!(
-                "must be {} for a {what} creative (got {media:?})",
+                "must be {} for a {what} creative (got {media})",
                 or_list(&names)
             ),
         );
@@ -302,7 +330,7 @@ struct Applicable {
 
 /// Reports payload objects sent for another creative type; their contents are then not
 /// checked further, as the whole object is the mistake.
-fn payloads_applicable(e: &mut ValidationErrors, c: &Creative, ctype: Option<T>) -> Applicable {
+fn payloads_applicable(e: &mut ValidationErrors, c: &Creative, ctype: Option<&T>) -> Applicable {
     let Some(t) = ctype else {
         return Applicable {
             video: true,
@@ -312,12 +340,12 @@ fn payloads_applicable(e: &mut ValidationErrors, c: &Creative, ctype: Option<T>)
         };
     };
     let mut check = |name: &str, sent: bool, owner: T| {
-        let ok = !sent || t == owner;
+        let ok = !sent || *t == owner;
         if !ok {
             e.push(
                 name,
                 codes::NOT_APPLICABLE,
-                format!("applies only to {owner:?} creatives, not {t:?}"),
+                format!("applies only to {owner} creatives, not {t}"),
             );
         }
         ok

@@ -1,7 +1,7 @@
 //! Small checks shared by the rule modules; each pushes at most one error.
 
 use super::codes;
-use crate::{Millis, Nullable, ValidationErrors};
+use crate::{Millis, Nullable, OpenEnum, TimezoneName, ValidationErrors};
 
 /// The value of a nullable field, treating absent and null alike.
 pub(super) fn value<T: Copy>(n: &Nullable<T>) -> Option<T> {
@@ -28,6 +28,23 @@ pub(super) fn require<'a, T>(
         e.push(field, codes::REQUIRED, "is required");
     }
     v
+}
+
+/// Reports an open enum's value the spec does not allow on input. Only for fields whose
+/// allowed values the spec lists in full; where it says others exist, an unknown value the
+/// service sent is sent back as it came.
+pub(super) fn known<T: OpenEnum>(e: &mut ValidationErrors, field: &str, v: Option<&T>) {
+    if let Some(v) = v.filter(|v| !v.known()) {
+        e.push(
+            field,
+            codes::INVALID,
+            format!(
+                "must be {} (got \"{}\")",
+                or_list(&T::known_wire()),
+                v.wire()
+            ),
+        );
+    }
 }
 
 /// Reports `field` as required when it is missing or blank.
@@ -160,6 +177,7 @@ pub(super) fn dates_in_order(
     end_field: &str,
     start: Option<Millis>,
     end: Option<Millis>,
+    tz: Option<&TimezoneName>,
 ) {
     let (Some(s), Some(t)) = (start, end) else {
         return;
@@ -170,8 +188,8 @@ pub(super) fn dates_in_order(
             codes::INVALID,
             format!(
                 "must be after startDate ({}; got {})",
-                format_millis(s),
-                format_millis(t)
+                format_millis_in(s, tz),
+                format_millis_in(t, tz)
             ),
         );
     }
@@ -204,6 +222,36 @@ pub(super) fn or_list<S: AsRef<str>>(items: &[S]) -> String {
 const MONTHS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 ];
+
+/// Formats Unix milliseconds in the advertiser's timezone for messages, as the forms show
+/// them: `1 Jan 2027` at local midnight, `1 Jan 2027 09:30 ET` otherwise. Without a zone
+/// (or with one this crate does not know) it is [`format_millis`], in UTC.
+pub fn format_millis_in(ms: Millis, tz: Option<&TimezoneName>) -> String {
+    let Some((tz_name, iana)) = tz.and_then(|t| Some((t, t.iana()?))) else {
+        return format_millis(ms);
+    };
+    let Ok(zone) = jiff::tz::TimeZone::get(iana) else {
+        return format_millis(ms);
+    };
+    let Ok(ts) = jiff::Timestamp::from_millisecond(ms) else {
+        return format_millis(ms);
+    };
+    let local = ts.to_zoned(zone);
+    let date = format!(
+        "{} {} {}",
+        local.day(),
+        MONTHS[usize::try_from(local.month() - 1).unwrap_or(0)],
+        local.year()
+    );
+    let (h, m, sec) = (local.hour(), local.minute(), local.second());
+    if h == 0 && m == 0 && sec == 0 && local.subsec_nanosecond() == 0 {
+        date
+    } else if sec == 0 {
+        format!("{date} {h:02}:{m:02} {tz_name}")
+    } else {
+        format!("{date} {h:02}:{m:02}:{sec:02} {tz_name}")
+    }
+}
 
 /// Formats Unix milliseconds in UTC for messages: `1 Jan 2027` at midnight,
 /// `1 Jan 2027 14:30 UTC` otherwise, so buyers never see raw millis.
@@ -247,6 +295,21 @@ mod tests {
     #[test]
     fn formats_dates_in_utc() {
         assert_eq!(format_millis(0), "1 Jan 1970");
+        // 1 Jan 2027 00:00 UTC is 31 Dec 2026 19:00 in New York, 16:00 in Los Angeles.
+        let ny = Some(&TimezoneName::ET);
+        assert_eq!(
+            format_millis_in(1_798_761_600_000, ny),
+            "31 Dec 2026 19:00 ET"
+        );
+        assert_eq!(
+            format_millis_in(1_798_761_600_000, Some(&TimezoneName::PT)),
+            "31 Dec 2026 16:00 PT"
+        );
+        // Local midnight reads as a plain date; summer time is applied (EDT, UTC-4).
+        assert_eq!(format_millis_in(1_814_414_400_000, ny), "1 Jul 2027");
+        assert_eq!(format_millis_in(0, None), "1 Jan 1970");
+        let unknown = TimezoneName::Other("XT".into());
+        assert_eq!(format_millis_in(0, Some(&unknown)), "1 Jan 1970");
         assert_eq!(format_millis(1_798_761_600_000), "1 Jan 2027");
         assert_eq!(
             format_millis(1_798_761_600_000 + 52_200_000),

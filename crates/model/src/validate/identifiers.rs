@@ -74,7 +74,7 @@ pub fn external_advertiser_id(field: &str, value: &str) -> Result<(), Validation
 }
 
 /// Whether one uploaded identifier has the form its segment's `dataType` expects.
-pub fn audience_identifier(data_type: DataType, value: &str) -> bool {
+pub fn audience_identifier(data_type: &DataType, value: &str) -> bool {
     match data_type {
         DataType::PhonenumberSha256 | DataType::EmailSha256 | DataType::AddressSha256 => {
             value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit())
@@ -85,6 +85,7 @@ pub fn audience_identifier(data_type: DataType, value: &str) -> bool {
                 && !value.chars().any(char::is_whitespace)
         }
         DataType::MobileId => is_uuid(value),
+        DataType::Other(_) => !value.trim().is_empty(),
     }
 }
 

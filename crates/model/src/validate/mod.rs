@@ -16,17 +16,22 @@ mod creatives;
 mod helpers;
 mod identifiers;
 mod site_lists;
+mod updates;
 
 use crate::{CreativeSubtype, CreativeType, MediaType};
 
 pub use ad_orders::{AD_ORDER_CHANNELS_V2, ad_order};
 pub use advertisers::{advertiser, is_iab_category};
-pub use audiences::{AUDIENCE_UPLOAD_MAX, audience_data, audience_segment};
+pub use audiences::{audience_data, audience_segment, bad_records};
 pub use campaigns::{FlightGap, FlightLayout, campaign, flight_caps, flight_layout, flights};
 pub use creatives::{creative, creative_matrix, is_http_url};
-pub use helpers::format_millis;
+pub use helpers::{format_millis, format_millis_in};
 pub use identifiers::{audience_identifier, code_challenge, external_advertiser_id};
 pub use site_lists::site_list;
+pub use updates::{
+    AD_ORDER_IGNORED_ON_UPDATE, ADVERTISER_IGNORED_ON_UPDATE, CAMPAIGN_IGNORED_ON_UPDATE,
+    IgnoredOnUpdate, NO_UPDATE_ENDPOINT, ignored_on_update,
+};
 
 /// Machine-readable codes carried by [`crate::FieldError::code`].
 pub mod codes {
@@ -46,6 +51,8 @@ pub mod codes {
     pub const NOT_APPLICABLE: &str = "NOT_APPLICABLE";
     /// A reference points at something outside its allowed set.
     pub const BAD_REFERENCE: &str = "BAD_REFERENCE";
+    /// An edit to a field the service ignores on update, or to a kind it cannot update.
+    pub const IGNORED_ON_UPDATE: &str = "IGNORED_ON_UPDATE";
 }
 
 /// Whether a `save` creates or updates: some fields are required only on insert.
@@ -71,7 +78,7 @@ pub enum SiteListOp {
 }
 
 /// One cell of the creative type/subtype matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatrixCell {
     /// `creativeType`.
     pub creative_type: CreativeType,
@@ -86,8 +93,8 @@ pub struct MatrixCell {
 }
 
 /// The matrix cell for a type and subtype, or `None` when the pair is not allowed.
-pub fn matrix_cell(t: CreativeType, s: CreativeSubtype) -> Option<&'static MatrixCell> {
+pub fn matrix_cell(t: &CreativeType, s: &CreativeSubtype) -> Option<&'static MatrixCell> {
     creative_matrix()
         .iter()
-        .find(|c| c.creative_type == t && c.creative_subtype == s)
+        .find(|c| &c.creative_type == t && &c.creative_subtype == s)
 }

@@ -1,6 +1,6 @@
 //! Site-list bodies for the four calls, id based or rule based.
 
-use super::helpers::{positive_id, require, require_str};
+use super::helpers::{known, positive_id, require, require_str};
 use super::{SiteListOp, codes};
 use crate::{
     SITE_LIST_TYPE_ID_BASED, SITE_LIST_TYPE_RULE_BASED, SiteList, SiteRule, ValidationErrors,
@@ -51,7 +51,8 @@ pub fn site_list(
                     contents(&mut e, s, Kind::IdBased);
                 }
                 Some(Kind::RuleBased) => {
-                    require(&mut e, "strategy", s.strategy.as_ref());
+                    let strategy = require(&mut e, "strategy", s.strategy.as_ref());
+                    known(&mut e, "strategy", strategy);
                     contents(&mut e, s, Kind::RuleBased);
                 }
                 None => {}
@@ -145,6 +146,8 @@ fn rules(e: &mut ValidationErrors, rules: Option<&[SiteRule]>) {
                 "must be a domain or app bundle without spaces",
             );
         }
-        require(e, &format!("rules[{i}].type"), rule.type_.as_ref());
+        let field = format!("rules[{i}].type");
+        let t = require(e, &field, rule.type_.as_ref());
+        known(e, &field, t);
     }
 }
