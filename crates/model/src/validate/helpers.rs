@@ -30,10 +30,11 @@ pub(super) fn require<'a, T>(
     v
 }
 
-/// Reports an open enum's value the spec does not allow on input. Only for fields whose
-/// allowed values the spec lists in full; where it says others exist, an unknown value the
-/// service sent is sent back as it came.
-pub(super) fn known<T: OpenEnum>(e: &mut ValidationErrors, field: &str, v: Option<&T>) {
+/// Reports an open enum's value outside the known ones. The model uses it only for fields
+/// whose allowed values the spec lists in full; where it says others exist, an unknown
+/// value the service sent is sent back as it came. A service (the sandbox) that knows its
+/// whole catalogue uses it for the rest too.
+pub fn known<T: OpenEnum>(e: &mut ValidationErrors, field: &str, v: Option<&T>) {
     if let Some(v) = v.filter(|v| !v.known()) {
         e.push(
             field,

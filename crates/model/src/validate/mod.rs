@@ -25,7 +25,7 @@ pub use advertisers::{advertiser, is_iab_category};
 pub use audiences::{audience_data, audience_segment, bad_records};
 pub use campaigns::{FlightGap, FlightLayout, campaign, flight_caps, flight_layout, flights};
 pub use creatives::{creative, creative_matrix, is_http_url};
-pub use helpers::{format_millis, format_millis_in};
+pub use helpers::{format_millis, format_millis_in, known as known_value};
 pub use identifiers::{audience_identifier, code_challenge, external_advertiser_id};
 pub use site_lists::site_list;
 pub use updates::{
