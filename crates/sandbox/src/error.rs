@@ -1,12 +1,13 @@
 //! The sandbox's one error type. It renders itself in the body shape of the endpoint
 //! family that raised it: the `{messages, entity}` envelope on business endpoints,
-//! `{error, error_description}` on token endpoints, and `{error}` on audience endpoints.
+//! `{error, error_description}` on token endpoints, and `{error}` on audience endpoints
+//! (except an upload refused for bad records, which answers the upload answer).
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use flightdeck_model::{
-    AudienceError, Envelope, FieldError, Message, TokenError, ValidationErrors,
+    AudienceDataResult, AudienceError, Envelope, FieldError, Message, TokenError, ValidationErrors,
 };
 use serde_json::Value;
 
@@ -52,6 +53,10 @@ pub enum Error {
         /// Text for the caller.
         message: String,
     },
+    /// An audience upload refused for bad records: 400 with the upload answer
+    /// (`published` 0, `bad_records` N), not `{error}`, as the service answers it.
+    #[error("{}", .0.message)]
+    BadRecords(Box<AudienceDataResult>),
     /// Storage failure; the detail is logged, never sent.
     #[error("database: {0}")]
     Db(#[from] rusqlite::Error),
@@ -72,7 +77,7 @@ impl Error {
     pub fn into_audience(self) -> Self {
         let status = self.status();
         match self {
-            Error::Audience { .. } => self,
+            Error::Audience { .. } | Error::BadRecords(_) => self,
             Error::Db(_) | Error::Internal(_) => Error::Audience {
                 status,
                 message: "internal server error".into(),
@@ -87,7 +92,9 @@ impl Error {
     /// HTTP status of the error.
     pub fn status(&self) -> StatusCode {
         match self {
-            Error::Invalid(_) | Error::Malformed(_) => StatusCode::BAD_REQUEST,
+            Error::Invalid(_) | Error::Malformed(_) | Error::BadRecords(_) => {
+                StatusCode::BAD_REQUEST
+            }
             Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
@@ -132,6 +139,7 @@ impl IntoResponse for Error {
             Error::Audience { message, .. } => {
                 (status, Json(AudienceError { error: message })).into_response()
             }
+            Error::BadRecords(result) => (status, Json(*result)).into_response(),
             other => {
                 let messages = match &other {
                     Error::Invalid(errors) => errors

@@ -152,7 +152,7 @@ const ENDPOINTS: &[Endpoint] = &[
     ep(
         "POST",
         "/v1/audiences/{service_segment_id}/data",
-        "AudienceData",
+        "[AudienceDataRecord]",
         "AudienceDataResult",
     ),
 ];
@@ -561,6 +561,10 @@ async fn operations_document_their_bodies_parameters_and_security() -> TestResul
             let schema = &response["content"]["application/json"]["schema"];
             let expected = match family(e.path) {
                 Family::Business => "ErrorEnvelope",
+                // An upload refused for bad records answers the upload answer, not {error}.
+                Family::Audience if e.path.ends_with("/data") && status == "400" => {
+                    "AudienceUploadRefusal"
+                }
                 Family::Audience => "AudienceError",
                 Family::Token => "TokenError",
                 Family::LoginPage => continue,
@@ -730,5 +734,92 @@ async fn every_reference_resolves() -> TestResult {
             .to_owned();
         assert!(ids.insert(id.clone()), "duplicate operationId {id}");
     }
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_upload_documents_its_record_array_refusals_and_limits() -> TestResult {
+    let (_running, doc) = document().await?;
+    let path = "/v1/audiences/{service_segment_id}/data";
+    let op = operation(&doc, "POST", path);
+
+    // The request: an array of records with the documented wire names.
+    let record = component(&doc, "AudienceDataRecord");
+    let mut props: Vec<&str> = record["properties"]
+        .as_object()
+        .expect("record properties")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    props.sort_unstable();
+    assert_eq!(props, ["countryCode", "serviceSegmentId", "values"]);
+
+    // The answer: exactly the documented snake_case keys.
+    let result = component(&doc, "AudienceDataResult");
+    let mut props: Vec<&str> = result["properties"]
+        .as_object()
+        .expect("result properties")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    props.sort_unstable();
+    assert_eq!(
+        props,
+        [
+            "bad_records",
+            "bad_records_details",
+            "failed_publishes",
+            "message",
+            "published"
+        ]
+    );
+
+    // A 400 is either the upload answer (bad records) or {error}.
+    let refusal = component(&doc, "AudienceUploadRefusal");
+    let mut one_of: Vec<String> = refusal["oneOf"]
+        .as_array()
+        .expect("oneOf")
+        .iter()
+        .map(|s| describe(&doc, s))
+        .collect();
+    one_of.sort();
+    assert_eq!(one_of, ["AudienceDataResult", "AudienceError"]);
+
+    // Size limits, the content encoding, and gzip as a header.
+    for status in ["413", "415"] {
+        assert_eq!(
+            describe(&doc, response_schema(op, status)),
+            "AudienceError",
+            "{status}"
+        );
+    }
+    let headers: Vec<&str> = op["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .filter(|p| p["in"] == "header")
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(headers, ["Content-Encoding"]);
+    let text = op["description"].as_str().unwrap_or_default();
+    assert!(text.contains("10,000,000 bytes"), "{text}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn creative_save_documents_that_it_only_creates() -> TestResult {
+    let (_running, doc) = document().await?;
+    let op = operation(&doc, "POST", "/v1/creative/save");
+    let text = format!(
+        "{} {}",
+        op["description"].as_str().unwrap_or_default(),
+        op["responses"]["400"]["description"]
+            .as_str()
+            .unwrap_or_default()
+    );
+    assert!(
+        text.contains("`id`") && text.contains("no creative update"),
+        "{text}"
+    );
     Ok(())
 }

@@ -354,8 +354,11 @@ pub async fn all_ad_orders(State(s): State<AppState>, User(c): User) -> Result<i
 
 /// Creates a creative.
 ///
-/// `id` is omitted. The common fields plus the payload of the `creativeType` and
-/// `creativeSubtype` pair; validation failures are reported in `messages`.
+/// `id` is omitted: the service has no creative update, so a request with an `id` is a
+/// 400 (`INVALID` on `id`) and changes nothing; save a new creative instead. The common
+/// fields plus the payload of the `creativeType` and `creativeSubtype` pair; validation
+/// failures are reported in `messages`. The new creative is `PENDING` (review), or
+/// `INCOMPLETE` for an image creative without `size`, or `DISABLED` when sent so.
 #[utoipa::path(
     post,
     path = "/v1/creative/save",

@@ -1,14 +1,16 @@
 //! Ad orders, their audiences, and per-flight caps.
 
 use flightdeck_model::validate::{self, Op, codes};
-use flightdeck_model::{AdOrder, AdOrderAudience, Envelope, FlightCap, GoalMode, PacingMode};
+use flightdeck_model::{
+    AdOrder, AdOrderAudience, Envelope, FlightCap, GoalMode, PacingMode, ValidationErrors,
+};
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
 
 use super::campaigns::flight_ids;
 use super::{
-    Object, Table, account, exists, fill_null, load_or_404, merge, request_id, typed, typed_at,
-    untyped,
+    Object, Table, account, dedup, errs, exists, fill_null, in_catalogue, load_or_404, merge,
+    request_id, typed, typed_at, untyped,
 };
 use crate::error::{Error, Result};
 use crate::extract;
@@ -86,8 +88,20 @@ pub fn adorder_save(
 
     let mut order: AdOrder = typed(&merged)?;
     let op = if id.is_some() { Op::Update } else { Op::Create };
-    validate::ad_order(&order, op)?;
     let campaign_id = order.campaign_id.unwrap_or_default();
+    let tz = super::campaign_timezone(tx, account_id, campaign_id)?;
+    let mut catalogue = ValidationErrors::default();
+    if request.contains_key("optimizationGoal") {
+        in_catalogue(
+            &mut catalogue,
+            "optimizationGoal",
+            order.optimization_goal.as_ref(),
+        );
+    }
+    dedup(vec![
+        errs(validate::ad_order(&order, op, tz.as_ref())),
+        catalogue,
+    ])?;
     if id.is_none() && !exists(tx, Table::Campaigns, account_id, campaign_id)? {
         return Err(Error::field(
             "campaignId",
@@ -141,8 +155,8 @@ pub fn adorder_save(
 fn apply_defaults(order: &mut AdOrder, channel_version: i64) {
     order.audience_weights_enabled.get_or_insert(false);
     order.goal_mode.get_or_insert(GoalMode::Performance);
-    let pacing = *order.hourly_pacing_mode.get_or_insert(PacingMode::Asap);
-    if pacing == PacingMode::Asap {
+    let pacing = order.hourly_pacing_mode.get_or_insert(PacingMode::Asap);
+    if *pacing == PacingMode::Asap {
         order.hourly_frontload = Some(None);
     }
     order.max_bid.get_or_insert(DEFAULT_MAX_BID);

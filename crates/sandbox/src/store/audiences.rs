@@ -3,8 +3,8 @@
 
 use flightdeck_model::validate::{self, codes};
 use flightdeck_model::{
-    AudienceData, AudienceDataResult, AudienceList, AudienceSegment, DataType, Pagination,
-    SegmentStatus, TTL_MAX_SECS,
+    ACTIVATION_THRESHOLD, AUDIENCE_DATA_PROCESSED, AudienceData, AudienceDataResult, AudienceList,
+    AudienceSegment, DataType, Pagination, SegmentStatus, TTL_MAX_SECS,
 };
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
@@ -12,6 +12,9 @@ use serde_json::Value;
 use super::{Table, exists, typed, untyped};
 use crate::error::{Error, Result};
 use crate::extract;
+
+/// How every segment id the sandbox issues begins, as the service's do.
+pub const SEGMENT_ID_PREFIX: &str = "fpsegm";
 
 /// Page size when the caller sends none.
 pub const DEFAULT_PAGE_SIZE: i64 = 50;
@@ -51,7 +54,7 @@ pub fn audience_create(tx: &Transaction, account_id: i64, body: Value, now: i64)
             format!("is already used by segment {existing}"),
         ));
     }
-    let service_id = format!("{:016x}", rand::random::<u64>());
+    let service_id = new_segment_id();
     segment.service_segment_id = Some(service_id.clone());
     segment.ttl.get_or_insert(TTL_MAX_SECS);
     segment.status = Some(SegmentStatus::Inactive);
@@ -130,13 +133,39 @@ pub fn audience_get(
     now: i64,
 ) -> Result<AudienceSegment> {
     let (_, body, refreshed) = find(tx, account_id, service_id)?;
-    segment_out(&body, refreshed, now)
+    let mut segment = segment_out(&body, refreshed, now)?;
+    segment.message = Some(status_message(&segment));
+    Ok(segment)
 }
 
-/// `POST /v1/audiences/{serviceSegmentId}/data`: adds identifiers of the segment's data
-/// type. Malformed ones are counted as rejected, not stored. Reaching
-/// [`flightdeck_model::ACTIVATION_THRESHOLD`] distinct identifiers activates the segment;
-/// an accepted upload restarts the ttl; an `ARCHIVED` segment takes no more data.
+/// The `message` of `GET /v1/audiences/{serviceSegmentId}`: what the status means for the
+/// buyer. The real service's wording is not known; only the field is *(known)*.
+fn status_message(segment: &AudienceSegment) -> String {
+    let count = segment.data_count.unwrap_or(0);
+    match segment.status.as_ref() {
+        Some(SegmentStatus::Active) => {
+            format!("Segment is active: {count} matched identifiers.")
+        }
+        Some(SegmentStatus::Archived) => {
+            "Segment is archived: its ttl ran out; it takes no more data.".to_owned()
+        }
+        _ => format!(
+            "Segment is inactive: {count} of {ACTIVATION_THRESHOLD} matched identifiers needed \
+             to activate."
+        ),
+    }
+}
+
+/// `POST /v1/audiences/{serviceSegmentId}/data`: appends the identifiers of an array of
+/// `{serviceSegmentId, countryCode, values}` records to the segment.
+///
+/// The upload is all or nothing, as the service's: one bad record (per
+/// [`validate::audience_data`]) refuses the whole payload with
+/// [`Error::BadRecords`] and stores nothing. An accepted upload is applied at once
+/// (the real service processes uploads about every 10 minutes; see DECISIONS.md):
+/// identifiers already in the segment are counted once, reaching
+/// [`flightdeck_model::ACTIVATION_THRESHOLD`] distinct identifiers activates the
+/// segment, and the ttl restarts. An `ARCHIVED` segment takes no more data.
 pub fn audience_data(
     tx: &Transaction,
     account_id: i64,
@@ -145,57 +174,86 @@ pub fn audience_data(
     now: i64,
 ) -> Result<AudienceDataResult> {
     let (id, body_text, refreshed) = find(tx, account_id, service_id)?;
-    let mut segment = segment_out(&body_text, refreshed, now)?;
+    let segment = segment_out(&body_text, refreshed, now)?;
     if segment.status == Some(SegmentStatus::Archived) {
-        return Err(Error::field(
-            "serviceSegmentId",
-            codes::INVALID,
-            "the segment is archived (its ttl ran out) and takes no more data; create a new segment",
+        return Err(Error::Malformed(format!(
+            "segment {service_id} is archived (its ttl ran out) and takes no more data; \
+             create a new segment"
+        )));
+    }
+    if !body.is_array() {
+        return Err(Error::Malformed(
+            "body: expected a JSON array of {serviceSegmentId, countryCode, values} records".into(),
         ));
     }
-    let upload: AudienceData = typed(&extract::object(body)?)?;
-    validate::audience_data(&upload)?;
-    let data_type = segment
-        .data_type
-        .ok_or_else(|| Error::Internal("segment without dataType".into()))?;
-    let (mut accepted, mut rejected) = (0, 0);
+    let records: AudienceData = extract::typed(&body)?;
+    let data_type = segment.data_type.as_ref();
+    if let Err(errors) = validate::audience_data(service_id, data_type, &records) {
+        let bad = validate::bad_records(&errors);
+        if bad == 0 {
+            // Not about any one record (an empty array): a plain validation failure.
+            return Err(Error::Invalid(errors));
+        }
+        let bad = i64::try_from(bad).unwrap_or(i64::MAX);
+        return Err(Error::BadRecords(Box::new(AudienceDataResult {
+            message: format!("invalid payload: {bad} bad record(s)"),
+            published: 0,
+            failed_publishes: 0,
+            bad_records: bad,
+            bad_records_details: errors.to_string(),
+            ..AudienceDataResult::default()
+        })));
+    }
     let mut stmt = tx.prepare_cached(
         "INSERT OR IGNORE INTO segment_data(segment_id, identifier) VALUES (?1, ?2)",
     )?;
-    for ident in &upload.identifiers {
-        if validate::audience_identifier(data_type, ident) {
-            // Hex digests and mobile ids are case-insensitive; count each once.
-            let normal = match data_type {
-                DataType::Cookie | DataType::Ip => ident.clone(),
-                _ => ident.to_ascii_lowercase(),
-            };
-            stmt.execute(params![id, normal])?;
-            accepted += 1;
-        } else {
-            rejected += 1;
-        }
+    for value in records.iter().flat_map(|r| r.values.iter()) {
+        stmt.execute(params![id, normal_identifier(data_type, value)])?;
     }
     let count: i64 = tx.query_row(
         "SELECT COUNT(*) FROM segment_data WHERE segment_id = ?1",
         [id],
         |r| r.get(0),
     )?;
-    let refreshed = if accepted > 0 { now } else { refreshed };
-    segment.data_count = Some(count);
-    segment.status = None;
-    let stored = untyped(&segment)?;
+    let mut stored: AudienceSegment = typed(&super::parse_body(&body_text)?)?;
+    stored.data_count = Some(count);
+    stored.status = None;
     tx.execute(
         "UPDATE segments SET body = ?1, refreshed_at = ?2 WHERE id = ?3",
-        params![super::to_text(&stored)?, refreshed, id],
+        params![super::to_text(&untyped(&stored)?)?, now, id],
     )?;
-    let status = status_of(&segment, refreshed, now);
     Ok(AudienceDataResult {
-        service_segment_id: service_id.to_owned(),
-        accepted,
-        rejected,
-        data_count: count,
-        status,
+        message: AUDIENCE_DATA_PROCESSED.to_owned(),
+        published: i64::try_from(records.len()).unwrap_or(i64::MAX),
+        failed_publishes: 0,
+        bad_records: 0,
+        bad_records_details: String::new(),
+        ..AudienceDataResult::default()
     })
+}
+
+/// The stored spelling of an identifier: hex digests and mobile ids are
+/// case-insensitive, so each is counted once whatever its case.
+fn normal_identifier(data_type: Option<&DataType>, value: &str) -> String {
+    match data_type {
+        Some(DataType::Cookie | DataType::Ip | DataType::Other(_)) | None => value.to_owned(),
+        Some(_) => value.to_ascii_lowercase(),
+    }
+}
+
+/// Characters after the prefix of a new segment id.
+const SEGMENT_ID_LEN: usize = 20;
+
+/// A new segment id in the service's form: `fpsegm` then letters and digits (lower-case
+/// here; ids are compared exactly, so earlier databases' 16-hex ids still resolve).
+fn new_segment_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut id = String::from(SEGMENT_ID_PREFIX);
+    for _ in 0..SEGMENT_ID_LEN {
+        let i = rand::random_range(0..ALPHABET.len());
+        id.push(char::from(ALPHABET[i]));
+    }
+    id
 }
 
 fn find(tx: &Transaction, account_id: i64, service_id: &str) -> Result<(i64, String, i64)> {
@@ -221,5 +279,7 @@ fn status_of(segment: &AudienceSegment, refreshed: i64, now: i64) -> SegmentStat
 fn segment_out(body: &str, refreshed: i64, now: i64) -> Result<AudienceSegment> {
     let mut segment: AudienceSegment = typed(&super::parse_body(body)?)?;
     segment.status = Some(status_of(&segment, refreshed, now));
+    // Only the single read carries a message (the listing's shape has none).
+    segment.message = None;
     Ok(segment)
 }

@@ -3,13 +3,14 @@
 use flightdeck_model::validate::{self, Op, codes};
 use flightdeck_model::{
     BudgetType, Campaign, CampaignFlight, Envelope, FlightStatus, Millis, PacingMode,
+    ValidationErrors,
 };
 use rusqlite::{Transaction, params};
 use serde_json::Value;
 
 use super::{
-    Object, Table, dedup, errs, exists, fill_null, load_or_404, merge, request_id, typed, typed_at,
-    untyped,
+    Object, Table, dedup, errs, exists, fill_null, in_catalogue, load_or_404, merge, request_id,
+    typed, typed_at, untyped,
 };
 use crate::error::{Error, Result};
 use crate::extract;
@@ -84,7 +85,7 @@ pub fn campaign_save(
     merged.remove("ioNumber");
     merge(&mut merged, &request, ignored);
     let mut campaign: Campaign = typed(&merged)?;
-    let (sent, others) = request_flights(tx, account_id, id, &request)?;
+    let (sent, others, catalogue) = request_flights(tx, id, &request)?;
     campaign.flights = (!sent.is_empty()).then(|| sent.clone());
     let any_flights = !sent.is_empty() || !others.is_empty();
     if any_flights {
@@ -93,6 +94,10 @@ pub fn campaign_save(
         campaign.flights = Some(sent.iter().chain(others.iter()).cloned().collect());
     }
     let op = if id.is_some() { Op::Update } else { Op::Create };
+    let tz = match campaign.advertiser_id {
+        Some(advertiser_id) => super::advertiser_timezone(tx, account_id, advertiser_id)?,
+        None => None,
+    };
     dedup(vec![
         errs(validate::campaign(
             &Campaign {
@@ -100,8 +105,10 @@ pub fn campaign_save(
                 ..campaign.clone()
             },
             op,
+            tz.as_ref(),
         )),
-        errs(validate::flights(&sent, &others, None)),
+        errs(validate::flights(&sent, &others, None, tz.as_ref())),
+        catalogue,
     ])?;
     let advertiser_id = campaign.advertiser_id.unwrap_or_default();
     if id.is_none() && !exists(tx, Table::Advertisers, account_id, advertiser_id)? {
@@ -163,12 +170,7 @@ pub fn campaign_save(
 
 /// The flights a campaign request sends (updates merged over their stored flight) and the
 /// campaign's stored flights it does not mention.
-fn request_flights(
-    tx: &Transaction,
-    account_id: i64,
-    campaign_id: Option<i64>,
-    request: &Object,
-) -> Result<(Vec<CampaignFlight>, Vec<CampaignFlight>)> {
+fn request_flights(tx: &Transaction, campaign_id: Option<i64>, request: &Object) -> Result<Merged> {
     let items = match request.get("flights") {
         None | Some(Value::Null) => Vec::new(),
         Some(v) => extract::array(v.clone())
@@ -178,16 +180,17 @@ fn request_flights(
         Some(id) => stored_flights(tx, id)?,
         None => Vec::new(),
     };
-    merge_flights(tx, account_id, campaign_id, items, stored)
+    merge_flights(campaign_id, items, stored)
 }
 
+/// The flights sent (updates merged over their stored flight), the stored flights not
+/// sent, and the catalogue errors of the values sent (see [`in_catalogue`]).
 fn merge_flights(
-    _tx: &Transaction,
-    _account_id: i64,
     campaign_id: Option<i64>,
     items: Vec<Value>,
     stored: Vec<(i64, Object)>,
-) -> Result<(Vec<CampaignFlight>, Vec<CampaignFlight>)> {
+) -> Result<Merged> {
+    let mut catalogue = ValidationErrors::default();
     let mut sent = Vec::with_capacity(items.len());
     let mut sent_ids = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
@@ -216,6 +219,13 @@ fn merge_flights(
                 typed_at(&merged, &prefix)?
             }
         };
+        if obj.contains_key("budgetType") {
+            in_catalogue(
+                &mut catalogue,
+                &format!("{prefix}.budgetType"),
+                flight.budget_type.as_ref(),
+            );
+        }
         if let Some(id) = flight.id {
             sent_ids.push(id);
         }
@@ -227,8 +237,11 @@ fn merge_flights(
             others.push(typed(&body)?);
         }
     }
-    Ok((sent, others))
+    Ok((sent, others, catalogue))
 }
+
+/// What [`merge_flights`] gives: flights sent, flights kept, catalogue errors.
+type Merged = (Vec<CampaignFlight>, Vec<CampaignFlight>, ValidationErrors);
 
 fn derive_from_flights<'a>(c: &mut Campaign, flights: impl Iterator<Item = &'a CampaignFlight>) {
     let flights: Vec<&CampaignFlight> = flights.collect();
@@ -372,8 +385,15 @@ pub fn flights_by_campaign(
     let mut campaign = load_or_404(tx, Table::Campaigns, account_id, campaign_id)?;
     let items = extract::array(body)?;
     let stored = stored_flights(tx, campaign_id)?;
-    let (sent, others) = merge_flights(tx, account_id, Some(campaign_id), items, stored)?;
-    validate::flights(&sent, &others, Some(now))?;
+    let (sent, others, catalogue) = merge_flights(Some(campaign_id), items, stored)?;
+    let tz = match campaign.get("advertiserId").and_then(Value::as_i64) {
+        Some(advertiser_id) => super::advertiser_timezone(tx, account_id, advertiser_id)?,
+        None => None,
+    };
+    dedup(vec![
+        errs(validate::flights(&sent, &others, Some(now), tz.as_ref())),
+        catalogue,
+    ])?;
     for flight in sent {
         store_flight(tx, account_id, campaign_id, flight)?;
     }

@@ -1,51 +1,62 @@
 //! Creatives.
 
 use flightdeck_model::validate::{self, codes};
-use flightdeck_model::{Creative, CreativeStatus, CreativeSubtype, CreativeType, Envelope};
+use flightdeck_model::{
+    Creative, CreativeStatus, CreativeSubtype, CreativeType, Envelope, ValidationErrors,
+};
 use rusqlite::{Transaction, params};
 use serde_json::Value;
 
-use super::{Object, Table, exists, load, load_or_404, merge, request_id, typed, untyped};
+use super::{Table, dedup, errs, exists, in_catalogue, load, typed, untyped};
 use crate::error::{Error, Result};
 use crate::extract;
 
-/// `POST /v1/creative/save`: creates when `id` is absent; an id modifies (the general
-/// `save` convention) and sends the creative back to review.
+/// `POST /v1/creative/save`: creates a creative. The service has no creative update: the
+/// spec omits `id` from the request, so an `id` is refused rather than read as an update
+/// (which the real service would not do) or ignored (which would make a second creative
+/// the buyer thinks is an edit). `null` reads as omitted.
 pub fn creative_save(
     tx: &Transaction,
     account_id: i64,
     body: Value,
     now: i64,
 ) -> Result<Envelope<Value>> {
-    let request = extract::object(body)?;
-    let id = request_id(&request, "")?;
-    let mut merged = match id {
-        None => Object::new(),
-        Some(id) => load_or_404(tx, Table::Creatives, account_id, id)?,
-    };
-    merge(&mut merged, &request, &["id", "status"]);
-    let mut creative: Creative = typed(&merged)?;
-    validate::creative(&creative)?;
-    creative.advertiser_id = Some(resolve_advertiser(tx, account_id, &creative)?);
-    let requested: Option<CreativeStatus> = request
-        .get("status")
-        .filter(|v| !v.is_null())
-        .map(|v| serde_json::from_value(v.clone()))
+    let mut request = extract::object(body)?;
+    match request.remove("id") {
+        None | Some(Value::Null) => {}
+        Some(_) => {
+            return Err(Error::field(
+                "id",
+                codes::INVALID,
+                "must be omitted: the service has no creative update (creative/save only \
+                 creates); save a new creative instead",
+            ));
+        }
+    }
+    let requested = request.remove("status").filter(|v| !v.is_null());
+    let mut creative: Creative = typed(&request)?;
+    let requested: Option<CreativeStatus> = requested
+        .map(serde_json::from_value)
         .transpose()
         .map_err(|e| Error::Malformed(format!("status: {e}")))?;
-    creative.status = Some(status_after_save(&creative, requested));
+    let mut catalogue = ValidationErrors::default();
+    in_catalogue(&mut catalogue, "status", requested.as_ref());
+    let video_type = creative
+        .type_
+        .as_ref()
+        .and_then(|t| t.video_type.as_ref())
+        .and_then(Option::as_ref);
+    in_catalogue(&mut catalogue, "type.videoType", video_type);
+    dedup(vec![errs(validate::creative(&creative)), catalogue])?;
+    creative.advertiser_id = Some(resolve_advertiser(tx, account_id, &creative)?);
+    creative.status = Some(status_after_save(&creative, requested.as_ref()));
 
-    let creative_id = match id {
-        Some(id) => id,
-        None => {
-            tx.execute(
-                "INSERT INTO creatives(account_id, advertiser_id, created_at, body)
-                 VALUES (?1, ?2, ?3, '{}')",
-                params![account_id, creative.advertiser_id, now],
-            )?;
-            tx.last_insert_rowid()
-        }
-    };
+    tx.execute(
+        "INSERT INTO creatives(account_id, advertiser_id, created_at, body)
+         VALUES (?1, ?2, ?3, '{}')",
+        params![account_id, creative.advertiser_id, now],
+    )?;
+    let creative_id = tx.last_insert_rowid();
     creative.id = Some(creative_id);
     let body = untyped(&creative)?;
     tx.execute(
@@ -94,12 +105,12 @@ fn resolve_advertiser(tx: &Transaction, account_id: i64, c: &Creative) -> Result
 /// Every save goes to review (`PENDING`), unless the buyer disables the creative, or an
 /// image creative has no size: the real service infers it by fetching the image, which
 /// the offline sandbox cannot do, so it waits as `INCOMPLETE`.
-fn status_after_save(c: &Creative, requested: Option<CreativeStatus>) -> CreativeStatus {
-    if requested == Some(CreativeStatus::DISABLED) {
+fn status_after_save(c: &Creative, requested: Option<&CreativeStatus>) -> CreativeStatus {
+    if requested == Some(&CreativeStatus::DISABLED) {
         return CreativeStatus::DISABLED;
     }
     let image_cell = matches!(
-        (c.creative_type, c.creative_subtype),
+        (&c.creative_type, &c.creative_subtype),
         (Some(CreativeType::BANNER), Some(CreativeSubtype::HOSTED))
             | (Some(CreativeType::NATIVE), Some(CreativeSubtype::IMAGE))
             | (Some(CreativeType::DOOH), Some(CreativeSubtype::IMAGE))

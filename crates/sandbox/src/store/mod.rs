@@ -6,7 +6,8 @@
 //! model survive. A `save` with an id merges the request into the stored entity: a key
 //! that is absent keeps its value, a key sent as null clears it (resetting it to its
 //! default), and fields the spec says are ignored on update are dropped from the request.
-//! The merged result is then validated whole with `flightdeck-model`'s rules.
+//! The merged result is then validated whole with `flightdeck-model`'s rules. Creatives
+//! have no update: `creative/save` with an id is refused (see DECISIONS.md).
 
 mod adorders;
 mod advertisers;
@@ -22,7 +23,8 @@ pub use campaigns::{campaign_save, campaigns_by_advertiser, flights_by_campaign}
 pub use creatives::creative_save;
 pub use sitelists::{site_list_add, site_list_append, site_list_overwrite, site_list_remove};
 
-use flightdeck_model::ValidationErrors;
+use flightdeck_model::validate;
+use flightdeck_model::{OpenEnum, TimezoneName, ValidationErrors};
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -42,7 +44,6 @@ pub(crate) enum Table {
     Flights,
     AdOrders,
     FlightCaps,
-    Creatives,
 }
 
 impl Table {
@@ -53,7 +54,6 @@ impl Table {
             Table::Flights => "flights",
             Table::AdOrders => "ad_orders",
             Table::FlightCaps => "flight_caps",
-            Table::Creatives => "creatives",
         }
     }
 
@@ -65,7 +65,6 @@ impl Table {
             Table::Flights => "campaign flight",
             Table::AdOrders => "ad order",
             Table::FlightCaps => "flight cap",
-            Table::Creatives => "creative",
         }
     }
 }
@@ -200,6 +199,48 @@ pub(crate) fn dedup(errors: Vec<ValidationErrors>) -> Result<()> {
 /// The error of a rule result, if any, for gathering several rule sets.
 pub(crate) fn errs(r: std::result::Result<(), ValidationErrors>) -> ValidationErrors {
     r.err().unwrap_or_default()
+}
+
+/// Refuses an input value of an enum the spec keeps open (`optimizationGoal`,
+/// `budgetType`, creative `status`, `type.videoType`) that is not in the sandbox's
+/// catalogue. The model accepts such values, so that a client never refuses what the
+/// real service may have added; the sandbox *is* the service, knows every value it
+/// supports, and refuses the rest. Callers check only values the request sends, so an
+/// unknown value already stored (seeded or injected) does not block other edits.
+pub(crate) fn in_catalogue<T: OpenEnum>(e: &mut ValidationErrors, field: &str, v: Option<&T>) {
+    validate::known_value(e, field, v);
+}
+
+/// The timezone of `advertiser_id`, for date texts in messages (the model's rules word
+/// dates in the advertiser's timezone, as the app's forms show them). `None` when the
+/// advertiser is unknown or names no timezone: messages then read in UTC.
+pub(crate) fn advertiser_timezone(
+    tx: &Transaction,
+    account_id: i64,
+    advertiser_id: i64,
+) -> Result<Option<TimezoneName>> {
+    let Some(body) = load(tx, Table::Advertisers, account_id, advertiser_id)? else {
+        return Ok(None);
+    };
+    Ok(body
+        .get("timezoneName")
+        .and_then(Value::as_str)
+        .map(TimezoneName::from_wire))
+}
+
+/// The timezone of the advertiser that owns `campaign_id`, as [`advertiser_timezone`].
+pub(crate) fn campaign_timezone(
+    tx: &Transaction,
+    account_id: i64,
+    campaign_id: i64,
+) -> Result<Option<TimezoneName>> {
+    let Some(campaign) = load(tx, Table::Campaigns, account_id, campaign_id)? else {
+        return Ok(None);
+    };
+    match campaign.get("advertiserId").and_then(Value::as_i64) {
+        Some(advertiser_id) => advertiser_timezone(tx, account_id, advertiser_id),
+        None => Ok(None),
+    }
 }
 
 /// Account settings that shape responses.

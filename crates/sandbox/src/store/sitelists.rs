@@ -16,7 +16,7 @@ pub fn site_list_add(tx: &Transaction, account_id: i64, body: Value) -> Result<E
     let list: SiteList = typed(&extract::object(body)?)?;
     validate::site_list(&list, SiteListOp::Add, None)?;
     let type_id = list.type_id.unwrap_or(SITE_LIST_TYPE_ID_BASED);
-    let strategy = list.strategy.map(strategy_text);
+    let strategy = list.strategy.as_ref().map(SiteListStrategy::as_str);
     tx.execute(
         "INSERT INTO site_lists(account_id, name, type_id, strategy) VALUES (?1, ?2, ?3, ?4)",
         params![account_id, list.name, type_id, strategy],
@@ -119,20 +119,11 @@ fn insert_members(tx: &Transaction, id: i64, list: &SiteList) -> Result<i64> {
             "INSERT OR IGNORE INTO site_list_rules(list_id, name, type) VALUES (?1, ?2, ?3)",
         )?;
         for SiteRule { name, type_ } in rules {
-            let kind = type_
-                .map(|t| serde_json::to_value(t).ok())
-                .and_then(|v| v.and_then(|v| v.as_str().map(str::to_owned)));
+            let kind = type_.as_ref().map(|t| t.as_str().to_owned());
             inserted += stmt.execute(params![id, name, kind])?;
         }
     }
     Ok(i64::try_from(inserted).unwrap_or(i64::MAX))
-}
-
-fn strategy_text(s: SiteListStrategy) -> &'static str {
-    match s {
-        SiteListStrategy::Precise => "precise",
-        SiteListStrategy::Broad => "broad",
-    }
 }
 
 fn answer(tx: &Transaction, id: i64, inserted: Option<i64>) -> Result<Envelope<Value>> {

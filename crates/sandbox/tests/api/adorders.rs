@@ -332,3 +332,119 @@ async fn flight_caps_point_at_the_campaign_flights() {
         StatusCode::NOT_FOUND
     );
 }
+
+#[tokio::test]
+async fn both_client_ids_are_a_conflict_even_when_equal() {
+    let (api, campaign) = setup().await;
+    for (io_key, value) in [("ioNumber", "IO-1"), ("io_number", "IO-1")] {
+        let mut body = ad_order_body(campaign);
+        body[io_key] = json!(value);
+        body["externalAdOrderId"] = json!(value);
+        let r = api.post("/v1/adorder/save", body).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{io_key}");
+        assert_eq!(r.codes(), ["IDENTIFIER_CONFLICT"], "{io_key}");
+        assert!(r.names_field("externalAdOrderId"), "{io_key}");
+    }
+    assert!(
+        api.get("/v1/adorder/getAllAdOrders")
+            .await
+            .entity()
+            .as_array()
+            .expect("array")
+            .iter()
+            .all(|o| o["campaignId"] != campaign),
+        "nothing stored"
+    );
+}
+
+#[tokio::test]
+async fn a_listed_order_sent_back_with_both_ids_is_refused_and_with_one_is_kept() {
+    let (api, campaign) = setup().await;
+    let mut body = ad_order_body(campaign);
+    body["externalAdOrderId"] = json!("EXT-9");
+    let created = api.post("/v1/adorder/save", body).await.entity().clone();
+    assert_eq!(created["io_number"], "EXT-9");
+    assert_eq!(created["externalAdOrderId"], "EXT-9");
+
+    // Read-modify-write of the listed order as listed: both spellings, equal values.
+    let listed = |all: &Value| -> Value {
+        all.as_array()
+            .expect("array")
+            .iter()
+            .find(|o| o["id"] == created["id"])
+            .expect("listed")
+            .clone()
+    };
+    let mut echo = listed(api.get("/v1/adorder/getAllAdOrders").await.entity());
+    echo["name"] = json!("Renamed");
+    let r = api.post("/v1/adorder/save", echo.clone()).await;
+    assert_eq!(r.codes(), ["IDENTIFIER_CONFLICT"]);
+    assert_eq!(
+        listed(api.get("/v1/adorder/getAllAdOrders").await.entity()),
+        created,
+        "the refused edit changed nothing"
+    );
+
+    // The same edit with the output-only io_number dropped, as clients send it.
+    echo.as_object_mut().expect("obj").remove("io_number");
+    let updated = api.post("/v1/adorder/save", echo).await.entity().clone();
+    assert_eq!(updated["name"], "Renamed");
+    assert_eq!(updated["io_number"], "EXT-9");
+    assert_eq!(updated["externalAdOrderId"], "EXT-9");
+
+    // Changing the id through ioNumber alone replaces it.
+    let r = api
+        .post(
+            "/v1/adorder/save",
+            json!({"id": created["id"], "ioNumber": "IO-2"}),
+        )
+        .await;
+    assert_eq!(r.entity()["externalAdOrderId"], "IO-2");
+    assert_eq!(r.entity()["io_number"], "IO-2");
+}
+
+#[tokio::test]
+async fn an_optimization_goal_outside_the_catalogue_is_refused_but_a_stored_one_is_kept() {
+    let (api, campaign) = setup().await;
+    let created = api.ad_order(campaign).await;
+    let r = api
+        .post(
+            "/v1/adorder/save",
+            json!({"id": created["id"], "optimizationGoal": "ROAS"}),
+        )
+        .await;
+    assert!(r.names_field("optimizationGoal"), "{:?}", r.errors());
+    assert_eq!(r.codes(), ["INVALID"]);
+    let text = &r.errors()[0];
+    assert!(text.contains("\"ROAS\"") && text.contains("CPM"), "{text}");
+
+    // A value only stored data can hold (as the real service may return one) survives
+    // listing and an edit that does not send it.
+    let id = created["id"].as_i64().expect("id");
+    api.sandbox
+        .state()
+        .db
+        .tx(move |tx| {
+            tx.execute(
+                "UPDATE ad_orders SET body = json_set(body, '$.optimizationGoal', 'ROAS')
+                 WHERE id = ?1",
+                [id],
+            )?;
+            Ok(())
+        })
+        .await
+        .expect("store an unknown goal");
+    let r = api
+        .post("/v1/adorder/save", json!({"id": id, "name": "Still here"}))
+        .await;
+    assert_eq!(r.entity()["optimizationGoal"], "ROAS");
+    assert_eq!(r.entity()["name"], "Still here");
+    let all = api.get("/v1/adorder/getAllAdOrders").await;
+    assert!(
+        all.entity()
+            .as_array()
+            .expect("array")
+            .iter()
+            .any(|o| o["id"] == id && o["optimizationGoal"] == "ROAS")
+    );
+}

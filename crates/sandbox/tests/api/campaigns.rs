@@ -141,10 +141,19 @@ async fn client_id_is_exclusive_on_input_and_doubled_on_output() {
     let api = Api::start().await;
     let adv = api.advertiser("Acme").await;
     let mut body = campaign_body(adv);
-    body["ioNumber"] = json!("IO-1");
-    body["externalCampaignId"] = json!("EXT-1");
-    let r = api.post("/v1/campaign/save", body.clone()).await;
-    assert!(r.names_field("externalCampaignId"));
+    for external in ["EXT-1", "IO-1"] {
+        // Different or equal, both ids together are a conflict.
+        body["ioNumber"] = json!("IO-1");
+        body["externalCampaignId"] = json!(external);
+        let r = api.post("/v1/campaign/save", body.clone()).await;
+        assert!(r.names_field("externalCampaignId"), "{external}");
+        assert_eq!(r.codes(), ["IDENTIFIER_CONFLICT"], "{external}");
+    }
+    let listed = api
+        .get(&format!("/v1/campaign/getCampaignsByAdvertiser?id={adv}"))
+        .await;
+    assert_eq!(listed.entity(), &json!([]), "nothing stored");
+
     body.as_object_mut()
         .expect("obj")
         .remove("externalCampaignId");
@@ -161,6 +170,88 @@ async fn client_id_is_exclusive_on_input_and_doubled_on_output() {
     assert_eq!(u.entity()["externalCampaignId"], "IO-1");
     assert_eq!(u.entity()["maxBudget"], c["maxBudget"]);
     assert_eq!(u.entity()["name"], "Renamed");
+}
+
+#[tokio::test]
+async fn a_listed_campaign_sent_back_with_both_ids_is_refused_and_with_one_is_kept() {
+    let api = Api::start().await;
+    let adv = api.advertiser("Acme").await;
+    let mut body = campaign_body(adv);
+    body["externalCampaignId"] = json!("EXT-3");
+    let created = api.post("/v1/campaign/save", body).await.entity().clone();
+    let list = format!("/v1/campaign/getCampaignsByAdvertiser?id={adv}");
+    let mut echo = api.get(&list).await.entity()[0].clone();
+    assert_eq!(echo["ioNumber"], "EXT-3");
+    assert_eq!(echo["externalCampaignId"], "EXT-3");
+
+    echo["name"] = json!("Renamed");
+    let r = api.post("/v1/campaign/save", echo.clone()).await;
+    assert_eq!(r.codes(), ["IDENTIFIER_CONFLICT"]);
+    assert_eq!(api.get(&list).await.entity()[0], created, "nothing changed");
+
+    // Sent back with the one id the buyer set.
+    echo.as_object_mut().expect("obj").remove("ioNumber");
+    let updated = api.post("/v1/campaign/save", echo).await.entity().clone();
+    assert_eq!(updated["name"], "Renamed");
+    assert_eq!(updated["externalCampaignId"], "EXT-3");
+    assert_eq!(updated["ioNumber"], "EXT-3");
+}
+
+#[tokio::test]
+async fn a_budget_type_outside_the_catalogue_is_refused_on_both_flight_paths() {
+    let api = Api::start().await;
+    let adv = api.advertiser("Acme").await;
+    let mut odd = flight(NOW + DAY, NOW + 10 * DAY, 100.0);
+    odd["budgetType"] = json!("WEEKLY_BUDGET");
+    let mut body = campaign_body(adv);
+    body["flights"] = json!([flight(NOW + 20 * DAY, NOW + 30 * DAY, 100.0), odd.clone()]);
+    let r = api.post("/v1/campaign/save", body).await;
+    assert!(r.names_field("flights[1].budgetType"), "{:?}", r.errors());
+    assert_eq!(r.codes(), ["INVALID"]);
+    assert!(r.errors()[0].contains("AUTO_BUDGET"), "{:?}", r.errors());
+
+    let campaign = api.campaign(adv).await;
+    let r = api
+        .post(
+            &format!("/v1/campaignflight/byCampaign/{campaign}"),
+            json!([odd]),
+        )
+        .await;
+    assert!(r.names_field("flights[0].budgetType"), "{:?}", r.errors());
+    let r = api
+        .post(
+            &format!("/v1/campaignflight/byCampaign/{campaign}"),
+            json!([flight(NOW + DAY, NOW + 10 * DAY, 100.0)]),
+        )
+        .await;
+    assert_eq!(r.entity()[0]["budgetType"], "AUTO_BUDGET");
+}
+
+#[tokio::test]
+async fn overlap_messages_give_dates_in_the_advertiser_timezone() {
+    let api = Api::start().await;
+    let r = api
+        .post(
+            "/v1/advertiser/save",
+            json!({"name": "Eastern", "agencyId": 1, "currency": "USD", "category": "IAB3",
+                   "timezoneName": "ET"}),
+        )
+        .await;
+    let adv = r.entity()["id"].as_i64().expect("id");
+    // Midnight Eastern: 1 Feb, 10 Feb, 20 Feb and 1 Mar 2027 at 05:00 UTC.
+    let (feb1, feb10, feb20, mar1) = (
+        1_801_458_000_000,
+        1_802_235_600_000,
+        1_803_099_600_000,
+        1_803_877_200_000,
+    );
+    let mut body = campaign_body(adv);
+    body["flights"] = json!([flight(feb1, feb20, 100.0), flight(feb10, mar1, 100.0)]);
+    let r = api.post("/v1/campaign/save", body).await;
+    let text = r.errors().join("\n");
+    assert!(r.codes().contains(&"OVERLAP".to_owned()), "{text}");
+    assert!(text.contains("1 Feb 2027 – 20 Feb 2027"), "{text}");
+    assert!(!text.contains("UTC") && !text.contains("05:00"), "{text}");
 }
 
 #[tokio::test]

@@ -416,16 +416,30 @@ async fn audience_rules_are_named_in_the_error_text() {
     }
     let seg = api.post("/v1/audiences", base).await.body;
     let id = seg["serviceSegmentId"].as_str().expect("id");
+    let data = format!("/v1/audiences/{id}/data");
     let r = api
         .post(
-            &format!("/v1/audiences/{id}/data"),
-            json!({"identifiers": ["10.0.0.1", "999.0.0.1", "::1", "10.0.0.1"]}),
+            &data,
+            json!([{"serviceSegmentId": id, "countryCode": "US",
+                    "values": ["10.0.0.1", "999.0.0.1", "::1", "10.0.0.1"]}]),
         )
         .await;
-    assert_eq!(r.body["accepted"], 2);
-    assert_eq!(
-        r.body["rejected"], 2,
-        "only IPv4 addresses fit an ip segment"
-    );
-    assert_eq!(r.body["dataCount"], 1, "an identifier counts once");
+    assert_eq!(r.status, reqwest::StatusCode::BAD_REQUEST);
+    assert_eq!(r.body["bad_records"], 1, "{}", r.body);
+    let details = r.body["bad_records_details"].as_str().expect("details");
+    for field in ["[0].values[1]: ", "[0].values[2]: "] {
+        assert!(
+            details.contains(field),
+            "only IPv4 addresses fit an ip segment: {field} not in {details}"
+        );
+    }
+    let r = api
+        .post(
+            &data,
+            json!([{"serviceSegmentId": id, "countryCode": "US", "values": ["10.0.0.1", "10.0.0.1"]}]),
+        )
+        .await;
+    assert_eq!(r.body["published"], 1, "{}", r.body);
+    let one = api.get(&format!("/v1/audiences/{id}")).await;
+    assert_eq!(one.body["dataCount"], 1, "an identifier counts once");
 }
