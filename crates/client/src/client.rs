@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use flightdeck_model::{AudienceError, Envelope, Message, MessageLevel};
+use flightdeck_model::{AudienceDataResult, AudienceError, Envelope, Message, MessageLevel};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Method, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
@@ -123,8 +123,10 @@ pub(crate) enum Family {
 pub(crate) struct Call {
     pub(crate) method: Method,
     pub(crate) url: Url,
-    /// JSON body, already serialized.
+    /// JSON body, already serialized (and compressed when `gzip`).
     pub(crate) body: Option<Vec<u8>>,
+    /// The body is gzip-compressed: sent with `Content-Encoding: gzip`.
+    pub(crate) gzip: bool,
     pub(crate) family: Family,
 }
 
@@ -332,6 +334,9 @@ impl Client {
             request = request
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(body.clone());
+            if call.gzip {
+                request = request.header(reqwest::header::CONTENT_ENCODING, "gzip");
+            }
         }
         let response = request.send().await.map_err(Failure::from_reqwest)?;
         let status = response.status();
@@ -504,9 +509,19 @@ fn business_error(status: u16, messages: Vec<ServerMessage>) -> Error {
 
 /// Audience endpoints answer `{error}`. 401, 403 and 404 mean the same as on business
 /// endpoints, so they become the same variants (the text as one `ERROR` message) and
-/// callers handle sign-in, permission and missing items in one place; every other
+/// callers handle sign-in, permission and missing items in one place. A 4xx in the
+/// upload answer's shape with bad records is [`Error::AudienceBadRecords`]; every other
 /// status is [`Error::Audience`], whose text is the whole story.
 fn audience_error(status: u16, body: &[u8]) -> Error {
+    if (400..500).contains(&status)
+        && let Ok(result) = serde_json::from_slice::<AudienceDataResult>(body)
+        && result.bad_records > 0
+    {
+        return Error::AudienceBadRecords {
+            status,
+            result: Box::new(result),
+        };
+    }
     let text = serde_json::from_slice::<AudienceError>(body)
         .map(|e| e.error)
         .unwrap_or_else(|_| format!("the service answered HTTP {status}"));
@@ -589,6 +604,27 @@ mod tests {
         ));
         let e = error_of(Family::Audience, &raw(500, "oops"));
         assert!(matches!(&e, Error::Audience { status: 500, .. }) && e.is_retryable());
+
+        let refusal = r#"{"message":"invalid payload: 2 bad record(s)","published":0,"failed_publishes":0,"bad_records":2,"bad_records_details":"[0].countryCode: bad; [1].values[0]: bad"}"#;
+        let e = error_of(Family::Audience, &raw(400, refusal));
+        let Error::AudienceBadRecords { status, result } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!((*status, result.bad_records), (400, 2));
+        assert!(
+            e.to_string()
+                .contains("2 bad record(s): [0].countryCode: bad"),
+            "{e}"
+        );
+        // The answer's shape without bad records is not a refusal for them.
+        let e = error_of(
+            Family::Audience,
+            &raw(
+                400,
+                r#"{"message":"x","bad_records":0,"error":"body: not valid JSON"}"#,
+            ),
+        );
+        assert!(matches!(&e, Error::Audience { status: 400, error } if error.contains("JSON")));
     }
 
     #[test]

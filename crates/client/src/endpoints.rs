@@ -9,28 +9,31 @@
 //! The service returns fields that it refuses, or ignores, on input. The save methods
 //! drop them, so an entity read from a listing, edited and saved back is accepted:
 //!
-//! * ad orders: the output-only `io_number` is never sent. When it is the only client id
-//!   set, its value goes out as `externalAdOrderId`; `ioNumber` is dropped when it equals
-//!   `externalAdOrderId` (the service rejects the pair even when equal). `costOptimizationEnabled`
-//!   is not sent.
-//! * campaigns: `ioNumber` is dropped when it equals `externalCampaignId` (listings return
-//!   both); `hasFlights` and every flight's `status` are not sent.
-//!
-//! Different values in both client ids are sent as they are, and the service answers
-//! [`crate::Error::IdentifierConflict`]: only the user can tell which one is right.
+//! * client ids: the service rejects `ioNumber` (or `io_number`) together with
+//!   `externalAdOrderId`, and `ioNumber` together with `externalCampaignId`, even when the
+//!   values are equal, yet listings return both with one value. The save methods send
+//!   [`AdOrder::request_body`] / [`Campaign::request_body`] without a base, which drops
+//!   the output-only `io_number` and one of two equal ids. Callers that know the entity
+//!   as last read (the workspace) pass bodies built with that base, which also tells
+//!   which of two different ids the buyer edited; this is the safety net for the rest.
+//!   Two different ids that neither rule resolves are sent as they are, and the service
+//!   answers [`crate::Error::IdentifierConflict`]: only the user can tell which is right.
+//! * ad orders: `costOptimizationEnabled` is not sent.
+//! * campaigns: `hasFlights` and every flight's `status` are not sent.
 
 use std::collections::{HashSet, VecDeque};
 
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceData, AudienceDataResult, AudienceList, AudienceSegment, Campaign,
-    CampaignFlight, Creative, FlightCap, Id, SiteList,
+    AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, Advertiser, AudienceData, AudienceDataResult, AudienceList,
+    AudienceSegment, Campaign, CampaignFlight, Creative, FlightCap, Id, SiteList,
 };
 use futures_util::stream::{self, Stream};
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 
 use crate::client::{Call, Client, Family, Reply};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::upload;
 
 /// Most pages [`Client::audiences_stream`] fetches, so a service whose pagination
 /// misbehaves in a way the other guards miss cannot keep the stream going forever.
@@ -47,6 +50,7 @@ impl Client {
             method: Method::GET,
             url,
             body: None,
+            gzip: false,
             family: Family::Business,
         })
         .await
@@ -62,6 +66,7 @@ impl Client {
             method: Method::POST,
             url,
             body: Some(Self::json_body(body)?),
+            gzip: false,
             family: Family::Business,
         })
         .await
@@ -98,7 +103,8 @@ impl Client {
     // ---- Campaigns and flights ----
 
     /// `POST /v1/campaign/save`: creates (no `id`) or modifies a campaign with its
-    /// flights. Response-only fields are not sent (see the module notes).
+    /// flights. At most one client id and no response-only field is sent (see the module
+    /// notes).
     pub async fn campaign_save(&self, campaign: &Campaign) -> Result<Reply<Campaign>> {
         self.post("/v1/campaign/save", &[], &campaign_for_save(campaign))
             .await
@@ -157,6 +163,7 @@ impl Client {
             method: Method::DELETE,
             url,
             body: None,
+            gzip: false,
             family: Family::Business,
         })
         .await
@@ -164,8 +171,8 @@ impl Client {
 
     // ---- Ad orders ----
 
-    /// `POST /v1/adorder/save`: creates (no `id`) or modifies an ad order. The output-only
-    /// `io_number` is never sent (see the module notes).
+    /// `POST /v1/adorder/save`: creates (no `id`) or modifies an ad order. At most one
+    /// client id and no output-only field is sent (see the module notes).
     #[deprecated(
         note = "the service marks /v1/adorder/save deprecated and publishes no replacement; it remains callable"
     )]
@@ -181,7 +188,10 @@ impl Client {
 
     // ---- Creatives ----
 
-    /// `POST /v1/creative/save`: creates a creative of any type and subtype.
+    /// `POST /v1/creative/save`: creates a creative of any type and subtype. The service
+    /// has no creative update: the request omits `id`. A creative with an `id` is sent as
+    /// it is (the sandbox refuses it; the real service may make a second creative), so
+    /// callers keep posted creatives read-only and duplicate them as new instead.
     pub async fn creative_save(&self, creative: &Creative) -> Result<Reply<Creative>> {
         self.post("/v1/creative/save", &[], creative).await
     }
@@ -222,6 +232,7 @@ impl Client {
             method: Method::POST,
             url,
             body: Some(Self::json_body(segment)?),
+            gzip: false,
             family: Family::Audience,
         })
         .await
@@ -246,6 +257,7 @@ impl Client {
             method: Method::GET,
             url,
             body: None,
+            gzip: false,
             family: Family::Audience,
         })
         .await
@@ -258,26 +270,94 @@ impl Client {
             method: Method::GET,
             url,
             body: None,
+            gzip: false,
             family: Family::Audience,
         })
         .await
     }
 
-    /// `POST /v1/audiences/{serviceSegmentId}/data`: adds identifiers of the segment's
-    /// data type; malformed ones are counted as rejected, not refused.
+    /// `POST /v1/audiences/{serviceSegmentId}/data`: appends the records' identifiers to
+    /// the segment. The answer adds up every request the upload took.
+    ///
+    /// * **Size.** A request may be at most [`AUDIENCE_UPLOAD_MAX_BYTES`]. The records are
+    ///   sent in as many requests as that takes, whole and in order where they fit; a
+    ///   record too large for one request is cut into records that keep its
+    ///   `serviceSegmentId` and `countryCode`. Each request's JSON is kept within the limit
+    ///   before compression, so it holds however the service measures it. A value that
+    ///   cannot fit in any request is [`Error::Invalid`] naming it (`[i].values[j]`), and
+    ///   nothing is sent.
+    /// * **Compression.** A body over [`crate::AUDIENCE_GZIP_MIN_BYTES`] goes gzipped
+    ///   (`Content-Encoding: gzip`).
+    /// * **Answer.** `published`, `failed_publishes` and `bad_records` are summed;
+    ///   `message` is the last answer's; non-empty `bad_records_details` are joined with
+    ///   `; `, each prefixed with `request K of N: ` when there were several, since the
+    ///   record positions in them count from the start of that request. The service
+    ///   processes uploads later (about every 10 minutes): read the segment for its
+    ///   `dataCount` and `status`.
+    /// * **Bad records.** A refusal for bad records is [`Error::AudienceBadRecords`] and
+    ///   ends the upload: the refused request stored nothing, later ones are not sent, and
+    ///   the error's `result` counts what earlier requests published. Other refusals are
+    ///   [`Error::Audience`] (or `Unauthenticated`, `Forbidden`, `NotFound`).
+    /// * **No retries.** Like every change, an upload is not retried: a lost answer is
+    ///   [`Error::OutcomeUnknown`] (naming which request when there were several), and an
+    ///   error on a later request leaves the earlier ones applied. Repeating the whole
+    ///   upload is safe for the segment, which holds distinct identifiers, so resending
+    ///   ones already stored only adds them again to the repeat's `published` count; the
+    ///   caller decides whether to, as with any unknown outcome.
     pub async fn audience_add_data(
         &self,
         service_segment_id: &str,
         data: &AudienceData,
     ) -> Result<AudienceDataResult> {
         let url = self.url("/v1/audiences", &[service_segment_id, "data"], &[])?;
-        self.call_audience(Call {
-            method: Method::POST,
-            url,
-            body: Some(Self::json_body(data)?),
-            family: Family::Audience,
-        })
-        .await
+        let requests = upload::plan(data, AUDIENCE_UPLOAD_MAX_BYTES)?;
+        let count = requests.len();
+        let mut total = AudienceDataResult::default();
+        for (k, pieces) in requests.iter().enumerate() {
+            let body = upload::body(data, pieces);
+            // Serializing and compressing 10 MB takes long enough to stall other requests
+            // sharing the async worker.
+            let encoded = tokio::task::spawn_blocking(move || upload::encode(&body))
+                .await
+                .map_err(|e| Error::Config(format!("the upload could not be prepared: {e}")))??;
+            let answer = self
+                .call_audience::<AudienceDataResult>(Call {
+                    method: Method::POST,
+                    url: url.clone(),
+                    body: Some(encoded.bytes),
+                    gzip: encoded.gzip,
+                    family: Family::Audience,
+                })
+                .await;
+            match answer {
+                Ok(answer) => {
+                    // A refusal answered with a success status is still a refusal.
+                    let refused = answer.refused();
+                    upload::add(&mut total, answer, k, count);
+                    if refused {
+                        return Err(Error::AudienceBadRecords {
+                            status: 200,
+                            result: Box::new(total),
+                        });
+                    }
+                }
+                Err(Error::AudienceBadRecords { status, result }) => {
+                    upload::add(&mut total, *result, k, count);
+                    return Err(Error::AudienceBadRecords {
+                        status,
+                        result: Box::new(total),
+                    });
+                }
+                Err(Error::OutcomeUnknown { request, detail }) if count > 1 => {
+                    return Err(Error::OutcomeUnknown {
+                        request: format!("{request} (request {} of {count})", k + 1),
+                        detail,
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(total)
     }
 
     /// Every segment of the account, fetched `page_size` at a time as the stream is read.
@@ -373,26 +453,16 @@ impl Pager {
 }
 
 /// The ad order as it may be sent back (see the module notes).
-fn ad_order_for_save(order: &AdOrder) -> AdOrder {
-    let mut out = order.clone();
-    let read_back = out.io_number_out.take();
+pub(crate) fn ad_order_for_save(order: &AdOrder) -> AdOrder {
+    let mut out = order.request_body(None);
     out.cost_optimization_enabled = None;
-    if out.io_number.is_some() && out.io_number == out.external_ad_order_id {
-        out.io_number = None;
-    }
-    if out.io_number.is_none() && out.external_ad_order_id.is_none() {
-        out.external_ad_order_id = read_back;
-    }
     out
 }
 
 /// The campaign as it may be sent back (see the module notes).
-fn campaign_for_save(campaign: &Campaign) -> Campaign {
-    let mut out = campaign.clone();
+pub(crate) fn campaign_for_save(campaign: &Campaign) -> Campaign {
+    let mut out = campaign.request_body(None);
     out.has_flights = None;
-    if out.io_number.is_some() && out.io_number == out.external_campaign_id {
-        out.io_number = None;
-    }
     if let Some(flights) = &mut out.flights {
         for flight in flights {
             flight.status = None;
@@ -432,7 +502,7 @@ mod tests {
             ..AdOrder::default()
         };
         let out = serde_json::to_value(ad_order_for_save(&only_output)).unwrap_or_default();
-        assert_eq!(out, json!({"externalAdOrderId": "IO-2"}));
+        assert_eq!(out, json!({"ioNumber": "IO-2"}));
 
         let user_set_input = AdOrder {
             io_number: Some("NEW".into()),

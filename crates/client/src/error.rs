@@ -2,7 +2,7 @@
 //! never by matching text, and [`Error::is_retryable`] says whether trying again can help.
 //! `Display` is written for a media buyer; details for a developer stay in the fields.
 
-use flightdeck_model::{Message, MessageLevel};
+use flightdeck_model::{AudienceDataResult, Message, MessageLevel};
 
 /// Result of client operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -82,6 +82,10 @@ pub enum ErrorKind {
     Token,
     /// See [`Error::Audience`].
     Audience,
+    /// See [`Error::AudienceBadRecords`].
+    AudienceBadRecords,
+    /// See [`Error::Invalid`].
+    Invalid,
     /// See [`Error::Decode`].
     Decode,
     /// See [`Error::Keyring`].
@@ -179,6 +183,26 @@ pub enum Error {
         /// The service's text.
         error: String,
     },
+    /// An audience upload was refused for bad records (`invalid payload: N bad record(s)`):
+    /// the refused request stored nothing. `result` adds up every request of the upload
+    /// up to and including the refused one, so `published` counts what earlier requests
+    /// of a split upload did store.
+    #[error("the ad platform refused the upload: {}", refusal_text(.result))]
+    AudienceBadRecords {
+        /// HTTP status of the refusal.
+        status: u16,
+        /// The service's answer: `bad_records`, `bad_records_details` and `message`. Boxed
+        /// so that every `Result` of the crate stays small.
+        result: Box<AudienceDataResult>,
+    },
+    /// Flightdeck did not send the request: the value at `field` cannot be sent as it is.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// Wire path of the value, such as `[0].values[3]`.
+        field: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
     /// The answer could not be read. The raw body is kept for the log, never shown.
     #[error("the ad platform sent an answer Flightdeck could not read (HTTP {status})")]
     Decode {
@@ -215,6 +239,20 @@ fn transport_text(kind: TransportKind) -> &'static str {
     }
 }
 
+/// `invalid payload: 2 bad record(s): [0].countryCode: …`: the service's own words.
+fn refusal_text(result: &AudienceDataResult) -> String {
+    let message = if result.message.is_empty() {
+        format!("{} bad record(s)", result.bad_records)
+    } else {
+        result.message.clone()
+    };
+    if result.bad_records_details.is_empty() {
+        message
+    } else {
+        format!("{message}: {}", result.bad_records_details)
+    }
+}
+
 fn first_text(messages: &[ServerMessage], fallback: &str) -> String {
     messages
         .first()
@@ -248,6 +286,8 @@ impl Error {
             Error::Server { .. } => ErrorKind::Server,
             Error::Token { .. } => ErrorKind::Token,
             Error::Audience { .. } => ErrorKind::Audience,
+            Error::AudienceBadRecords { .. } => ErrorKind::AudienceBadRecords,
+            Error::Invalid { .. } => ErrorKind::Invalid,
             Error::Decode { .. } => ErrorKind::Decode,
             Error::Keyring { .. } => ErrorKind::Keyring,
             Error::SignIn(_) => ErrorKind::SignIn,
@@ -295,5 +335,25 @@ mod tests {
         );
         assert_eq!(field_of("Invalid username or password"), None);
         assert_eq!(field_of("the segment is archived: sorry"), None);
+    }
+
+    #[test]
+    fn a_bad_records_refusal_shows_the_service_message_and_details() {
+        let e = Error::AudienceBadRecords {
+            status: 400,
+            result: Box::new(AudienceDataResult {
+                message: "invalid payload: 2 bad record(s)".into(),
+                bad_records: 2,
+                bad_records_details: "[0].countryCode: must be a two-letter ISO 3166 country code"
+                    .into(),
+                ..AudienceDataResult::default()
+            }),
+        };
+        assert_eq!(
+            e.to_string(),
+            "the ad platform refused the upload: invalid payload: 2 bad record(s): [0].countryCode: must be a two-letter ISO 3166 country code"
+        );
+        assert_eq!(e.kind(), ErrorKind::AudienceBadRecords);
+        assert!(!e.is_retryable());
     }
 }

@@ -13,8 +13,10 @@ mod error;
 pub mod retry;
 pub mod session;
 pub mod token_store;
+mod upload;
 
 pub use client::{Client, Credentials, Reply};
 pub use config::ClientConfig;
 pub use error::{Error, ErrorKind, Result, ServerMessage, TransportKind};
 pub use secrecy::{ExposeSecret, SecretString};
+pub use upload::AUDIENCE_GZIP_MIN_BYTES;

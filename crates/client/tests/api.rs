@@ -1,5 +1,6 @@
 //! The client against an in-process sandbox over real HTTP: every endpoint method, the
-//! mapping of answers to errors, read-modify-write safety, retries and injected faults.
+//! mapping of answers to errors, read-modify-write safety, retries and injected faults;
+//! and canned answers carrying what the real service may add.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, deprecated)]
 
@@ -15,6 +16,8 @@ mod audiences;
 mod campaigns;
 #[path = "api/creatives.rs"]
 mod creatives;
+#[path = "api/decode.rs"]
+mod decode;
 #[path = "api/faults.rs"]
 mod faults;
 #[path = "api/flight_caps.rs"]

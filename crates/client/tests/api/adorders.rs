@@ -2,7 +2,15 @@ use flightdeck_client::{Client, Error};
 use flightdeck_model::{AdOrder, Id, OptimizationGoal, PacingMode};
 use serde_json::{Value, json};
 
-use crate::common::{DAY, NOW, TestServer};
+use crate::common::{DAY, NOW, Proxy, TestServer};
+
+/// The client ids in a wire body of an ad order.
+fn identifiers(body: &Value) -> Vec<(&str, &Value)> {
+    ["ioNumber", "io_number", "externalAdOrderId"]
+        .into_iter()
+        .filter_map(|k| body.get(k).map(|v| (k, v)))
+        .collect()
+}
 
 fn new_order(campaign: Id, name: &str) -> AdOrder {
     AdOrder {
@@ -129,7 +137,8 @@ async fn vcr_is_sent_and_read_as_video_completion_rate() {
 #[tokio::test]
 async fn read_modify_write_keeps_unknown_fields_and_client_id() {
     let s = TestServer::start().await;
-    let c = s.demo();
+    let proxy = Proxy::start(&s.base_url()).await;
+    let c = proxy.client(flightdeck_client::Credentials::basic("demo", "demo"));
     let mut order = AdOrder {
         io_number: Some("IO-RMW".into()),
         ..new_order(1, "Round trip")
@@ -148,10 +157,20 @@ async fn read_modify_write_keeps_unknown_fields_and_client_id() {
     // The listing returns both spellings of the client id...
     assert_eq!(read.io_number_out.as_deref(), Some("IO-RMW"));
     assert_eq!(read.external_ad_order_id.as_deref(), Some("IO-RMW"));
-    // ...and saving it back whole is not a conflict.
+    // ...and saving it back whole is not a conflict: exactly one id goes out.
     read.name = Some("Round trip, renamed".into());
     let saved = c.ad_order_save(&read).await.unwrap().entity;
     assert_eq!(saved.name.as_deref(), Some("Round trip, renamed"));
+    let sent = proxy.requests_to("/v1/adorder/save");
+    let body = sent.last().expect("a save").json();
+    assert_eq!(
+        identifiers(&body),
+        [("externalAdOrderId", &json!("IO-RMW"))],
+        "{body}"
+    );
+    assert_eq!(body["id"], json!(id));
+    assert_eq!(body["name"], "Round trip, renamed");
+    assert!(body.get("costOptimizationEnabled").is_none());
 
     let again = find(&c, id).await;
     assert_eq!(again.name.as_deref(), Some("Round trip, renamed"));
@@ -219,4 +238,44 @@ async fn ad_order_errors() {
     assert!(matches!(e, Error::Forbidden { .. }), "{e:?}");
     let e = s.basic("demo", "nope").all_ad_orders().await.unwrap_err();
     assert!(matches!(e, Error::Unauthenticated { .. }), "{e:?}");
+}
+
+#[tokio::test]
+async fn every_listed_ad_order_can_be_renamed_and_saved_back() {
+    let s = TestServer::start().await;
+    let proxy = Proxy::start(&s.base_url()).await;
+    let c = proxy.client(flightdeck_client::Credentials::basic("demo", "demo"));
+    c.ad_order_save(&AdOrder {
+        external_ad_order_id: Some("EXT-5".into()),
+        ..new_order(1, "External id")
+    })
+    .await
+    .unwrap();
+    let listed = c.all_ad_orders().await.unwrap().entity;
+    assert!(
+        listed
+            .iter()
+            .any(|o| o.io_number_out.is_some() && o.io_number_out == o.external_ad_order_id),
+        "the listing returns io_number and externalAdOrderId with one value"
+    );
+    for order in listed {
+        let mut edited = order.clone();
+        edited.name = Some(format!(
+            "{} (renamed)",
+            order.name.clone().unwrap_or_default()
+        ));
+        let saved = c
+            .ad_order_save(&edited)
+            .await
+            .unwrap_or_else(|e| panic!("order {:?}: {e:?}", order.id))
+            .entity;
+        assert_eq!(saved.name, edited.name);
+        assert_eq!(saved.external_ad_order_id, order.external_ad_order_id);
+        let body = proxy.requests_to("/v1/adorder/save").last().unwrap().json();
+        let ids = identifiers(&body);
+        match &order.external_ad_order_id {
+            Some(id) => assert_eq!(ids, [("externalAdOrderId", &json!(id))], "{body}"),
+            None => assert!(ids.is_empty(), "{body}"),
+        }
+    }
 }

@@ -1,7 +1,7 @@
 use flightdeck_client::Error;
 use flightdeck_model::{Campaign, CampaignFlight, FlightStatus};
 
-use crate::common::{DAY, NOW, TestServer};
+use crate::common::{DAY, NOW, Proxy, TestServer};
 
 fn flight(start: i64, end: i64, budget: f64) -> CampaignFlight {
     CampaignFlight {
@@ -29,7 +29,8 @@ fn new_campaign(advertiser: i64) -> Campaign {
 #[tokio::test]
 async fn campaign_save_with_flights_then_read_modify_write() {
     let s = TestServer::start().await;
-    let c = s.demo();
+    let proxy = Proxy::start(&s.base_url()).await;
+    let c = proxy.client(flightdeck_client::Credentials::basic("demo", "demo"));
     let saved = c
         .campaign_save(&Campaign {
             io_number: Some("CMP-9".into()),
@@ -60,11 +61,31 @@ async fn campaign_save_with_flights_then_read_modify_write() {
         .into_iter()
         .find(|x| x.id == Some(id))
         .expect("listed");
+    assert_eq!(read.io_number.as_deref(), Some("CMP-9"));
+    assert_eq!(read.external_campaign_id.as_deref(), Some("CMP-9"));
     read.name = Some("Autumn push, renamed".into());
     let resaved = c.campaign_save(&read).await.unwrap().entity;
     assert_eq!(resaved.name.as_deref(), Some("Autumn push, renamed"));
     assert_eq!(resaved.external_campaign_id.as_deref(), Some("CMP-9"));
     assert_eq!(resaved.flights.map(|f| f.len()), Some(2));
+
+    // On the wire: one client id, and no response-only field.
+    let body = proxy
+        .requests_to("/v1/campaign/save")
+        .last()
+        .expect("a save")
+        .json();
+    let ids: Vec<_> = ["ioNumber", "externalCampaignId"]
+        .into_iter()
+        .filter(|k| body.get(k).is_some())
+        .collect();
+    assert_eq!(ids, ["externalCampaignId"], "{body}");
+    assert_eq!(body["externalCampaignId"], "CMP-9");
+    assert_eq!(body["name"], "Autumn push, renamed");
+    assert!(body.get("hasFlights").is_none(), "{body}");
+    let flights = body["flights"].as_array().expect("flights");
+    assert_eq!(flights.len(), 2);
+    assert!(flights.iter().all(|f| f.get("status").is_none()), "{body}");
 }
 
 #[tokio::test]

@@ -59,8 +59,14 @@ async fn creative_errors() {
         .await
         .unwrap_err();
     assert!(matches!(e, Error::Forbidden { .. }), "{e:?}");
-    let mut foreign = banner_tag();
-    foreign.id = Some(999_999);
-    let e = c.creative_save(&foreign).await.unwrap_err();
-    assert!(matches!(e, Error::NotFound { .. }), "{e:?}");
+    // The service has no creative update: an id is refused, never read as an edit.
+    let created = c.creative_save(&banner_tag()).await.unwrap().entity;
+    let mut edited = banner_tag();
+    edited.id = created.id;
+    edited.name = Some("Leaderboard, renamed".into());
+    let e = c.creative_save(&edited).await.unwrap_err();
+    let Error::Rejected { messages, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(messages[0].field.as_deref(), Some("id"), "{messages:?}");
 }
