@@ -76,10 +76,10 @@ enum Command {
         #[command(subcommand)]
         action: List,
     },
-    /// First-party audience segments.
+    /// First-party audience segments: list them, or upload identifiers to one.
     Audiences {
         #[command(subcommand)]
-        action: List,
+        action: AudienceAction,
     },
     /// Download the account into the local workspace (entities with pending changes are kept).
     Pull {
@@ -88,11 +88,14 @@ enum Command {
         advertiser: Option<i64>,
     },
     /// Edit a downloaded entity in the workspace, offline; `push` posts it later.
+    /// Fields the ad platform ignores on update, and posted creatives and segments (which
+    /// it cannot update), are refused with the reason; nothing is saved then.
     Edit {
-        /// advertiser, campaign or adorder.
+        /// advertiser, campaign, adorder, creative or segment.
         kind: EditKind,
-        /// Its id.
-        id: i64,
+        /// Its id (a segment's serviceSegmentId), or a draft's key as `changes` shows it
+        /// (`draft 1a2b3c4d`, or just `1a2b3c4d`).
+        id: String,
         /// A field and its new value, as JSON or plain text (`--set name="Spring sale"`,
         /// `--set lifetimeBudget=9000`, `--set frequencyCap.limit=3`).
         #[arg(long = "set", value_name = "FIELD=VALUE", required = true)]
@@ -112,6 +115,14 @@ enum Command {
         #[arg(required = true)]
         changes: Vec<i64>,
     },
+    /// Copy a creative or segment (or any other entity) as a new draft: the way to
+    /// change what the ad platform cannot update. `push` posts the copy.
+    Duplicate {
+        /// creative, segment, advertiser, campaign or adorder.
+        kind: EditKind,
+        /// Its id (a segment's serviceSegmentId), or a draft's key as `changes` shows it.
+        id: String,
+    },
     /// Post the pending changes, each exactly once.
     Push {
         /// Requests in flight at once.
@@ -125,6 +136,33 @@ enum EditKind {
     Advertiser,
     Campaign,
     Adorder,
+    Creative,
+    Segment,
+}
+
+#[derive(Subcommand)]
+enum AudienceAction {
+    /// List the account's segments (from the ad platform).
+    List,
+    /// Add the identifiers of a file to a segment: one per line, or one column of a CSV.
+    /// The upload is queued in the workspace and posted at once (with the segment, if it
+    /// is a draft); offline, or with `--offline`, it waits for `flightdeck push`.
+    Upload {
+        /// The segment: its serviceSegmentId, or a draft's key as `changes` shows it.
+        segment: String,
+        /// The file of identifiers (hashed e-mails, phone hashes, mobile ids …).
+        file: PathBuf,
+        /// Country of the identifiers (ISO 3166 two letters).
+        #[arg(long, default_value = "US")]
+        country: String,
+        /// The CSV column to take (default: the only one, or the one named like
+        /// identifiers: value, identifier, email, phone …).
+        #[arg(long)]
+        column: Option<String>,
+        /// Only queue it; `flightdeck push` posts it later.
+        #[arg(long)]
+        offline: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -217,7 +255,42 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             .await
         }
         Command::Edit { kind, id, set } => {
-            work::edit(work::open(&config, workspace)?, kind, id, &set)
+            work::edit(work::open(&config, workspace)?, kind, &id, &set)
+        }
+        Command::Duplicate { kind, id } => {
+            work::duplicate(work::open(&config, workspace)?, kind, &id)
+        }
+        Command::Audiences {
+            action:
+                AudienceAction::Upload {
+                    segment,
+                    file,
+                    country,
+                    column,
+                    offline,
+                },
+        } => {
+            let ws = work::open(&config, workspace)?;
+            let upload = work::Upload {
+                segment: &segment,
+                file: &file,
+                country: &country,
+                column: column.as_deref(),
+            };
+            let client = if offline {
+                None
+            } else {
+                match client(&config).await {
+                    Ok(c) => Some(c),
+                    // Not signed in is "offline" here: the upload waits in the workspace.
+                    Err(e) if e.needs_sign_in() => {
+                        eprintln!("Not signed in ({e}); the upload waits in the workspace.");
+                        None
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
+            work::upload(ws, client.as_ref(), &upload, cli.json).await
         }
         Command::Changes { diff } => work::changes(work::open(&config, workspace)?, diff, cli.json),
         Command::Check => work::check(work::open(&config, workspace)?, cli.json),
@@ -270,7 +343,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         opt(a.name.clone()),
                         opt(a.category.clone()),
                         opt(a.currency.clone()),
-                        a.timezone_name.map(|t| wire_text(&t)).unwrap_or_default(),
+                        a.timezone_name
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
                         opt(a.external_advertiser_id.clone()),
                     ]
                 },
@@ -330,7 +406,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         opt(o.name.clone()),
                         opt(o.campaign_id),
                         o.optimization_goal
-                            .map(|g| wire_text(&g))
+                            .as_ref()
+                            .map(ToString::to_string)
                             .unwrap_or_default(),
                         opt(o.lifetime_budget),
                         o.start_date.map(format_millis).unwrap_or_default(),
@@ -339,7 +416,9 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 },
             )
         }
-        Command::Audiences { action: List::List } => {
+        Command::Audiences {
+            action: AudienceAction::List,
+        } => {
             let client = client(&config).await?;
             let bar = spinner("audience segments");
             let mut stream = std::pin::pin!(client.audiences_stream(100));
@@ -364,8 +443,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                     vec![
                         opt(s.service_segment_id.clone()),
                         opt(s.name.clone()),
-                        s.data_type.map(|d| wire_text(&d)).unwrap_or_default(),
-                        s.status.map(|d| wire_text(&d)).unwrap_or_default(),
+                        s.data_type
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
+                        s.status
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
                         opt(s.data_count),
                         opt(s.ttl),
                     ]

@@ -1,9 +1,14 @@
 //! Workspace commands: download, edit offline, review, check and post.
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use flightdeck_client::{Client, ClientConfig};
-use flightdeck_model::{AdOrder, Advertiser, Campaign};
+use flightdeck_model::validate;
+use flightdeck_model::{
+    AdOrder, Advertiser, AudienceDataRecord, AudienceSegment, Campaign, Creative, ValidationErrors,
+};
+use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, PendingChange};
 use flightdeck_offline::sync::{self, PushOptions};
 use flightdeck_offline::workspace::{PullScope, Workspace};
@@ -84,13 +89,89 @@ pub async fn pull(
     Ok(())
 }
 
-pub fn edit(mut ws: Workspace, kind: EditKind, id: i64, sets: &[String]) -> Result<(), CliError> {
-    let kind = match kind {
+fn kind_of(kind: EditKind) -> Kind {
+    match kind {
         EditKind::Advertiser => Kind::Advertiser,
         EditKind::Campaign => Kind::Campaign,
         EditKind::Adorder => Kind::AdOrder,
+        EditKind::Creative => Kind::Creative,
+        EditKind::Segment => Kind::AudienceSegment,
+    }
+}
+
+/// The entity a command names: a numeric id (a segment's serviceSegmentId), or a draft by
+/// the start of its key, as `changes` shows it (`draft 1a2b3c4d`, `1a2b3c4d`).
+pub fn target(ws: &Workspace, kind: Kind, id: &str) -> Result<EntityRef, CliError> {
+    let id = id.trim();
+    let draft = id
+        .strip_prefix("draft")
+        .map(|rest| rest.trim_start_matches([' ', ':']));
+    if draft.is_none() {
+        let remote = match kind {
+            Kind::AudienceSegment => Some(Key::Segment(id.to_owned())),
+            _ => id.parse().ok().map(Key::Id),
+        };
+        if let Some(key) = remote {
+            let t = EntityRef::new(kind, key);
+            if ws.get(&t)?.is_some() {
+                return Ok(t);
+            }
+        }
+    }
+    let prefix = draft.unwrap_or(id);
+    let drafts: Vec<EntityRef> = if prefix.is_empty() {
+        Vec::new()
+    } else {
+        ws.list(kind)?
+            .into_iter()
+            .map(|e| e.target)
+            .filter(|t| matches!(&t.key, Key::Local(l) if l.starts_with(prefix)))
+            .collect()
     };
-    let target = EntityRef::new(kind, Key::Id(id));
+    match drafts.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(CliError::Usage(format!(
+            "{} {id} is not in the workspace: run `flightdeck pull` first \
+             (drafts are named as `flightdeck changes` shows them)",
+            kind_name(kind)
+        ))),
+        _ => Err(CliError::Usage(format!(
+            "{} drafts start with {prefix}; give more of the key",
+            drafts.len()
+        ))),
+    }
+}
+
+/// Prints why the workspace refused an edit, one field per line, and makes it the
+/// command's failure.
+fn refused(errors: &ValidationErrors) -> CliError {
+    for e in &errors.0 {
+        eprintln!("refused: {e}");
+    }
+    CliError::Usage("the edit was refused; nothing was saved".into())
+}
+
+fn refusal(e: flightdeck_offline::Error) -> CliError {
+    match e {
+        flightdeck_offline::Error::Refused(errors) => refused(&errors),
+        other => other.into(),
+    }
+}
+
+pub fn edit(mut ws: Workspace, kind: EditKind, id: &str, sets: &[String]) -> Result<(), CliError> {
+    let kind = kind_of(kind);
+    let target = target(&ws, kind, id)?;
+    // Before anything is parsed: a posted creative or segment takes no edit at all.
+    if let Some(why) = flightdeck_offline::workspace::read_only_reason(&target) {
+        eprintln!("refused: {} {}: {why}", kind_name(kind), target.key);
+        return Err(CliError::Usage(format!(
+            "the edit was refused; nothing was saved (`flightdeck duplicate {} {id}` makes an editable copy)",
+            match kind {
+                Kind::AudienceSegment => "segment",
+                _ => "creative",
+            }
+        )));
+    }
     let entity = ws.get(&target)?.ok_or_else(|| {
         CliError::Usage(format!(
             "{} {id} is not in the workspace: run `flightdeck pull` first",
@@ -108,20 +189,29 @@ pub fn edit(mut ws: Workspace, kind: EditKind, id: i64, sets: &[String]) -> Resu
     let bad = |e: serde_json::Error| {
         CliError::Usage(format!("the edited {} does not fit: {e}", kind_name(kind)))
     };
-    let seq = match kind {
+    let saved = match kind {
         Kind::Advertiser => ws.update_advertiser(
             &target,
             serde_json::from_value::<Advertiser>(value).map_err(bad)?,
-        )?,
+        ),
         Kind::Campaign => ws.update_campaign(
             &target,
             serde_json::from_value::<Campaign>(value).map_err(bad)?,
-        )?,
+        ),
+        Kind::Creative => ws.update_creative(
+            &target,
+            serde_json::from_value::<Creative>(value).map_err(bad)?,
+        ),
+        Kind::AudienceSegment => ws.update_audience_segment(
+            &target,
+            serde_json::from_value::<AudienceSegment>(value).map_err(bad)?,
+        ),
         _ => ws.update_ad_order(
             &target,
             serde_json::from_value::<AdOrder>(value).map_err(bad)?,
-        )?,
+        ),
     };
+    let seq = saved.map_err(refusal)?;
     let change = ws.change(seq)?;
     match change.filter(|c| !c.errors.is_empty()) {
         Some(c) => {
@@ -133,6 +223,141 @@ pub fn edit(mut ws: Workspace, kind: EditKind, id: i64, sets: &[String]) -> Resu
         None => eprintln!("Saved as change {seq}; `flightdeck push` posts it."),
     }
     Ok(())
+}
+
+/// `flightdeck duplicate KIND ID`: a new draft copied from the entity.
+pub fn duplicate(mut ws: Workspace, kind: EditKind, id: &str) -> Result<(), CliError> {
+    let kind = kind_of(kind);
+    let target = target(&ws, kind, id)?;
+    let copy = ws.duplicate_as_new(&target)?;
+    let name = ws
+        .get(&copy)?
+        .and_then(|e| {
+            e.working
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let problems = ws
+        .pending()?
+        .into_iter()
+        .rev()
+        .find(|c| c.target == copy)
+        .map(|c| c.errors)
+        .unwrap_or_default();
+    println!("{} {} \"{name}\"", kind_name(kind), copy.key);
+    if problems.is_empty() {
+        eprintln!("Copied as a new draft; `flightdeck push` posts it.");
+    } else {
+        eprintln!("Copied as a new draft, which cannot be posted until fixed:");
+        for e in &problems {
+            eprintln!("  {e}");
+        }
+    }
+    Ok(())
+}
+
+/// What `flightdeck audiences upload` was asked to send.
+pub struct Upload<'a> {
+    /// The segment, as the command line names it.
+    pub segment: &'a str,
+    /// The file of identifiers.
+    pub file: &'a Path,
+    /// ISO 3166 country of the identifiers.
+    pub country: &'a str,
+    /// The CSV column to take.
+    pub column: Option<&'a str>,
+}
+
+/// `flightdeck audiences upload`: reads the file, queues the upload in the workspace and,
+/// with a client, posts it (and a draft segment first) like `push`; prints the counts.
+pub async fn upload(
+    mut ws: Workspace,
+    client: Option<&Client>,
+    upload: &Upload<'_>,
+    json: bool,
+) -> Result<(), CliError> {
+    let segment = target(&ws, Kind::AudienceSegment, upload.segment)?;
+    let text = std::fs::read_to_string(upload.file)
+        .map_err(|e| CliError::Usage(format!("reading {}: {e}", upload.file.display())))?;
+    let values = audience_file::identifiers(&text, upload.column)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", upload.file.display())))?;
+    if values.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{} holds no identifiers",
+            upload.file.display()
+        )));
+    }
+    let count = values.len();
+    let record = AudienceDataRecord {
+        country_code: upload.country.trim().to_uppercase(),
+        values,
+        ..AudienceDataRecord::default()
+    };
+    let seq = ws.upload_audience_data(&segment, vec![record])?;
+    let errors = ws.change(seq)?.map(|c| c.errors).unwrap_or_default();
+    if !errors.is_empty() {
+        // Refused here as the service would refuse it: nothing is queued.
+        ws.discard(seq)?;
+        let errors = ValidationErrors(errors);
+        for e in &errors.0 {
+            eprintln!("  {e}");
+        }
+        return Err(CliError::Usage(format!(
+            "{} of the upload's records would be refused by the ad platform; nothing was queued",
+            validate::bad_records(&errors).max(1)
+        )));
+    }
+    eprintln!(
+        "Queued {count} identifier(s) for {} as change {seq}.",
+        kind_name(Kind::AudienceSegment)
+    );
+    if let Some(client) = client {
+        let options = PushOptions {
+            only: Some(BTreeSet::from([seq])),
+            ..PushOptions::default()
+        };
+        let bar = spinner("the upload");
+        let report = sync::push(&mut ws, client, &options, |p| {
+            bar.set_message(format!("posting: {} of {} done", p.done, p.total));
+        })
+        .await;
+        bar.finish_and_clear();
+        report?;
+    }
+    let shown = ws
+        .audience_uploads(&segment)?
+        .into_iter()
+        .find(|u| u.seq == seq)
+        .ok_or_else(|| CliError::Usage(format!("change {seq} is no longer in the workspace")))?;
+    if json {
+        let text =
+            serde_json::to_string_pretty(&shown).map_err(|e| CliError::Usage(e.to_string()))?;
+        println!("{text}");
+    } else if let Some(r) = &shown.result {
+        println!(
+            "published {}, bad records {}, failed to publish {}: {}",
+            r.published, r.bad_records, r.failed_publishes, r.message
+        );
+        if !r.bad_records_details.is_empty() {
+            println!("bad records: {}", r.bad_records_details);
+        }
+    }
+    match shown.status {
+        ChangeStatus::Applied => Ok(()),
+        ChangeStatus::Failed | ChangeStatus::Invalid | ChangeStatus::Blocked => {
+            Err(CliError::Usage(format!(
+                "the upload was not accepted: {}",
+                shown.message.unwrap_or_default()
+            )))
+        }
+        _ => {
+            let why = shown.message.map(|m| format!(" ({m})")).unwrap_or_default();
+            eprintln!("The upload waits in the workspace{why}; `flightdeck push` posts it.");
+            Ok(())
+        }
+    }
 }
 
 /// Sets a dotted path (`frequencyCap.limit`) in a JSON object, creating objects on the way.

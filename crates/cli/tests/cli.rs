@@ -10,8 +10,8 @@ use std::process::{Command, Output, Stdio};
 use flightdeck_client::ClientConfig;
 use flightdeck_client::ExposeSecret;
 use flightdeck_client::token_store::{Profile, TokenStore};
-use flightdeck_model::Advertiser;
-use flightdeck_offline::change::ChangeStatus;
+use flightdeck_model::{Advertiser, AudienceSegment};
+use flightdeck_offline::change::{ChangeStatus, Key, Kind};
 use flightdeck_offline::merge::FieldConflict;
 use flightdeck_offline::workspace::Workspace;
 use flightdeck_sandbox::faults::FaultSettings;
@@ -355,4 +355,170 @@ fn changes_diff_shows_base_mine_and_theirs_of_a_conflict() {
         stdout.contains(r#"name: base "Old", mine "Mine", theirs "Theirs""#),
         "{stdout}"
     );
+}
+
+/// `flightdeck audiences upload` end to end: a file of hashed e-mails (a CSV with a
+/// header, blanks and a repeat) to a draft segment posts the segment and the upload in one
+/// go and prints the service's counts; an upload queued offline posts with `push`, once;
+/// a file the service would refuse queues nothing. Refused edits say why and exit non-zero.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audiences_upload_from_a_file_and_refused_edits() {
+    let (sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("audience.db");
+    let ws_arg = file.to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws_arg.as_str()];
+        all.extend_from_slice(args);
+        cli.run(&all, None)
+    };
+    let out = run(&["pull"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+
+    let account: i64 = sandbox
+        .state()
+        .db
+        .blocking(|c| Ok(c.query_row("SELECT id FROM accounts", [], |r| r.get(0))?))
+        .expect("account id");
+    let (draft, advertiser, order) = {
+        let mut ws = Workspace::open(&file).expect("workspace");
+        let find = |kind, name: &str| {
+            ws.list(kind)
+                .expect("list")
+                .into_iter()
+                .find(|e| e.working["name"] == name)
+                .expect("pulled")
+                .target
+        };
+        let advertiser = find(Kind::Advertiser, "Harbor Books");
+        let order = find(Kind::AdOrder, "Readers");
+        let Key::Id(advertiser_id) = advertiser.key else {
+            panic!("advertiser id")
+        };
+        let segment: AudienceSegment = serde_json::from_value(serde_json::json!({
+            "name": "Readers list", "dataType": "email_sha256", "accountId": account,
+            "advertiserIds": [advertiser_id], "externalAudienceId": "readers-1"
+        }))
+        .expect("segment");
+        let draft = ws.create_audience_segment(segment).expect("draft");
+        (draft, advertiser, order)
+    };
+    let Key::Local(local) = &draft.key else {
+        panic!("a draft")
+    };
+    let Key::Id(order_id) = order.key else {
+        panic!("order id")
+    };
+    let _ = advertiser;
+
+    // 1,200 e-mail hashes under a header, with blank lines and one repeated.
+    let hashes: Vec<String> = (0..1200)
+        .map(|i| format!("{:064x}", 0xfeed_0000_u64 + i))
+        .collect();
+    let mut csv = String::from("email_sha256\n");
+    for (i, h) in hashes.iter().enumerate() {
+        csv.push_str(h);
+        csv.push('\n');
+        if i % 400 == 0 {
+            csv.push_str("\n  \n");
+        }
+    }
+    csv.push_str(&hashes[7]);
+    csv.push('\n');
+    let path = cli.home.path().join("emails.csv");
+    std::fs::write(&path, &csv).expect("write file");
+    let path_arg = path.to_str().expect("path");
+
+    let short = &local[..8];
+    let out = run(&["audiences", "upload", short, path_arg]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("Queued 1200 identifier(s)"), "{err}");
+    assert!(stdout.contains("published 1, bad records 0"), "{stdout}");
+
+    let out = cli.run(&["--json", "audiences", "list"], None);
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let segment = &listed.as_array().expect("array")[0];
+    assert_eq!(segment["name"], "Readers list");
+    assert_eq!(segment["dataCount"], 1200);
+    assert_eq!(segment["status"], "ACTIVE");
+    let segment_id = segment["serviceSegmentId"].as_str().expect("id").to_owned();
+
+    // Offline: queued only, posted by `push`, once.
+    std::fs::write(&path, format!("{:064x}\n{:064x}\n", 1, 2)).expect("write");
+    let out = run(&["audiences", "upload", &segment_id, path_arg, "--offline"]);
+    let (_, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("waits in the workspace"), "{err}");
+    let out = run(&["push"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = run(&["push"]);
+    assert!(text(&out).0.contains("0 applied"), "{}", text(&out).0);
+    let out = cli.run(&["--json", "audiences", "list"], None);
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(listed[0]["dataCount"], 1202);
+
+    // A file the service would refuse: nothing queued, the reason shown.
+    std::fs::write(&path, "email_sha256\nnot-a-hash\n").expect("write");
+    let out = run(&["audiences", "upload", &segment_id, path_arg]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("[0].values[0]"), "{err}");
+    assert!(err.contains("nothing was queued"), "{err}");
+    // An unclear CSV names its columns.
+    std::fs::write(&path, "name,city\nAnn,Oslo\n").expect("write");
+    let out = run(&["audiences", "upload", &segment_id, path_arg]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("\"name\", \"city\""), "{err}");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert!(ws.pending().expect("pending").is_empty());
+    drop(ws);
+
+    // Refused edits: the reason per field, a failure, nothing saved.
+    let out = run(&[
+        "edit",
+        "adorder",
+        &order_id.to_string(),
+        "--set",
+        "lifetimeBudget=9000",
+    ]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("refused: lifetimeBudget:"), "{err}");
+    assert!(err.contains("nothing was saved"), "{err}");
+    let out = run(&["edit", "segment", &segment_id, "--set", "name=Renamed"]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("no update"), "{err}");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert!(ws.pending().expect("pending").is_empty());
+    drop(ws);
+    // The way to change it: duplicate, edit the draft, push.
+    let out = run(&["duplicate", "segment", &segment_id]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(stdout.contains("Readers list (copy)"), "{stdout}");
+    let copy_key = stdout
+        .split_whitespace()
+        .nth(3)
+        .expect("draft key")
+        .to_owned();
+    let out = run(&["edit", "segment", &copy_key, "--set", "name=Readers list 2"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = run(&["push"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = cli.run(&["--json", "audiences", "list"], None);
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let names: Vec<&str> = listed
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Readers list", "Readers list 2"]);
 }

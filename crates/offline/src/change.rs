@@ -82,7 +82,39 @@ impl EntityRef {
     pub fn new(kind: Kind, key: Key) -> Self {
         Self { kind, key }
     }
+
+    /// A flight of `campaign` that has no id yet (a new flight of a draft campaign, or
+    /// one added to a posted campaign by a pending edit), named by its start date: the
+    /// flights of one campaign never overlap, so no two start together. Flight caps can
+    /// name it ([`crate::workspace::Batch::set_flight_caps_for`]); it gets the service's
+    /// id when the campaign change that carries it lands.
+    pub fn draft_flight(campaign: &EntityRef, start_date: i64) -> EntityRef {
+        EntityRef::new(
+            Kind::Flight,
+            Key::Local(format!(
+                "{}{DRAFT_FLIGHT_MARK}{start_date}",
+                crate::workspace::key_text(&campaign.key)
+            )),
+        )
+    }
+
+    /// For a [`EntityRef::draft_flight`]: its campaign (under the key the campaign had when
+    /// the flight was named) and its start date.
+    pub fn draft_flight_parts(&self) -> Option<(EntityRef, i64)> {
+        let Key::Local(text) = &self.key else {
+            return None;
+        };
+        if self.kind != Kind::Flight {
+            return None;
+        }
+        let (campaign, start) = text.rsplit_once(DRAFT_FLIGHT_MARK)?;
+        let key = crate::workspace::key_from_text(campaign).ok()?;
+        Some((EntityRef::new(Kind::Campaign, key), start.parse().ok()?))
+    }
 }
+
+/// Separates a draft flight's campaign from its start date in its local key.
+const DRAFT_FLIGHT_MARK: &str = "@start:";
 
 /// A reference from a change's payload to another entity, filled in with the remote id
 /// when the payload is posted (a draft ad order under a draft campaign has no

@@ -166,12 +166,17 @@ pub(crate) fn parse(path: &str) -> Vec<Seg> {
 /// `12.0` match.
 pub(crate) fn item_id(item: &Value) -> Option<String> {
     match item.as_object()?.get("id")? {
+        // `7` and `7.0` are one id, as they are one value everywhere else.
         Value::Number(n) => Some(if let Some(i) = n.as_i64() {
             format!("n{i}")
         } else if let Some(u) = n.as_u64() {
             format!("n{u}")
         } else {
-            format!("f{}", n.as_f64().unwrap_or(f64::NAN))
+            match n.as_f64().unwrap_or(f64::NAN) {
+                0.0 => "n0".to_owned(),
+                f if f.fract() == 0.0 => format!("n{f}"),
+                f => format!("f{f}"),
+            }
         }),
         Value::String(s) => Some(format!("s{s}")),
         _ => None,

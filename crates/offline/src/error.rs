@@ -21,4 +21,9 @@ pub enum Error {
     /// The request cannot be carried out as asked (for example editing a removed draft).
     #[error("{0}")]
     Invalid(String),
+    /// An edit the service would ignore or could not apply (a field it ignores on
+    /// update, a posted creative or segment), refused when it is made so it is never
+    /// silently lost after posting. Nothing was saved; each error names its field and why.
+    #[error("{0}")]
+    Refused(flightdeck_model::ValidationErrors),
 }

@@ -6,6 +6,7 @@
 //!   posting order), unit-tested without IO.
 //! - [`workspace`]: the SQLite store: snapshot, drafts, outbox, id map; download.
 
+pub mod audience_file;
 pub mod change;
 pub mod diff;
 mod error;
@@ -38,6 +39,7 @@ mod specta_tests {
             .register::<crate::workspace::Pick>()
             .register::<crate::workspace::PullReport>()
             .register::<crate::workspace::Progress>()
+            .register::<crate::workspace::AudienceUpload>()
             .register::<crate::sync::PushProgress>()
             .register::<crate::sync::PushReport>()
             .register::<crate::plan::Held>();
@@ -53,6 +55,7 @@ mod specta_tests {
             "Pick",
             "Held",
             "FieldError",
+            "AudienceUpload",
         ] {
             assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
         }

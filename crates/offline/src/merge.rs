@@ -486,6 +486,33 @@ mod tests {
     }
 
     #[test]
+    fn an_id_written_as_a_float_is_the_same_item() {
+        // The server echoing `0` as `0.0` changed nothing: the buyer's removal stands.
+        let base = json!({"audiences": [{"id": 0}, {"id": 10}]});
+        let mine = json!({"audiences": [{}, {"id": 10}, {"name": 1.5}]});
+        let theirs = json!({"audiences": [{"id": 0.0}, {"id": 10}]});
+        let m = three_way_with(&base, &mine, &theirs, &[]);
+        assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+        assert_eq!(m.merged, mine);
+    }
+
+    #[test]
+    fn a_null_list_is_not_an_empty_one() {
+        // A version-1 account's `channelsV2: null` stays null through a merge.
+        let base = json!({"name": "a", "channelsV2": null});
+        let mine = json!({"name": "b", "channelsV2": null});
+        let m = three_way(&base, &mine, &base);
+        assert_eq!(m.merged, mine);
+        let theirs = json!({"name": "a", "channelsV2": ["Display"]});
+        let m = three_way(&base, &mine, &theirs);
+        assert_eq!(m.merged["channelsV2"], json!(["Display"]));
+        // Unticking every channel ([]) is a change the buyer made, not a null.
+        let m = three_way(&base, &json!({"name": "a", "channelsV2": []}), &base);
+        assert_eq!(m.merged["channelsV2"], json!([]));
+        assert_eq!(crate::diff::fields(Some(&base), &mine).len(), 1);
+    }
+
+    #[test]
     fn removed_items() {
         let base = json!({"audiences": [{"id": 1, "weight": 50}, {"id": 2, "weight": 50}]});
         // The buyer removed audience 2, the server did not touch it: it goes.

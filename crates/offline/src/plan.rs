@@ -11,6 +11,10 @@
 //!   create at or before its own seq, else the first one after (the store may re-queue a
 //!   draft's create behind its children). No create at all holds the change: the executor
 //!   could never fill in the id.
+//! - for each parent that is a new flight ([`EntityRef::draft_flight`]), the change to its
+//!   campaign that carries it (a draft campaign's create, or the edit adding the flight):
+//!   the flight's id is mapped when that change lands, so caps on it go in the same push.
+//!   None, and the flight never landed, holds the change.
 //! - the previous change to the same target (a site list's create, then its appends).
 //! - for flight caps, the latest earlier change to their ad order, and for flights the
 //!   latest earlier change to their campaign, even when those already exist remotely:
@@ -237,6 +241,20 @@ impl<'a> Planner<'a> {
             }
         };
         for parent in &c.parents {
+            // A new flight gets its id when the change to its campaign that carries it
+            // lands: that change, whatever its seq (edits fold into it), goes first.
+            if let Some((campaign, _)) = parent.target.draft_flight_parts() {
+                let carrier = self
+                    .targets
+                    .get(&(campaign.kind, &campaign.key))
+                    .and_then(|&t| self.by_target[t].last().copied());
+                match carrier {
+                    Some(j) => deps.push(j),
+                    None if (self.landed)(&parent.target) => {}
+                    None => return Err(describe(&parent.target)),
+                }
+                continue;
+            }
             need_created((parent.target.kind, &parent.target.key), &mut deps)?;
         }
         // What flight caps and flights hang on (caps are keyed by their ad order's key).
@@ -441,6 +459,13 @@ fn describe(target: &EntityRef) -> String {
         Kind::SiteList => "site list",
         Kind::AudienceSegment => "audience segment",
     };
+    if let Some((campaign, start)) = target.draft_flight_parts() {
+        return format!(
+            "the new flight starting {} of {}",
+            flightdeck_model::validate::format_millis(start),
+            describe(&campaign)
+        );
+    }
     match &target.key {
         Key::Segment(s) => format!("{kind} {s}"),
         key => format!("{kind} {key}"),
@@ -730,6 +755,58 @@ mod tests {
             ),
         ];
         assert_eq!(plan(&changes).steps, vec![step(1, &[]), step(2, &[1])]);
+    }
+
+    #[test]
+    fn caps_on_a_new_flight_wait_for_the_campaign_change_that_carries_it() {
+        let camp = local(Kind::Campaign, "camp");
+        let order = local(Kind::AdOrder, "order");
+        let flight = EntityRef::draft_flight(&camp, 1_800_000_000_000);
+        assert_eq!(
+            flight.draft_flight_parts(),
+            Some((camp.clone(), 1_800_000_000_000))
+        );
+        let caps = EntityRef::new(Kind::FlightCaps, order.key.clone());
+        let changes = vec![
+            change(1, camp.clone(), Op::Create, &[]),
+            change(2, order.clone(), Op::Create, &[("/campaignId", camp)]),
+            change(
+                3,
+                caps,
+                Op::Update,
+                &[("/0/orderId", order), ("/0/flightId", flight.clone())],
+            ),
+        ];
+        let p = plan(&changes);
+        assert_well_formed(&p);
+        assert_eq!(p.steps, vec![step(1, &[]), step(2, &[1]), step(3, &[1, 2])]);
+
+        // A new flight added to a posted campaign by a later edit (edits fold into one
+        // change, whatever its seq): the caps wait for that edit.
+        let posted = remote(Kind::Campaign, 5);
+        let flight = EntityRef::draft_flight(&posted, 7);
+        let caps = EntityRef::new(Kind::FlightCaps, Key::Id(9));
+        let changes = vec![
+            change(
+                1,
+                caps.clone(),
+                Op::Update,
+                &[("/0/flightId", flight.clone())],
+            ),
+            change(4, posted, Op::Update, &[]),
+        ];
+        assert_eq!(plan(&changes).steps, vec![step(4, &[]), step(1, &[4])]);
+        // No change carries it and it never landed: held, saying which flight.
+        let p = plan(&changes[..1]);
+        assert!(p.steps.is_empty());
+        assert!(
+            p.held[0].reason.contains("the new flight starting"),
+            "{}",
+            p.held[0].reason
+        );
+        // Landed in an earlier push: free to go.
+        let p = plan_with(&changes[..1], |t| *t == flight);
+        assert_eq!(p.steps, vec![step(1, &[])]);
     }
 
     #[test]

@@ -30,6 +30,16 @@
 //! replaces) first take the ids the server gave them, so a resend modifies instead of
 //! adding twice.
 //!
+//! # Bodies
+//!
+//! What is posted has the shape the service documents: a campaign or ad order goes as its
+//! `request_body` against the server version the change started from ([`wire_body`]):
+//! the output-only `io_number` is dropped and only the one client id the buyer set is
+//! sent, never both. Creatives and segments are only ever created (the service has no
+//! update for them); an audience upload is an array of `{serviceSegmentId, countryCode,
+//! values}` records, and its answer (published, bad records) is kept with the change
+//! ([`Workspace::audience_uploads`]), a refusal for bad records included.
+//!
 //! # Conflicts
 //!
 //! Before an update, the server's current version is read (one listing per kind per push,
@@ -441,8 +451,6 @@ struct Job {
     /// The change was `Sending` when the push started: its last request may have been
     /// applied, so it is looked up (or, when it cannot be, reviewed) before anything else.
     was_sending: bool,
-    /// The segment an audience upload adds to: the answer is counts, not the segment.
-    current: Option<Value>,
 }
 
 enum Prepared {
@@ -469,6 +477,9 @@ fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
     for parent in &parents {
         match ws.resolve_remote(&parent.target)? {
             Some(Key::Id(id)) => set_pointer(&mut payload, &parent.pointer, Value::from(id)),
+            Some(Key::Segment(id)) => {
+                set_pointer(&mut payload, &parent.pointer, Value::from(id));
+            }
             _ => {
                 return Ok(Prepared::Settled(StepEnd::Unsent {
                     status: ChangeStatus::Pending,
@@ -508,10 +519,6 @@ fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
             target.kind,
         )])));
     }
-    let current = match op {
-        Op::AudienceData => ws.get(&target)?.map(|e| e.base.unwrap_or(e.working)),
-        _ => None,
-    };
     Ok(Prepared::Job(Box::new(Job {
         seq,
         target,
@@ -521,7 +528,6 @@ fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
         base,
         client_ref,
         was_sending,
-        current,
     })))
 }
 
@@ -562,7 +568,8 @@ fn apply_client_ref(kind: Kind, payload: &mut Value, stored: Option<String>) -> 
     Some(reference)
 }
 
-const REF_PREFIX: &str = "fd-";
+/// Prefix of the client references Flightdeck generates (see the module notes).
+pub(crate) const REF_PREFIX: &str = "fd-";
 
 /// `fd-` and 16 hex digits: 19 characters, within every external-id limit (26 for creatives).
 fn new_client_ref() -> String {
@@ -627,7 +634,9 @@ enum StepEnd {
         json: Value,
         messages: Vec<ChangeMessage>,
     },
-    Failed(Vec<ChangeMessage>),
+    /// Rejected, with the service's answer when it is a record of its own (an audience
+    /// upload refused for bad records: its counts).
+    Failed(Vec<ChangeMessage>, Option<Value>),
     NeedsReview(Vec<ChangeMessage>),
     Conflict {
         fields: Vec<FieldConflict>,
@@ -714,8 +723,11 @@ fn record_unapplied(
                 "an applied step is recorded with the others".into(),
             ));
         }
-        StepEnd::Failed(messages) => {
-            ws.mark_failed(seq, &messages)?;
+        StepEnd::Failed(messages, result) => {
+            match &result {
+                Some(result) => ws.mark_refused(seq, &messages, result)?,
+                None => ws.mark_failed(seq, &messages)?,
+            }
             report.failed.push(ChangeOutcome { seq, messages });
             (ChangeStatus::Failed, "the ad platform rejected", true)
         }
@@ -994,7 +1006,7 @@ async fn after_error(
                 messages: error_notes(e),
             });
         }
-        return Some(StepEnd::Failed(error_notes(e)));
+        return Some(StepEnd::Failed(error_notes(e), refused_answer(e)));
     }
     let outcome = match e {
         ClientError::Transport { kind, .. } => retry::Outcome::Transport(*kind),
@@ -1019,6 +1031,15 @@ async fn after_error(
             status,
             messages: error_notes(e),
         }),
+    }
+}
+
+/// The service's answer to an audience upload it refused for bad records (published 0,
+/// the bad-record count and details), kept with the change like an applied upload's.
+fn refused_answer(e: &ClientError) -> Option<Value> {
+    match e {
+        ClientError::AudienceBadRecords { result, .. } => Some(to_value(result)),
+        _ => None,
     }
 }
 
@@ -1297,6 +1318,41 @@ fn no_id() -> ClientError {
     }
 }
 
+/// The wire body of a change, as [`push`] posts it: for campaigns and ad orders
+/// `request_body` against the server version the change started from (the output-only
+/// `io_number` dropped, only the one client id the buyer set kept, never both); other
+/// kinds as they are. Public so hosts and tests can show exactly what a change sends.
+pub fn wire_body(kind: Kind, body: &Value, base: Option<&Value>) -> Result<Value> {
+    let bad = |e: serde_json::Error| Error::Corrupt(format!("change body: {e}"));
+    let out = match kind {
+        Kind::Campaign => {
+            let base: Option<Campaign> =
+                base.map(Campaign::deserialize).transpose().map_err(bad)?;
+            let c = Campaign::deserialize(body).map_err(bad)?;
+            to_value(&c.request_body(base.as_ref()))
+        }
+        Kind::AdOrder => {
+            let base: Option<AdOrder> = base.map(AdOrder::deserialize).transpose().map_err(bad)?;
+            let o = AdOrder::deserialize(body).map_err(bad)?;
+            to_value(&o.request_body(base.as_ref()))
+        }
+        _ => body.clone(),
+    };
+    Ok(out)
+}
+
+fn request_body(job: &Job, body: &Value) -> Result<Value, ClientError> {
+    wire_body(job.target.kind, body, job.base.as_ref()).map_err(|e| ClientError::Rejected {
+        status: 0,
+        messages: vec![ServerMessage {
+            level: flightdeck_model::MessageLevel::Error,
+            code: "MALFORMED".into(),
+            message: format!("the change does not fit its resource and cannot be posted: {e}"),
+            field: None,
+        }],
+    })
+}
+
 /// One request for the change.
 #[allow(deprecated)] // advertiser/save and adorder/save are deprecated with no replacement.
 async fn send(client: &Client, job: &Job, body: &Value) -> Result<Landed, ClientError> {
@@ -1311,12 +1367,16 @@ async fn send(client: &Client, job: &Job, body: &Value) -> Result<Landed, Client
             landed(reply, id)
         }
         (Kind::Campaign, Op::Create | Op::Update) => {
-            let reply = client.campaign_save(&typed::<Campaign>(body)?).await?;
+            let reply = client
+                .campaign_save(&typed::<Campaign>(&request_body(job, body)?)?)
+                .await?;
             let id = reply.entity.id;
             landed(reply, id)
         }
         (Kind::AdOrder, Op::Create | Op::Update) => {
-            let reply = client.ad_order_save(&typed::<AdOrder>(body)?).await?;
+            let reply = client
+                .ad_order_save(&typed::<AdOrder>(&request_body(job, body)?)?)
+                .await?;
             let id = reply.entity.id;
             landed(reply, id)
         }
@@ -1331,8 +1391,12 @@ async fn send(client: &Client, job: &Job, body: &Value) -> Result<Landed, Client
                 reply.messages,
             ))
         }
-        (Kind::Creative, Op::Create | Op::Update) => {
-            let reply = client.creative_save(&typed::<Creative>(body)?).await?;
+        // `creative/save` only creates: a posted creative is never sent again (the
+        // workspace refuses edits of it; an older outbox's update is refused here).
+        (Kind::Creative, Op::Create) if job.target.key.is_local() => {
+            let mut creative = typed::<Creative>(body)?;
+            creative.id = None;
+            let reply = client.creative_save(&creative).await?;
             let id = reply.entity.id;
             landed(reply, id)
         }
@@ -1355,7 +1419,8 @@ async fn send(client: &Client, job: &Job, body: &Value) -> Result<Landed, Client
             // The store rebuilds the list from its base and the change: answers are partial.
             Ok((Key::Id(id), to_value(&reply.entity), reply.messages))
         }
-        (Kind::AudienceSegment, Op::Create) => {
+        // A segment is created once: a posted one is never created again.
+        (Kind::AudienceSegment, Op::Create) if job.target.key.is_local() => {
             let segment = client
                 .audience_create(&typed::<AudienceSegment>(body)?)
                 .await?;
@@ -1369,19 +1434,21 @@ async fn send(client: &Client, job: &Job, body: &Value) -> Result<Landed, Client
             let result = client
                 .audience_add_data(segment, &typed::<AudienceData>(body)?)
                 .await?;
-            let mut current = job.current.clone().unwrap_or(Value::Null);
-            if let Value::Object(map) = &mut current {
-                map.insert("dataCount".into(), Value::from(result.data_count));
-                map.insert("status".into(), to_value(&result.status));
-            }
-            Ok((Key::Segment(segment.clone()), current, Vec::new()))
+            // The answer is the upload's counts, kept with the change; the segment is
+            // unchanged until the service processes the data.
+            Ok((Key::Segment(segment.clone()), to_value(&result), Vec::new()))
         }
         (kind, op) => Err(ClientError::Rejected {
             status: 0,
             messages: vec![ServerMessage {
                 level: flightdeck_model::MessageLevel::Error,
                 code: "INVALID".into(),
-                message: format!("the ad platform has no way to apply {op:?} to {kind:?}"),
+                message: match kind {
+                    Kind::Creative | Kind::AudienceSegment => {
+                        flightdeck_model::validate::NO_UPDATE_ENDPOINT.to_owned()
+                    }
+                    _ => format!("the ad platform has no way to apply {op:?} to {kind:?}"),
+                },
                 field: None,
             }],
         }),

@@ -708,7 +708,7 @@ async fn site_lists_and_audience_uploads_post_in_outbox_order() {
         .unwrap();
     ws.upload_audience_data(
         &segment,
-        typed(json!({"identifiers": ["a".repeat(64), "b".repeat(64)]})),
+        typed(json!([{"countryCode": "US", "values": ["a".repeat(64), "b".repeat(64)]}])),
     )
     .unwrap();
 

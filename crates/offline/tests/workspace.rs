@@ -289,12 +289,18 @@ async fn every_resource_takes_valid_and_invalid_edits() {
         })))
         .unwrap();
     cases.push((seq_of(&ws, &bad_seg), vec!["name"]));
-    let data = typed(json!({"identifiers": ["a".repeat(64)]}));
+    // Records of a draft segment: their serviceSegmentId is filled in when it lands.
+    let data = typed(json!([{"countryCode": "US", "values": ["a".repeat(64)]}]));
     cases.push((ws.upload_audience_data(&seg, data).unwrap(), vec![]));
-    let empty = typed(json!({"identifiers": []}));
+    let empty = typed(json!([]));
     cases.push((
         ws.upload_audience_data(&seg, empty).unwrap(),
-        vec!["identifiers"],
+        vec!["values"],
+    ));
+    let bad = typed(json!([{"countryCode": "usa", "values": ["not a hash"]}]));
+    cases.push((
+        ws.upload_audience_data(&seg, bad).unwrap(),
+        vec!["[0].countryCode", "[0].values[0]"],
     ));
 
     for (seq, fields) in &cases {

@@ -4,17 +4,18 @@
 
 use std::collections::HashSet;
 
+use flightdeck_model::validate::{self, IgnoredOnUpdate, codes};
 use flightdeck_model::{
     AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, Creative, FieldError, FlightCap,
-    SiteList,
+    SiteList, ValidationErrors,
 };
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
 
-use super::validate::{Checker, Payload};
+use super::validate::{Payload, check_one};
 use super::{
-    Workspace, canonical, key_from_text, key_text, kind_text, now_ms, op_text, parse_json,
-    status_text, to_json, to_value,
+    Workspace, canonical, key_from_text, key_text, kind_from_text, kind_text, now_ms, op_text,
+    parse_json, status_text, to_json, to_value,
 };
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef};
 use crate::{Error, Result};
@@ -31,10 +32,10 @@ pub struct Batch<'w> {
 }
 
 macro_rules! one_edit {
-    ($(#[$doc:meta] $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
         impl Workspace {
             $(
-                #[$doc]
+                $(#[$doc])*
                 pub fn $name(&mut self, $($arg: $ty),*) -> Result<$ret> {
                     let mut batch = self.batch()?;
                     let out = batch.$name($($arg),*)?;
@@ -61,6 +62,9 @@ one_edit! {
     update_ad_order(target: &EntityRef, o: AdOrder) -> i64;
     /// Sets an ad order's flight caps. See [`Batch::set_flight_caps`].
     set_flight_caps(order: &EntityRef, caps: Vec<FlightCap>) -> i64;
+    /// Sets flight caps naming their flights, new ones included. See
+    /// [`Batch::set_flight_caps_for`].
+    set_flight_caps_for(order: &EntityRef, caps: Vec<(FlightCap, EntityRef)>) -> i64;
     /// A draft creative. See [`Batch::create_creative`].
     create_creative(parent: &EntityRef, c: Creative) -> EntityRef;
     /// Modifies a creative. See [`Batch::update_creative`].
@@ -75,6 +79,10 @@ one_edit! {
     remove_sites(list: &EntityRef, site_ids: Vec<i64>) -> i64;
     /// A draft audience segment. See [`Batch::create_audience_segment`].
     create_audience_segment(segment: AudienceSegment) -> EntityRef;
+    /// Modifies a draft segment. See [`Batch::update_audience_segment`].
+    update_audience_segment(target: &EntityRef, segment: AudienceSegment) -> i64;
+    /// A new draft copied from an entity. See [`Batch::duplicate_as_new`].
+    duplicate_as_new(target: &EntityRef) -> EntityRef;
     /// Queues an audience upload. See [`Batch::upload_audience_data`].
     upload_audience_data(segment: &EntityRef, data: AudienceData) -> i64;
 }
@@ -113,10 +121,15 @@ impl Batch<'_> {
     /// Returns the change's `seq` (updates fold into the entity's open change; an edit
     /// that brings the entity back to its server version removes that change and returns
     /// its `seq`, or 0 when there was none).
+    ///
+    /// [`Error::Refused`], with nothing saved, when a posted advertiser's edit changes a
+    /// field the service ignores on update (`agencyId`, `currency`, `timezoneName`).
     pub fn update_advertiser(&mut self, target: &EntityRef, mut a: Advertiser) -> Result<i64> {
         expect_kind(target, Kind::Advertiser)?;
         a.id = numeric_id(&target.key);
-        self.update(target, to_value(&a)?)
+        let payload = to_value(&a)?;
+        self.refuse_ignored(target, validate::ADVERTISER_IGNORED_ON_UPDATE, &payload)?;
+        self.update(target, payload)
     }
 
     /// A draft campaign under `advertiser` (downloaded or draft), with its flights (draft
@@ -134,10 +147,14 @@ impl Batch<'_> {
     }
 
     /// Modifies a campaign; `c` is the whole new version, flights included.
+    /// [`Error::Refused`], with nothing saved, when a posted campaign's edit changes a
+    /// field the service ignores on update (`advertiserId`).
     pub fn update_campaign(&mut self, target: &EntityRef, mut c: Campaign) -> Result<i64> {
         expect_kind(target, Kind::Campaign)?;
         c.id = numeric_id(&target.key);
-        self.update(target, to_value(&c)?)
+        let payload = to_value(&c)?;
+        self.refuse_ignored(target, validate::CAMPAIGN_IGNORED_ON_UPDATE, &payload)?;
+        self.update(target, payload)
     }
 
     /// A draft ad order under `campaign` (downloaded or draft: a draft campaign's id is
@@ -151,23 +168,77 @@ impl Batch<'_> {
     }
 
     /// Modifies an ad order; `o` is the whole new version.
+    /// [`Error::Refused`], with nothing saved, when a posted order's edit changes a field
+    /// the service ignores on update (`campaignId`, `lifetimeBudget`, `startDate`,
+    /// `endDate`: after creation they move through the flight caps).
     pub fn update_ad_order(&mut self, target: &EntityRef, mut o: AdOrder) -> Result<i64> {
         expect_kind(target, Kind::AdOrder)?;
         o.id = numeric_id(&target.key);
-        self.update(target, to_value(&o)?)
+        let payload = to_value(&o)?;
+        self.refuse_ignored(target, validate::AD_ORDER_IGNORED_ON_UPDATE, &payload)?;
+        self.update(target, payload)
     }
 
     /// Sets the flight caps of an ad order (downloaded or draft): the caps to send to
     /// `byAdOrder`. Caps without an id are added; the service keeps caps not sent.
+    /// Each cap's `flightId` names a flight that has an id; for new flights see
+    /// [`Batch::set_flight_caps_for`].
     pub fn set_flight_caps(&mut self, order: &EntityRef, caps: Vec<FlightCap>) -> Result<i64> {
+        let caps = caps.into_iter().map(|c| (c, None)).collect();
+        self.caps(order, caps)
+    }
+
+    /// [`Batch::set_flight_caps`], each cap with the flight it caps: a flight with an id
+    /// (`Kind::Flight`, `Key::Id`), or a new one, [`EntityRef::draft_flight`] (as
+    /// [`Workspace::flights_of`] lists them). A new flight's id is filled in when the
+    /// campaign change that adds it lands, in the same push: the caps wait for it.
+    pub fn set_flight_caps_for(
+        &mut self,
+        order: &EntityRef,
+        caps: Vec<(FlightCap, EntityRef)>,
+    ) -> Result<i64> {
+        let caps = caps.into_iter().map(|(c, f)| (c, Some(f))).collect();
+        self.caps(order, caps)
+    }
+
+    fn caps(
+        &mut self,
+        order: &EntityRef,
+        caps: Vec<(FlightCap, Option<EntityRef>)>,
+    ) -> Result<i64> {
         expect_kind(order, Kind::AdOrder)?;
         let order_scope = self.scope_of(order)?;
-        let mut payload = to_value(&caps)?;
+        let mut waiting = Vec::new();
+        let mut list = Vec::with_capacity(caps.len());
+        for (i, (mut cap, flight)) in caps.into_iter().enumerate() {
+            if let Some(flight) = flight {
+                if flight.kind != Kind::Flight {
+                    return Err(Error::Invalid(format!(
+                        "a flight cap caps a flight, not a {}",
+                        kind_text(flight.kind)
+                    )));
+                }
+                let landed = match &flight.key {
+                    Key::Local(_) => self.landed(&flight)?,
+                    other => Some(other.clone()),
+                };
+                cap.flight_id = numeric_id(landed.as_ref().unwrap_or(&flight.key));
+                if cap.flight_id.is_none() {
+                    waiting.push(ParentRef {
+                        pointer: format!("/{i}/flightId"),
+                        target: flight,
+                    });
+                }
+            }
+            list.push(cap);
+        }
+        let mut payload = to_value(&list)?;
         let mut parents = Vec::new();
-        for i in 0..caps.len() {
+        for i in 0..list.len() {
             let mut links = self.link(order, &format!("/{i}/orderId"), &mut payload)?;
             parents.append(&mut links.parents);
         }
+        parents.extend(waiting);
         let target = EntityRef::new(Kind::FlightCaps, order.key.clone());
         if !self.exists(&target)? {
             // Caps never downloaded (or a draft order's): start from no base.
@@ -198,10 +269,19 @@ impl Batch<'_> {
         self.create(Kind::Creative, payload, links)
     }
 
-    /// Modifies a creative (the service sends it back to review).
+    /// Modifies a draft creative. A posted one is read-only ([`Error::Refused`], nothing
+    /// saved): `creative/save` only creates, so an edit would post a second creative.
+    /// [`Batch::duplicate_as_new`] makes an editable copy instead.
     pub fn update_creative(&mut self, target: &EntityRef, mut c: Creative) -> Result<i64> {
         expect_kind(target, Kind::Creative)?;
-        c.id = numeric_id(&target.key);
+        refuse_read_only(target)?;
+        c.id = None;
+        if c.advertiser_id.is_none() && c.campaign_id.is_none() {
+            // An edit that names no parent keeps the draft's.
+            let working: Creative = parse_json(&self.require(target)?)?;
+            c.advertiser_id = working.advertiser_id;
+            c.campaign_id = working.campaign_id;
+        }
         self.update(target, to_value(&c)?)
     }
 
@@ -238,12 +318,87 @@ impl Batch<'_> {
         self.create(Kind::AudienceSegment, to_value(&segment)?, Links::default())
     }
 
-    /// Queues identifiers to add to a segment (downloaded or draft); each upload is its
-    /// own ordered change.
-    pub fn upload_audience_data(&mut self, segment: &EntityRef, data: AudienceData) -> Result<i64> {
+    /// Modifies a draft segment (its create is posted with the edit). A posted segment is
+    /// read-only ([`Error::Refused`], nothing saved): the service has no update for
+    /// segments, so saving it again would create a second one. It still takes uploads.
+    pub fn update_audience_segment(
+        &mut self,
+        target: &EntityRef,
+        mut segment: AudienceSegment,
+    ) -> Result<i64> {
+        expect_kind(target, Kind::AudienceSegment)?;
+        refuse_read_only(target)?;
+        segment.service_segment_id = None;
+        self.update(target, to_value(&segment)?)
+    }
+
+    /// Queues records of identifiers to add to a segment, downloaded or draft, posted or
+    /// not; each upload is its own ordered change. A record whose `serviceSegmentId` is
+    /// empty gets the segment's: now when it has one, else when the draft lands (the
+    /// upload waits for it). Returns the change's `seq`.
+    pub fn upload_audience_data(
+        &mut self,
+        segment: &EntityRef,
+        mut data: AudienceData,
+    ) -> Result<i64> {
         expect_kind(segment, Kind::AudienceSegment)?;
         self.require(segment)?;
-        self.append_row(segment, Op::AudienceData, &to_value(&data)?)
+        let remote = match &segment.key {
+            Key::Local(_) => self.landed(segment)?,
+            other => Some(other.clone()),
+        };
+        let mut parents = Vec::new();
+        for (i, record) in data.iter_mut().enumerate() {
+            if !record.service_segment_id.is_empty() {
+                continue;
+            }
+            match &remote {
+                Some(Key::Segment(id)) => record.service_segment_id.clone_from(id),
+                _ => parents.push(ParentRef {
+                    pointer: format!("/{i}/serviceSegmentId"),
+                    target: segment.clone(),
+                }),
+            }
+        }
+        self.append_row(segment, Op::AudienceData, &to_value(&data)?, &parents)
+    }
+
+    /// A new draft copied from `target`'s working copy, under the same parent (a draft
+    /// parent stays linked), for kinds the service cannot update once posted and for
+    /// "save as new" elsewhere. What the service assigned is left out (id, status,
+    /// counts; a segment's `serviceSegmentId`), as are references Flightdeck generated
+    /// for exactly-once posting; the name gets " (copy)", and a segment's
+    /// `externalAudienceId` a suffix that no other segment in the workspace has.
+    pub fn duplicate_as_new(&mut self, target: &EntityRef) -> Result<EntityRef> {
+        let working: Value = parse_json(&self.require(target)?)?;
+        let mut payload = self.as_new(target.kind, working)?;
+        let parent: Option<(String, String)> = self
+            .row(
+                "SELECT parent_kind, parent_key FROM entities WHERE kind = ?1 AND key = ?2",
+                params![kind_text(target.kind), key_text(&target.key)],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?
+            .and_then(|(k, key): (Option<String>, Option<String>)| Some((k?, key?)));
+        let parent = parent
+            .map(|(k, key)| -> Result<EntityRef> {
+                Ok(EntityRef::new(kind_from_text(&k)?, key_from_text(&key)?))
+            })
+            .transpose()?;
+        let pointer = match (target.kind, parent.as_ref().map(|p| p.kind)) {
+            (Kind::Campaign, Some(Kind::Advertiser)) => Some("/advertiserId"),
+            (Kind::AdOrder, Some(Kind::Campaign)) => Some("/campaignId"),
+            (Kind::Creative, Some(Kind::Advertiser)) => Some("/advertiserId"),
+            (Kind::Creative, Some(Kind::Campaign)) => Some("/campaignId"),
+            _ => None,
+        };
+        let links = match (parent, pointer) {
+            (Some(parent), Some(pointer)) if self.exists(&parent)? => {
+                self.link(&parent, pointer, &mut payload)?
+            }
+            _ => Links::default(),
+        };
+        self.create(target.kind, payload, links)
     }
 
     // ---- internals ----
@@ -283,6 +438,134 @@ impl Batch<'_> {
         self.save(target, Op::Update, payload, None)
     }
 
+    /// [`Error::Refused`] when the edit changes a field in `rules` from the entity's
+    /// newest server version. Drafts have none and may set anything.
+    fn refuse_ignored(
+        &self,
+        target: &EntityRef,
+        rules: &[IgnoredOnUpdate],
+        edited: &Value,
+    ) -> Result<()> {
+        if target.key.is_local() {
+            return Ok(());
+        }
+        let server: Option<Option<String>> = self
+            .row(
+                "SELECT COALESCE(server_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
+                params![kind_text(target.kind), key_text(&target.key)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(server) = server.flatten() else {
+            return Ok(());
+        };
+        let server: Value = parse_json(&server)?;
+        validate::ignored_on_update(rules, &server, edited).map_err(Error::Refused)
+    }
+
+    /// `value` as the body of a new draft of `kind`: see [`Batch::duplicate_as_new`].
+    fn as_new(&self, kind: Kind, value: Value) -> Result<Value> {
+        let mut value = match kind {
+            // One identifier of the two the service returns, without the output spelling.
+            Kind::Campaign => {
+                let c: Campaign = serde_json::from_value(value)
+                    .map_err(|e| Error::Corrupt(format!("stored campaign: {e}")))?;
+                to_value(&c.request_body(Some(&c)))?
+            }
+            Kind::AdOrder => {
+                let o: AdOrder = serde_json::from_value(value)
+                    .map_err(|e| Error::Corrupt(format!("stored ad order: {e}")))?;
+                to_value(&o.request_body(Some(&o)))?
+            }
+            Kind::Flight | Kind::FlightCaps => {
+                return Err(Error::Invalid(format!(
+                    "a {} cannot be duplicated on its own; duplicate its {} instead",
+                    kind_text(kind),
+                    if kind == Kind::Flight {
+                        "campaign"
+                    } else {
+                        "ad order"
+                    }
+                )));
+            }
+            _ => value,
+        };
+        let Value::Object(map) = &mut value else {
+            return Err(Error::Corrupt(format!(
+                "the stored {} is not an object",
+                kind_text(kind)
+            )));
+        };
+        map.remove("id");
+        let assigned: &[&str] = match kind {
+            Kind::Campaign => &["hasFlights"],
+            Kind::Creative => &["status"],
+            Kind::SiteList => &["insertedCount"],
+            Kind::AudienceSegment => &["serviceSegmentId", "status", "dataCount", "message"],
+            _ => &[],
+        };
+        for field in assigned {
+            map.remove(*field);
+        }
+        if let Some(Value::Array(flights)) = map.get_mut("flights") {
+            for f in flights.iter_mut().filter_map(Value::as_object_mut) {
+                for field in ["id", "status", "remainingBudget"] {
+                    f.remove(field);
+                }
+            }
+        }
+        // A reference Flightdeck generated would make the copy's exactly-once look-up
+        // find the original; a new one is generated when the copy is posted.
+        for field in [
+            "externalAdvertiserId",
+            "externalCampaignId",
+            "externalAdOrderId",
+            "ioNumber",
+            "externalCreativeid",
+            "externalAudienceId",
+        ] {
+            if map
+                .get(field)
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.starts_with(crate::sync::REF_PREFIX))
+            {
+                map.remove(field);
+            }
+        }
+        if let Some(Value::String(name)) = map.get_mut("name") {
+            name.push_str(" (copy)");
+        }
+        if kind == Kind::AudienceSegment
+            && let Some(ext) = map.get("externalAudienceId").and_then(Value::as_str)
+        {
+            let unique = self.unused_audience_id(ext)?;
+            map.insert("externalAudienceId".into(), Value::from(unique));
+        }
+        Ok(value)
+    }
+
+    /// `{base}-copy`, or `{base}-copy-N`, whichever no segment in the workspace uses.
+    fn unused_audience_id(&self, base: &str) -> Result<String> {
+        let mut n = 1;
+        loop {
+            let candidate = if n == 1 {
+                format!("{base}-copy")
+            } else {
+                format!("{base}-copy-{n}")
+            };
+            let taken: bool = self.row(
+                "SELECT EXISTS(SELECT 1 FROM entities WHERE kind = 'audience_segment' \
+                 AND json_extract(COALESCE(working_json, remote_json), '$.externalAudienceId') = ?1)",
+                params![candidate],
+                |r| r.get(0),
+            )?;
+            if !taken {
+                return Ok(candidate);
+            }
+            n += 1;
+        }
+    }
+
     /// Folds a create or update into the entity's open change, or queues a new one.
     /// `parents`: `None` keeps those of the entity's create (a draft's draft parent).
     fn save(
@@ -319,6 +602,19 @@ impl Batch<'_> {
             Some((_, o)) if o == "create" => Op::Create,
             _ => op,
         };
+        if row_op == Op::Update && matches!(target.kind, Kind::Creative | Kind::AudienceSegment) {
+            // A draft whose create is being sent (or awaits review) cannot take an edit:
+            // it would be an update, which these kinds do not have.
+            return Err(Error::Refused(ValidationErrors(vec![FieldError::new(
+                if target.kind == Kind::Creative {
+                    "id"
+                } else {
+                    "serviceSegmentId"
+                },
+                codes::IGNORED_ON_UPDATE,
+                validate::NO_UPDATE_ENDPOINT,
+            )])));
+        }
         self.exec(
             "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
             params![kind, key, text, now_ms()],
@@ -381,19 +677,25 @@ impl Batch<'_> {
                 now_ms()
             ],
         )?;
-        self.append_row(list, op, &to_value(&body)?)
+        self.append_row(list, op, &to_value(&body)?, &[])
     }
 
     /// A separate, ordered change (site-list operations, audience uploads): its payload is
     /// its whole effect, so it has no base.
-    fn append_row(&mut self, target: &EntityRef, op: Op, payload: &Value) -> Result<i64> {
-        let errors = self.validate(target, op, payload, &[])?;
+    fn append_row(
+        &mut self,
+        target: &EntityRef,
+        op: Op,
+        payload: &Value,
+        parents: &[ParentRef],
+    ) -> Result<i64> {
+        let errors = self.validate(target, op, payload, parents)?;
         insert_row(
             &self.tx,
             target,
             op,
             &canonical(payload),
-            &[],
+            parents,
             None,
             &errors,
         )
@@ -406,12 +708,29 @@ impl Batch<'_> {
         payload: &Value,
         parents: &[ParentRef],
     ) -> Result<Vec<FieldError>> {
-        Checker::new(&self.tx).check(
+        // An update is checked as it will be sent: against the server version.
+        let base: Option<Value> = if op == Op::Update {
+            self.row(
+                "SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2",
+                params![kind_text(target.kind), key_text(&target.key)],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .flatten()
+            .as_deref()
+            .map(parse_json)
+            .transpose()?
+        } else {
+            None
+        };
+        check_one(
+            &self.tx,
             target.kind,
             &target.key,
             op,
             Payload::Value(payload),
             parents,
+            base.as_ref(),
         )
     }
 
@@ -603,12 +922,50 @@ pub(super) fn numeric_id(key: &Key) -> Option<i64> {
     }
 }
 
-/// Each reference whose target has a numeric remote key gets it; others stay null.
+/// Each reference whose target has a remote key gets it; others stay empty until it lands.
 pub(super) fn fill_parents(payload: &mut Value, parents: &[ParentRef]) {
     for p in parents {
-        let v = numeric_id(&p.target.key).map_or(Value::Null, Value::from);
-        set_pointer(payload, &p.pointer, v);
+        set_pointer(payload, &p.pointer, remote_value(&p.target));
     }
+}
+
+/// What a reference to `target` holds: its numeric id, its segment id, or (a draft) null,
+/// or the empty text a record's `serviceSegmentId` must be until its segment lands.
+pub(super) fn remote_value(target: &EntityRef) -> Value {
+    match &target.key {
+        Key::Id(id) => Value::from(*id),
+        Key::Segment(s) => Value::from(s.clone()),
+        Key::Local(_) if target.kind == Kind::AudienceSegment => Value::from(""),
+        Key::Local(_) => Value::Null,
+    }
+}
+
+/// Why an entity cannot be edited once posted: creatives and audience segments have no
+/// update on the service (`creative/save` and `POST /v1/audiences` only create). `None`
+/// for drafts and for every other kind. Hosts grey out the form with this text.
+pub fn read_only_reason(target: &EntityRef) -> Option<&'static str> {
+    match target.kind {
+        Kind::Creative | Kind::AudienceSegment if !target.key.is_local() => {
+            Some(validate::NO_UPDATE_ENDPOINT)
+        }
+        _ => None,
+    }
+}
+
+/// [`Error::Refused`] for an edit of a read-only entity (see [`read_only_reason`]).
+fn refuse_read_only(target: &EntityRef) -> Result<()> {
+    let Some(why) = read_only_reason(target) else {
+        return Ok(());
+    };
+    let field = match target.kind {
+        Kind::AudienceSegment => "serviceSegmentId",
+        _ => "id",
+    };
+    Err(Error::Refused(ValidationErrors(vec![FieldError::new(
+        field,
+        codes::IGNORED_ON_UPDATE,
+        why,
+    )])))
 }
 
 /// Sets a member by JSON pointer, creating the last object member if absent.

@@ -20,15 +20,26 @@
 //!   server version it collided with as `server_json`, so [`Workspace::resolve_conflict`]
 //!   can rebase the change onto it. [`Workspace::markers`] reads the outbox per kind for
 //!   the list views.
-//! * `id_map`: drafts that landed.
+//!   An applied or refused audience upload keeps the service's answer in `result`
+//!   ([`Workspace::audience_uploads`]).
+//! * `id_map`: drafts that landed, and new flights mapped to the ids the service gave
+//!   them when their campaign landed.
+//!
+//! # Edits the service would not apply
+//!
+//! They are refused when made, with [`crate::Error::Refused`] and nothing saved: fields
+//! the service ignores on update (`flightdeck_model::validate::*_IGNORED_ON_UPDATE`), and
+//! any edit of a posted creative or audience segment (no update endpoint;
+//! [`read_only_reason`]). [`Workspace::duplicate_as_new`] is the way to change those.
 
 mod edit;
 mod markers;
 mod outbox;
 mod pull;
 mod resolve;
+mod uploads;
 mod validate;
-pub use validate::PENDING_PARENT_ID;
+pub use validate::{PENDING_PARENT_ID, PENDING_SEGMENT_ID};
 
 use std::path::Path;
 
@@ -39,16 +50,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use flightdeck_model::{Campaign, CampaignFlight, TimezoneName};
+
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op};
 use crate::{Error, Result};
 
-pub use edit::Batch;
+pub use edit::{Batch, read_only_reason};
 pub use markers::Marker;
 pub use outbox::ChangeMessage;
 pub use pull::{
     KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
 };
 pub use resolve::Pick;
+pub use uploads::AudienceUpload;
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
@@ -57,6 +71,9 @@ fn migrations() -> Migrations<'static> {
             "../../migrations/0002_outbox_parents_index.sql"
         )),
         M::up(include_str!("../../migrations/0003_outbox_conflicts.sql")),
+        M::up(include_str!(
+            "../../migrations/0004_audience_upload_records.sql"
+        )),
     ])
 }
 
@@ -219,6 +236,39 @@ impl Workspace {
             )
             .optional()?;
         text.flatten().as_deref().map(parse_json).transpose()
+    }
+
+    /// The flights of a campaign's working copy, each with the reference a flight cap
+    /// names it by: its id, or for a new flight (no id yet) an
+    /// [`EntityRef::draft_flight`], which caps can name before the flight is posted.
+    /// Empty when the campaign has no flights; `NotFound` when it is not in the workspace.
+    pub fn flights_of(&self, campaign: &EntityRef) -> Result<Vec<(EntityRef, CampaignFlight)>> {
+        let entity = self.get(campaign)?.ok_or_else(|| {
+            Error::NotFound(format!("campaign {} is not in the workspace", campaign.key))
+        })?;
+        let c: Campaign = serde_json::from_value(entity.working)
+            .map_err(|e| Error::Corrupt(format!("stored campaign: {e}")))?;
+        Ok(c.flights
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|f| {
+                let target = match (f.id, f.start_date) {
+                    (Some(id), _) => EntityRef::new(Kind::Flight, Key::Id(id)),
+                    (None, Some(start)) => EntityRef::draft_flight(campaign, start),
+                    // Without a start date a new flight cannot be named (nor posted).
+                    (None, None) => return None,
+                };
+                Some((target, f))
+            })
+            .collect())
+    }
+
+    /// The timezone of the advertiser an entity belongs to (itself, for an advertiser),
+    /// found through its parents, drafts included; `None` when not known. Dates in
+    /// validation messages read in it, as forms show them: pass it to
+    /// `flightdeck_model::validate::{campaign, flights, ad_order}`.
+    pub fn timezone_of(&self, target: &EntityRef) -> Result<Option<TimezoneName>> {
+        validate::Timezones::default().of(&self.conn, target.kind, &target.key)
     }
 
     /// A value from the `meta` table (for example `last_pull_at`).
@@ -517,6 +567,59 @@ mod tests {
         let (conflicts, text) = row(2)?;
         assert_eq!(conflicts, None);
         assert_eq!(parse_json::<Value>(&text)?, messages);
+        Ok(())
+    }
+
+    #[test]
+    fn version_4_turns_open_uploads_into_records() -> Result<()> {
+        let mut conn = Connection::open_in_memory()?;
+        migrations()
+            .to_version(&mut conn, 3)
+            .map_err(|e| Error::Corrupt(e.to_string()))?;
+        let old = r#"{"identifiers":["a","b"]}"#;
+        for (key, status) in [
+            ("seg:fpsegm1", "pending"),
+            ("local:abc", "failed"),
+            ("seg:x", "applied"),
+        ] {
+            conn.execute(
+                "INSERT INTO outbox (kind, key, op, payload, status, created_at, updated_at) \
+                 VALUES ('audience_segment', ?1, 'audience_data', ?2, ?3, 0, 0)",
+                params![key, old, status],
+            )?;
+        }
+        migrations()
+            .to_latest(&mut conn)
+            .map_err(|e| Error::Corrupt(e.to_string()))?;
+        let row = |seq: i64| -> Result<(String, String)> {
+            Ok(conn.query_row(
+                "SELECT payload, parents FROM outbox WHERE seq = ?1",
+                [seq],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        };
+        let (payload, parents) = row(1)?;
+        let records: flightdeck_model::AudienceData = parse_json(&payload)?;
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].service_segment_id, "fpsegm1");
+        assert_eq!(records[0].country_code, "US");
+        assert_eq!(records[0].values, ["a", "b"]);
+        // The stored text is what the workspace itself writes (canonical).
+        assert_eq!(payload, canonical(&parse_json::<Value>(&payload)?));
+        assert_eq!(parents, "[]");
+        // A draft's upload waits for the segment's id, like a new one.
+        let (payload, parents) = row(2)?;
+        let records: flightdeck_model::AudienceData = parse_json(&payload)?;
+        assert_eq!(records[0].service_segment_id, "");
+        let parents: Vec<crate::change::ParentRef> = parse_json(&parents)?;
+        assert_eq!(parents.len(), 1);
+        assert_eq!(parents[0].pointer, "/0/serviceSegmentId");
+        assert_eq!(
+            parents[0].target,
+            EntityRef::new(Kind::AudienceSegment, Key::Local("abc".into()))
+        );
+        // Applied ones are history; they stay as they were.
+        assert_eq!(row(3)?.0, old);
         Ok(())
     }
 

@@ -3,16 +3,16 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use flightdeck_model::{FieldError, SiteList};
+use flightdeck_model::{FieldError, SiteList, TimezoneName};
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::edit::{apply_site_op, fill_parents, numeric_id, set_pointer, status_for};
-use super::validate::{Checker, Payload, needs_workspace};
+use super::validate::{Checker, Payload, Timezones, With, needs_timezone, needs_workspace};
 use super::{
     Workspace, canonical, hash_text, key_from_text, key_text, kind_from_text, kind_text, now_ms,
-    op_from_text, parse_json, status_from_text, status_text, to_json, to_value,
+    op_from_text, op_text, parse_json, status_from_text, status_text, to_json, to_value,
 };
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef, PendingChange};
 use crate::diff::{self, FieldDiff};
@@ -281,6 +281,25 @@ impl Workspace {
         self.mark_status(seq, ChangeStatus::Failed, messages)
     }
 
+    /// The service refused an audience upload and answered with its counts (`result`,
+    /// an `AudienceDataResult`: published 0, the bad records): `failed`, keeping the
+    /// answer for [`Workspace::audience_uploads`].
+    pub fn mark_refused(
+        &mut self,
+        seq: i64,
+        messages: &[ChangeMessage],
+        result: &Value,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        set_outcome_in(&tx, seq, ChangeStatus::Failed, messages, None)?;
+        tx.execute(
+            "UPDATE outbox SET result = ?2 WHERE seq = ?1",
+            params![seq, to_json(result)?],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Sets a change's status (`needs_review`, `blocked`, `pending` …) with the messages
     /// explaining it. Use [`Workspace::mark_applied`] for `applied` and
     /// [`Workspace::mark_conflict`] for `conflict`: both carry more than messages.
@@ -503,6 +522,17 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
          WHERE seq = ?1",
         params![seq, now],
     )?;
+    if op == op_text(Op::AudienceData) {
+        // The answer is the upload's counts, not the segment: kept with the change.
+        tx.execute(
+            "UPDATE outbox SET result = ?2 WHERE seq = ?1",
+            params![seq, to_json(server_json)?],
+        )?;
+        return Ok(());
+    }
+    if kind == kind_text(Kind::Campaign) {
+        map_new_flights(tx, &key, &payload, server_json)?;
+    }
     if key != remote_text {
         rekey(tx, &kind, &key, remote)?;
         if kind == kind_text(Kind::AdOrder) {
@@ -510,7 +540,11 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
         }
     }
     let server_json = match kind.as_str() {
-        "site_list" | "creative" => recorded(tx, &kind, &remote_text, &op, &payload, server_json)?,
+        // A segment's create answer is short (name, ids, status, ttl): what was sent
+        // stays known under it.
+        "site_list" | "creative" | "audience_segment" => {
+            recorded(tx, &kind, &remote_text, &op, &payload, server_json)?
+        }
         _ => server_json.clone(),
     };
     let text = canonical(&server_json);
@@ -537,6 +571,52 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
     Ok(())
 }
 
+/// The flights a campaign change added (no id in what was posted) take the ids the
+/// service gave them, matched by start date (a campaign's flights never overlap): each
+/// [`EntityRef::draft_flight`] is mapped like a landed draft, so flight caps waiting on it
+/// are filled in and go in the same push. `campaign_key` is the campaign's key when the
+/// change was posted (a draft's local key), which is how its new flights are named.
+fn map_new_flights(
+    tx: &Transaction<'_>,
+    campaign_key: &str,
+    payload: &str,
+    answer: &Value,
+) -> Result<()> {
+    let payload: Value = parse_json(payload)?;
+    let (Some(sent), Some(landed)) = (
+        payload.get("flights").and_then(Value::as_array),
+        answer.get("flights").and_then(Value::as_array),
+    ) else {
+        return Ok(());
+    };
+    let id_of = |f: &Value| f.get("id").and_then(Value::as_i64);
+    let millis = |f: &Value| {
+        let v = f.get("startDate")?;
+        v.as_i64()
+            .or_else(|| v.as_f64().filter(|x| x.fract() == 0.0).map(|x| x as i64))
+    };
+    let mut taken: HashSet<i64> = sent.iter().filter_map(id_of).collect();
+    let campaign = EntityRef::new(Kind::Campaign, key_from_text(campaign_key)?);
+    for new in sent.iter().filter(|f| id_of(f).is_none()) {
+        let Some(start) = millis(new) else { continue };
+        let found = landed.iter().find_map(|l| {
+            let id = id_of(l)?;
+            (!taken.contains(&id) && millis(l) == Some(start)).then_some(id)
+        });
+        if let Some(id) = found {
+            taken.insert(id);
+            let flight = EntityRef::draft_flight(&campaign, start);
+            rekey(
+                tx,
+                kind_text(Kind::Flight),
+                &key_text(&flight.key),
+                &Key::Id(id),
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// A text column borrowed from the row, without copying it.
 fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> Result<&'r str> {
     r.get_ref(i)?
@@ -544,9 +624,11 @@ fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> Result<&'r str> {
         .map_err(|e| Error::Corrupt(format!("outbox column {i}: {e}")))
 }
 
-/// The new base of a site list or creative. Neither has a read endpoint and their answers
-/// are partial (a site list comes back with `siteIds: null`), so the workspace is their
-/// record: the previous base with the applied change on it, under the answer's values.
+/// The new base of a site list, creative or new segment. The first two have no read
+/// endpoint and their answers are partial (a site list comes back with `siteIds: null`),
+/// so the workspace is their record: the previous base with the applied change on it,
+/// under the answer's values (a null in the answer erases nothing). A segment's create
+/// answer is short; the next download brings the whole segment.
 fn recorded(
     tx: &Transaction<'_>,
     kind: &str,
@@ -592,6 +674,10 @@ fn recorded(
 /// One change as "Check changes" reads it.
 struct CheckRow {
     seq: i64,
+    /// The timezone of its advertiser, for kinds whose messages carry dates.
+    tz: Option<TimezoneName>,
+    /// The server version it started from, for kinds checked as their request body.
+    base: Option<String>,
     kind: Kind,
     key: Key,
     op: Op,
@@ -599,6 +685,15 @@ struct CheckRow {
     parents: Vec<ParentRef>,
     errors: String,
     status: ChangeStatus,
+}
+
+impl CheckRow {
+    fn with(&self) -> With<'_> {
+        With {
+            tz: self.tz.as_ref(),
+            base: self.base.as_deref().map(Payload::Text),
+        }
+    }
 }
 
 /// Reads every open change and validates it. Reading (this thread) and validating
@@ -629,7 +724,7 @@ fn check_all(tx: &Transaction<'_>) -> Result<Vec<(CheckRow, Vec<FieldError>)>> {
                         }
                         for r in chunk {
                             let p = Payload::Text(&r.payload);
-                            match checker.check(r.kind, &r.key, r.op, p, &r.parents) {
+                            match checker.check(r.kind, &r.key, r.op, p, &r.parents, r.with()) {
                                 Ok(errors) => out.push((r, errors)),
                                 Err(e) => {
                                     failed = Some(e);
@@ -644,18 +739,46 @@ fn check_all(tx: &Transaction<'_>) -> Result<Vec<(CheckRow, Vec<FieldError>)>> {
             .collect();
 
         let mut local: Vec<CheckRow> = Vec::new();
+        let mut timezones = Timezones::default();
         let read = (|| -> Result<()> {
             let mut stmt = tx.prepare(
-                "SELECT seq, kind, key, op, payload, parents, errors, status FROM outbox \
-                 WHERE status NOT IN ('applied', 'sending') ORDER BY seq",
+                "SELECT o.seq, o.kind, o.key, o.op, o.payload, o.parents, o.errors, o.status, \
+                 e.parent_kind, e.parent_key, e.scope, o.base FROM outbox o \
+                 LEFT JOIN entities e ON e.kind = o.kind AND e.key = o.key \
+                 WHERE o.status NOT IN ('applied', 'sending') ORDER BY o.seq",
             )?;
             let mut rows = stmt.query([])?;
             let mut chunk = Vec::with_capacity(CHUNK);
             while let Some(r) = rows.next()? {
                 let parents = text(r, 5)?;
+                let kind = kind_from_text(text(r, 1)?)?;
+                let tz = if needs_timezone(kind) {
+                    // The parent's advertiser, cached per advertiser.
+                    let parent_kind: Option<String> = r.get(8)?;
+                    let parent_key: Option<String> = r.get(9)?;
+                    let scope: Option<i64> = r.get(10)?;
+                    match (parent_kind, parent_key, scope) {
+                        (Some(pk), Some(pkey), _) => {
+                            timezones.of(tx, kind_from_text(&pk)?, &key_from_text(&pkey)?)?
+                        }
+                        (_, _, Some(scope)) => {
+                            timezones.of_advertiser(tx, &key_text(&Key::Id(scope)))?
+                        }
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
                 let row = CheckRow {
                     seq: r.get(0)?,
-                    kind: kind_from_text(text(r, 1)?)?,
+                    tz,
+                    // Only campaigns and ad orders use it (the others' bases stay unread).
+                    base: if needs_timezone(kind) {
+                        r.get(11)?
+                    } else {
+                        None
+                    },
+                    kind,
                     key: key_from_text(text(r, 2)?)?,
                     op: op_from_text(text(r, 3)?)?,
                     payload: r.get(4)?,
@@ -698,8 +821,14 @@ fn check_all(tx: &Transaction<'_>) -> Result<Vec<(CheckRow, Vec<FieldError>)>> {
         }
         let mut checker = Checker::new(tx);
         for r in local {
-            let errors =
-                checker.check(r.kind, &r.key, r.op, Payload::Text(&r.payload), &r.parents)?;
+            let errors = checker.check(
+                r.kind,
+                &r.key,
+                r.op,
+                Payload::Text(&r.payload),
+                &r.parents,
+                r.with(),
+            )?;
             out.push((r, errors));
         }
         Ok(out)

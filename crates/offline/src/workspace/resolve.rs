@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::edit::status_for;
 use super::outbox::{ChangeMessage, no_change, replay_working, set_outcome_in};
-use super::validate::{Checker, Payload};
+use super::validate::{Payload, check_one};
 use super::{
     Workspace, canonical, key_from_text, kind_from_text, op_from_text, parse_json,
     status_from_text, status_text, to_json,
@@ -202,12 +202,14 @@ impl Workspace {
         let target_key = key_from_text(&key)?;
         let op = op_from_text(&op)?;
         let parents: Vec<ParentRef> = parse_json(&parents)?;
-        let errors = Checker::new(&tx).check(
+        let errors = check_one(
+            &tx,
             target_kind,
             &target_key,
             op,
             Payload::Value(&resolved),
             &parents,
+            Some(&theirs),
         )?;
 
         // The server version is the entity's base from now on.
@@ -249,12 +251,14 @@ impl Workspace {
         for (later_seq, later_payload, later_status) in later {
             let edit: Value = parse_json(&later_payload)?;
             let rebased = merge::three_way(&mine, &resolved, &edit).merged;
-            let errors = Checker::new(&tx).check(
+            let errors = check_one(
+                &tx,
                 target_kind,
                 &target_key,
                 op,
                 Payload::Value(&rebased),
                 &parents,
+                Some(&theirs),
             )?;
             let status = match status_from_text(&later_status)? {
                 ChangeStatus::Pending | ChangeStatus::Invalid | ChangeStatus::Blocked => {

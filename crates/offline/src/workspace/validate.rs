@@ -4,15 +4,15 @@ use std::collections::HashMap;
 
 use flightdeck_model::validate::{self, SiteListOp, codes};
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, Creative, FieldError, FlightCap,
-    Id, SiteList,
+    AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, Creative, DataType, FieldError,
+    FlightCap, Id, SiteList, TimezoneName,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{key_text, kind_text};
-use crate::change::{Key, Kind, Op, ParentRef};
+use super::{key_from_text, key_text, kind_text};
+use crate::change::{EntityRef, Key, Kind, Op, ParentRef};
 use crate::{Error, Result};
 
 /// Stands in for a draft parent's remote id while validating, so a reference to a
@@ -20,6 +20,21 @@ use crate::{Error, Result};
 /// order under a campaign that is not posted yet).
 /// Public so the app's live validation fills draft parents the same way.
 pub const PENDING_PARENT_ID: Id = i64::MAX;
+
+/// Stands in for a draft segment's `serviceSegmentId` in the records of an upload queued
+/// before the segment is posted (filled in when it lands).
+pub const PENDING_SEGMENT_ID: &str = "(assigned when the segment is posted)";
+
+/// What checking a change needs beyond the change itself.
+#[derive(Default)]
+pub(crate) struct With<'a> {
+    /// The timezone of the entity's advertiser (see [`Checker::timezone_of`]), for the
+    /// dates in campaign and ad-order messages.
+    pub(crate) tz: Option<&'a TimezoneName>,
+    /// The server version the change started from: campaigns and ad orders are checked
+    /// as their request body against it (see `AdOrder::request_body`).
+    pub(crate) base: Option<Payload<'a>>,
+}
 
 /// A stored or new payload.
 pub(crate) enum Payload<'a> {
@@ -37,6 +52,9 @@ impl Payload<'_> {
     }
 }
 
+/// The flights of an ad order's campaign: ids, and the keys of new flights.
+type OrderFlights = (Vec<Id>, Vec<Key>);
+
 /// Validates changes, caching the lookups some rules need (a site list's stored type,
 /// the flights of an ad order's campaign) across one pass.
 pub(crate) struct Checker<'c> {
@@ -44,7 +62,9 @@ pub(crate) struct Checker<'c> {
     /// lookup (see [`needs_workspace`]).
     conn: Option<&'c Connection>,
     site_types: HashMap<String, Option<i64>>,
-    order_flights: HashMap<String, Option<Vec<Id>>>,
+    order_flights: HashMap<String, Option<OrderFlights>>,
+    segment_types: HashMap<String, Option<DataType>>,
+    timezones: Timezones,
 }
 
 impl<'c> Checker<'c> {
@@ -53,7 +73,16 @@ impl<'c> Checker<'c> {
             conn: Some(conn),
             site_types: HashMap::new(),
             order_flights: HashMap::new(),
+            segment_types: HashMap::new(),
+            timezones: Timezones::default(),
         }
+    }
+
+    /// The timezone of the advertiser `(kind, key)` belongs to, when the workspace knows
+    /// it: date messages read in it, as the forms show dates.
+    pub(crate) fn timezone_of(&mut self, kind: Kind, key: &Key) -> Result<Option<TimezoneName>> {
+        let conn = self.conn()?;
+        self.timezones.of(conn, kind, key)
     }
 
     /// A checker for changes that need no lookup, usable on any thread.
@@ -62,10 +91,12 @@ impl<'c> Checker<'c> {
             conn: None,
             site_types: HashMap::new(),
             order_flights: HashMap::new(),
+            segment_types: HashMap::new(),
+            timezones: Timezones::default(),
         }
     }
 
-    /// Every broken rule of one change.
+    /// Every broken rule of one change, as it will be sent.
     pub(crate) fn check(
         &mut self,
         kind: Kind,
@@ -73,7 +104,9 @@ impl<'c> Checker<'c> {
         op: Op,
         payload: Payload<'_>,
         parents: &[ParentRef],
+        with: With<'_>,
     ) -> Result<Vec<FieldError>> {
+        let tz = with.tz;
         let pending = |pointer: &str| parents.iter().any(|p| p.pointer == pointer);
         let model_op = if op == Op::Create {
             validate::Op::Create
@@ -86,17 +119,22 @@ impl<'c> Checker<'c> {
             }
             (Kind::Campaign, Op::Create | Op::Update) => {
                 let mut c: Campaign = payload.parse()?;
+                // What is sent: one client id of the two a listed campaign carries.
+                let base: Option<Campaign> = with.base.as_ref().map(Payload::parse).transpose()?;
+                c = c.request_body(base.as_ref());
                 if pending("/advertiserId") {
                     c.advertiser_id.get_or_insert(PENDING_PARENT_ID);
                 }
-                validate::campaign(&c, model_op)
+                validate::campaign(&c, model_op, tz)
             }
             (Kind::AdOrder, Op::Create | Op::Update) => {
                 let mut o: AdOrder = payload.parse()?;
+                let base: Option<AdOrder> = with.base.as_ref().map(Payload::parse).transpose()?;
+                o = o.request_body(base.as_ref());
                 if pending("/campaignId") {
                     o.campaign_id.get_or_insert(PENDING_PARENT_ID);
                 }
-                validate::ad_order(&o, model_op)
+                validate::ad_order(&o, model_op, tz)
             }
             (Kind::FlightCaps, Op::Update) => {
                 let mut caps: Vec<FlightCap> = payload.parse()?;
@@ -107,13 +145,52 @@ impl<'c> Checker<'c> {
                 }
                 // Without the campaign in the workspace the references cannot be checked
                 // here; the service checks them.
-                let flights = match self.flights_of_order(key)? {
-                    Some(ids) => ids,
-                    None => caps.iter().filter_map(|c| c.flight_id).collect(),
+                let (mut flights, new_flights) = match self.flights_of_order(key)? {
+                    Some(known) => known,
+                    None => (
+                        caps.iter().filter_map(|c| c.flight_id).collect(),
+                        Vec::new(),
+                    ),
                 };
+                // A cap on a new flight: a stand-in id per flight (below any real id),
+                // a flight of the campaign while the campaign still has that new flight.
+                let mut stand_ins: Vec<&Key> = Vec::new();
+                for p in parents.iter().filter(|p| p.target.kind == Kind::Flight) {
+                    let Some(i) = p
+                        .pointer
+                        .strip_prefix('/')
+                        .and_then(|r| r.strip_suffix("/flightId"))
+                        .and_then(|i| i.parse::<usize>().ok())
+                    else {
+                        continue;
+                    };
+                    let n = match stand_ins.iter().position(|k| **k == p.target.key) {
+                        Some(n) => n,
+                        None => {
+                            stand_ins.push(&p.target.key);
+                            stand_ins.len() - 1
+                        }
+                    };
+                    let stand_in = -1 - Id::try_from(n).unwrap_or(0);
+                    if let Some(cap) = caps.get_mut(i) {
+                        cap.flight_id = Some(stand_in);
+                    }
+                    if new_flights.contains(&p.target.key) && !flights.contains(&stand_in) {
+                        flights.push(stand_in);
+                    }
+                }
                 validate::flight_caps(&caps, &flights)
             }
-            (Kind::Creative, Op::Create | Op::Update) => {
+            // No update endpoint: an update (only an older workspace can hold one) is
+            // never posted.
+            (Kind::Creative, Op::Update) => {
+                return Ok(vec![FieldError::new(
+                    "id",
+                    codes::IGNORED_ON_UPDATE,
+                    validate::NO_UPDATE_ENDPOINT,
+                )]);
+            }
+            (Kind::Creative, Op::Create) => {
                 let mut c: Creative = payload.parse()?;
                 if pending("/advertiserId") {
                     c.advertiser_id.get_or_insert(PENDING_PARENT_ID);
@@ -147,7 +224,18 @@ impl<'c> Checker<'c> {
                 validate::audience_segment(&payload.parse::<AudienceSegment>()?)
             }
             (Kind::AudienceSegment, Op::AudienceData) => {
-                validate::audience_data(&payload.parse::<AudienceData>()?)
+                let mut records: AudienceData = payload.parse()?;
+                for (i, r) in records.iter_mut().enumerate() {
+                    if pending(&format!("/{i}/serviceSegmentId")) {
+                        r.service_segment_id = PENDING_SEGMENT_ID.to_owned();
+                    }
+                }
+                let segment_id = match key {
+                    Key::Segment(id) => id.as_str(),
+                    _ => PENDING_SEGMENT_ID,
+                };
+                let data_type = self.segment_type(key)?;
+                validate::audience_data(segment_id, data_type.as_ref(), &records)
             }
             _ => return Ok(not_supported(kind, op)),
         };
@@ -176,31 +264,53 @@ impl<'c> Checker<'c> {
         Ok(t)
     }
 
-    /// Ids of the flights of the ad order's campaign, when the workspace holds it.
-    fn flights_of_order(&mut self, order: &Key) -> Result<Option<Vec<Id>>> {
+    /// The data type of a segment, from its working copy.
+    fn segment_type(&mut self, key: &Key) -> Result<Option<DataType>> {
+        let k = key_text(key);
+        if let Some(t) = self.segment_types.get(&k) {
+            return Ok(t.clone());
+        }
+        let t: Option<Option<String>> = self
+            .conn()?
+            .prepare_cached(
+                "SELECT json_extract(COALESCE(working_json, remote_json), '$.dataType') FROM entities WHERE kind = ?1 AND key = ?2",
+            )?
+            .query_row(params![kind_text(Kind::AudienceSegment), k], |r| r.get(0))
+            .optional()?;
+        let t = t.flatten().map(|s| DataType::from_wire(&s));
+        self.segment_types.insert(k, t.clone());
+        Ok(t)
+    }
+
+    /// Ids of the flights of the ad order's campaign, and the keys of its new flights
+    /// ([`EntityRef::draft_flight`]), when the workspace holds it.
+    fn flights_of_order(&mut self, order: &Key) -> Result<Option<OrderFlights>> {
         let k = key_text(order);
         if let Some(f) = self.order_flights.get(&k) {
             return Ok(f.clone());
         }
-        let campaign: Option<String> = self
+        let campaign: Option<(String, String)> = self
             .conn()?
             .prepare_cached(
-                "SELECT COALESCE(c.working_json, c.remote_json) FROM entities o JOIN entities c \
-                 ON c.kind = o.parent_kind AND c.key = o.parent_key \
+                "SELECT c.key, COALESCE(c.working_json, c.remote_json) FROM entities o \
+                 JOIN entities c ON c.kind = o.parent_kind AND c.key = o.parent_key \
                  WHERE o.kind = 'ad_order' AND o.key = ?1",
             )?
-            .query_row(params![k], |r| r.get(0))
+            .query_row(params![k], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let flights = match campaign {
-            Some(text) => {
+            Some((campaign_key, text)) => {
                 let c: Campaign = Payload::Text(&text).parse()?;
-                Some(
-                    c.flights
-                        .unwrap_or_default()
+                let campaign = EntityRef::new(Kind::Campaign, key_from_text(&campaign_key)?);
+                let flights = c.flights.unwrap_or_default();
+                Some((
+                    flights.iter().filter_map(|f| f.id).collect(),
+                    flights
                         .iter()
-                        .filter_map(|f| f.id)
+                        .filter(|f| f.id.is_none())
+                        .filter_map(|f| Some(EntityRef::draft_flight(&campaign, f.start_date?).key))
                         .collect(),
-                )
+                ))
             }
             None => None,
         };
@@ -209,10 +319,101 @@ impl<'c> Checker<'c> {
     }
 }
 
+/// Every broken rule of one change, with the lookups it needs (its advertiser's
+/// timezone included) made on `conn`. `base`: the server version it started from.
+pub(crate) fn check_one(
+    conn: &Connection,
+    kind: Kind,
+    key: &Key,
+    op: Op,
+    payload: Payload<'_>,
+    parents: &[ParentRef],
+    base: Option<&Value>,
+) -> Result<Vec<FieldError>> {
+    let mut checker = Checker::new(conn);
+    let tz = if needs_timezone(kind) {
+        checker.timezone_of(kind, key)?
+    } else {
+        None
+    };
+    let with = With {
+        tz: tz.as_ref(),
+        base: base.map(Payload::Value),
+    };
+    checker.check(kind, key, op, payload, parents, with)
+}
+
 /// Whether checking a change looks at other entities (a site list's stored type, the
 /// flights an ad order's caps may point at).
 pub(crate) fn needs_workspace(kind: Kind, op: Op) -> bool {
-    matches!(kind, Kind::FlightCaps) || (kind == Kind::SiteList && op != Op::Create)
+    matches!(kind, Kind::FlightCaps)
+        || (kind == Kind::SiteList && op != Op::Create)
+        || op == Op::AudienceData
+}
+
+/// Whether a change's dates are shown in its advertiser's timezone.
+pub(crate) fn needs_timezone(kind: Kind) -> bool {
+    matches!(kind, Kind::Campaign | Kind::AdOrder)
+}
+
+/// Advertisers' timezones, looked up through an entity's parents, cached per advertiser.
+#[derive(Default)]
+pub(crate) struct Timezones {
+    by_advertiser: HashMap<String, Option<TimezoneName>>,
+}
+
+impl Timezones {
+    /// The timezone of the advertiser `(kind, key)` belongs to: the entity's parent
+    /// chain up to its advertiser (drafts included), else the advertiser of its scope.
+    pub(crate) fn of(
+        &mut self,
+        conn: &Connection,
+        kind: Kind,
+        key: &Key,
+    ) -> Result<Option<TimezoneName>> {
+        let mut at = (kind_text(kind).to_owned(), key_text(key));
+        // advertiser <- campaign <- ad order <- caps: never more than a few hops.
+        for _ in 0..4 {
+            if at.0 == kind_text(Kind::Advertiser) {
+                return self.of_advertiser(conn, &at.1);
+            }
+            let row: Option<(Option<String>, Option<String>, Option<i64>)> = conn
+                .prepare_cached(
+                    "SELECT parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",
+                )?
+                .query_row(params![at.0, at.1], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()?;
+            match row {
+                Some((Some(pk), Some(pkey), _)) => at = (pk, pkey),
+                Some((_, _, Some(scope))) => {
+                    return self.of_advertiser(conn, &key_text(&Key::Id(scope)));
+                }
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The timezone of the advertiser with key text `key`.
+    pub(crate) fn of_advertiser(
+        &mut self,
+        conn: &Connection,
+        key: &str,
+    ) -> Result<Option<TimezoneName>> {
+        if let Some(tz) = self.by_advertiser.get(key) {
+            return Ok(tz.clone());
+        }
+        let tz: Option<Option<String>> = conn
+            .prepare_cached(
+                "SELECT json_extract(COALESCE(working_json, remote_json), '$.timezoneName') \
+                 FROM entities WHERE kind = 'advertiser' AND key = ?1",
+            )?
+            .query_row(params![key], |r| r.get(0))
+            .optional()?;
+        let tz = tz.flatten().map(|s| TimezoneName::from_wire(&s));
+        self.by_advertiser.insert(key.to_owned(), tz.clone());
+        Ok(tz)
+    }
 }
 
 fn not_supported(kind: Kind, op: Op) -> Vec<FieldError> {

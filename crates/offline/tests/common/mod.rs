@@ -78,3 +78,59 @@ pub fn by_name(ws: &Workspace, kind: Kind, name: &str) -> EntityRef {
 pub fn status_of(ws: &Workspace, seq: i64) -> ChangeStatus {
     ws.change(seq).unwrap().unwrap().status
 }
+
+/// A request the client sent, as the recording front of [`Server::recording`] saw it.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// `POST /v1/adorder/save`.
+    pub request: String,
+    /// The JSON body (`Null` when not JSON).
+    pub body: Value,
+}
+
+impl Server {
+    /// A client whose requests go through a recording front of the same sandbox: the
+    /// bodies exactly as they left the client, for wire assertions.
+    pub async fn recording(&self) -> (Client, Arc<std::sync::Mutex<Vec<Sent>>>) {
+        use axum::body::Body;
+        use axum::extract::Request;
+        use axum::middleware::Next;
+
+        let log: Arc<std::sync::Mutex<Vec<Sent>>> = Arc::default();
+        let sink = Arc::clone(&log);
+        let router = self.sandbox.router().layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| {
+                let sink = Arc::clone(&sink);
+                async move {
+                    let (parts, body) = req.into_parts();
+                    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+                    sink.lock().unwrap().push(Sent {
+                        request: format!("{} {}", parts.method, parts.uri.path()),
+                        body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                    });
+                    next.run(Request::from_parts(parts, Body::from(bytes)))
+                        .await
+                }
+            },
+        ));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        let config = ClientConfig::new(&format!("http://{addr}")).unwrap();
+        let session = Session::user(&config, "demo", SecretString::from("demo"), None)
+            .await
+            .expect("sign in");
+        let client = Client::new(config, Credentials::Session(Arc::new(session))).unwrap();
+        (client, log)
+    }
+}
+
+/// The bodies sent to `request` (`POST /v1/adorder/save`), in order.
+pub fn bodies(log: &std::sync::Mutex<Vec<Sent>>, request: &str) -> Vec<Value> {
+    log.lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.request == request)
+        .map(|s| s.body.clone())
+        .collect()
+}
