@@ -48,15 +48,7 @@ const IDENTIFIER_HEADERS: &[&str] = &[
 /// Errors name the headers the file has when the column is missing or ambiguous, and
 /// the line of a malformed CSV row.
 pub fn identifiers(text: &str, column: Option<&str>) -> Result<Vec<String>> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let first = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let delimiter = [b',', b';', b'\t']
-        .into_iter()
-        .find(|d| first.as_bytes().contains(d));
+    let (text, first, delimiter) = shape(text);
     let values = match delimiter {
         Some(d) => csv_column(text, d, column)?,
         None => single_column(text, first, column)?,
@@ -66,6 +58,39 @@ pub fn identifiers(text: &str, column: Option<&str>) -> Result<Vec<String>> {
         .into_iter()
         .filter(|v| !v.is_empty() && seen.insert(v.clone()))
         .collect())
+}
+
+/// The column names of a delimited file (its header line), for a column picker; empty
+/// for a file with one value per line, which has nothing to pick.
+pub fn columns(text: &str) -> Result<Vec<String>> {
+    let (text, _, delimiter) = shape(text);
+    let Some(delimiter) = delimiter else {
+        return Ok(Vec::new());
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| Error::Invalid(format!("the file's header line cannot be read: {e}")))?;
+    Ok(headers.iter().map(str::to_owned).collect())
+}
+
+/// The text without a byte-order mark, its first non-blank line, and the delimiter that
+/// line uses (`,` `;` or tab), if any: a line without one is a one-column file.
+fn shape(text: &str) -> (&str, &str, Option<u8>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let delimiter = [b',', b';', b'\t']
+        .into_iter()
+        .find(|d| first.as_bytes().contains(d));
+    (text, first, delimiter)
 }
 
 /// A file with one value per line, perhaps under a header.
@@ -188,6 +213,14 @@ mod tests {
             Ok(v) => v,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    #[test]
+    fn columns_are_the_header_of_a_delimited_file_only() {
+        let cols = columns("\u{feff}email_sha256;crm id\nab;1\n").expect("columns");
+        assert_eq!(cols, ["email_sha256", "crm id"]);
+        assert!(columns("ab\ncd\n").expect("one column").is_empty());
+        assert!(columns("").expect("empty file").is_empty());
     }
 
     fn err(text: &str, column: Option<&str>) -> String {
