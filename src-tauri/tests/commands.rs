@@ -1010,3 +1010,384 @@ fn a_data_partner_can_refresh_its_audience_segments() {
     );
     h.close();
 }
+
+/// SHA-256 hex of `text`, as a CRM exports hashed e-mails.
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn messages_of(errors: &Value, field: &str) -> Vec<String> {
+    errors
+        .as_array()
+        .expect("a list of field errors")
+        .iter()
+        .filter(|e| e["field"] == field)
+        .filter_map(|e| e["message"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn overlap_messages_read_in_the_advertisers_timezone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let acme = named(&h.advertisers(), "Acme Outdoor").clone();
+    assert_eq!(acme["value"]["timezoneName"], "ET", "{acme}");
+
+    // Noon UTC is morning in New York: the dates in the message say which zone they are in.
+    let start = (now_ms() / DAY + 10) * DAY + 12 * 3_600_000;
+    let flights = json!([
+        {"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": start + 20 * DAY},
+        {"budgetType": "AUTO_BUDGET", "maxBudget": 500.0, "startDate": start + 10 * DAY, "endDate": start + 30 * DAY},
+    ]);
+    let campaign = json!({
+        "name": "Overlapping", "domain": "overlap.example", "iabCategory": ["IAB3"], "flights": flights,
+    });
+    let in_et = h.ok(
+        "validate",
+        json!({"draft": {"kind": "campaign", "value": campaign}, "parent": acme["target"], "existing": false}),
+    );
+    let et = messages_of(&in_et, "flights[1].startDate");
+    assert_eq!(et.len(), 1, "{in_et}");
+    assert!(et[0].contains(" ET") && !et[0].contains("UTC"), "{et:?}");
+
+    let in_utc = h.ok(
+        "validate",
+        json!({"draft": {"kind": "campaign", "value": campaign}, "parent": null, "existing": false}),
+    );
+    let utc = messages_of(&in_utc, "flights[1].startDate");
+    assert!(utc.len() == 1 && utc[0].contains("UTC"), "{in_utc}");
+
+    let timeline = h.ok(
+        "flight_timeline",
+        json!({"flights": flights, "timezone": "ET"}),
+    );
+    let on_timeline = messages_of(&timeline["errors"], "flights[1].startDate");
+    assert_eq!(on_timeline, et, "the timeline says what the form says");
+    h.close();
+}
+
+#[test]
+fn edits_the_service_would_ignore_are_refused_with_the_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+
+    let orders = rows(h.ok("list_ad_orders", json!({"campaign": null})));
+    let order = orders
+        .iter()
+        .find(|o| o["target"]["key"]["type"] == "id")
+        .expect("a downloaded ad order")
+        .clone();
+    assert_eq!(order["readOnly"], Value::Null, "ad orders can be edited");
+    let mut value = order["value"].clone();
+    let budget = value["lifetimeBudget"].as_f64().unwrap_or(0.0);
+    value["lifetimeBudget"] = json!(budget + 500.0);
+    let e = h.err(
+        "save_ad_order",
+        json!({"target": order["target"], "campaign": order["parent"], "value": value}),
+    );
+    assert_eq!(e["code"], "invalid", "{e}");
+    assert_eq!(
+        field_errors(&e["fieldErrors"]),
+        [("lifetimeBudget".to_owned(), "IGNORED_ON_UPDATE".to_owned())],
+        "{e}"
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("lifetimeBudget:")),
+        "the message names the field: {e}"
+    );
+    assert!(h.pending().is_empty(), "nothing was saved");
+
+    // An advertiser's timezone is ignored on update too.
+    let acme = named(&h.advertisers(), "Acme Outdoor").clone();
+    let mut adv = acme["value"].clone();
+    adv["timezoneName"] = json!("PT");
+    let e = h.err(
+        "save_advertiser",
+        json!({"target": acme["target"], "value": adv}),
+    );
+    assert_eq!(
+        field_errors(&e["fieldErrors"]),
+        [("timezoneName".to_owned(), "IGNORED_ON_UPDATE".to_owned())],
+        "{e}"
+    );
+    assert!(h.pending().is_empty(), "nothing was saved");
+
+    // A field the service does take is saved as before.
+    let mut renamed = order["value"].clone();
+    renamed["name"] = json!("Renamed order");
+    let saved = h.ok(
+        "save_ad_order",
+        json!({"target": order["target"], "campaign": order["parent"], "value": renamed}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    assert_eq!(h.pending().len(), 1);
+    h.close();
+}
+
+#[test]
+fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let acme = named(&h.advertisers(), "Acme Outdoor").clone();
+
+    // A creative that names only a draft campaign (no advertiser) is valid and posts.
+    let start = now_ms() + 2 * DAY;
+    let end = start + 28 * DAY;
+    let camp = h.ok(
+        "save_campaign",
+        json!({
+            "target": null, "advertiser": acme["target"],
+            "value": {
+                "name": "Creative campaign", "domain": "acme.example", "maxBudget": 1000.0,
+                "startDate": start, "endDate": end, "iabCategory": ["IAB3"],
+                "flights": [{"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": end}],
+            },
+        }),
+    );
+    assert_eq!(camp["errors"], json!([]), "{camp}");
+    let creative = json!({
+        "name": "Hero banner", "creativeType": "BANNER", "creativeSubtype": "HOSTED",
+        "type": {"mediaType": "BANNER"}, "imageUrl": "https://cdn.example/hero.png",
+        "landingPageUrl": "https://acme.example/", "size": {"width": 300, "height": 250},
+    });
+    let errors = h.ok(
+        "validate",
+        json!({"draft": {"kind": "creative", "value": creative}, "parent": camp["target"], "existing": false}),
+    );
+    assert_eq!(
+        errors,
+        json!([]),
+        "a draft campaign counts as the creative's owner"
+    );
+    let saved = h.ok(
+        "save_creative",
+        json!({"target": null, "parent": camp["target"], "value": creative}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    let report = h.post_all();
+    assert_eq!(
+        report["applied"], 2,
+        "the campaign, then the creative: {report}"
+    );
+
+    let campaigns = rows(h.ok("list_campaigns", json!({"advertiser": acme["target"]})));
+    let campaign_id = named(&campaigns, "Creative campaign")["value"]["id"].clone();
+    assert!(campaign_id.is_i64(), "{campaigns:?}");
+    let creatives = rows(h.ok("list_creatives", json!({"advertiser": null})));
+    let posted = named(&creatives, "Hero banner").clone();
+    assert_eq!(posted["target"]["key"]["type"], "id", "{posted}");
+    assert_eq!(posted["value"]["campaignId"], campaign_id, "{posted}");
+    assert_eq!(
+        posted["value"]["size"],
+        json!({"width": 300, "height": 250})
+    );
+    assert!(
+        posted["readOnly"].as_str().is_some_and(|r| !r.is_empty()),
+        "a posted creative says why it is read-only: {posted}"
+    );
+
+    // Editing it is refused: it would post a second creative.
+    let mut edited = posted["value"].clone();
+    edited["name"] = json!("Hero banner v2");
+    let e = h.err(
+        "save_creative",
+        json!({"target": posted["target"], "parent": camp["target"], "value": edited}),
+    );
+    assert_eq!(e["code"], "invalid", "{e}");
+    assert!(
+        !e["fieldErrors"].as_array().is_none_or(Vec::is_empty),
+        "{e}"
+    );
+    assert!(h.pending().is_empty(), "nothing was saved");
+
+    // "Duplicate as new" makes an editable draft with the same content.
+    let copy = h.ok("duplicate_as_new", json!({"target": posted["target"]}));
+    assert_eq!(copy["kind"], "creative", "{copy}");
+    let row = &copy["row"];
+    assert_eq!(row["target"]["key"]["type"], "local", "{copy}");
+    assert_eq!(row["readOnly"], Value::Null, "{copy}");
+    assert_eq!(row["marker"], "new", "{copy}");
+    assert_eq!(row["value"].get("id"), None, "{copy}");
+    assert_eq!(row["value"]["imageUrl"], posted["value"]["imageUrl"]);
+    assert_eq!(row["value"]["size"], posted["value"]["size"]);
+    let mut changed = row["value"].clone();
+    changed["name"] = json!("Hero banner v2");
+    let saved = h.ok(
+        "save_creative",
+        json!({"target": row["target"], "parent": row["parent"], "value": changed}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    let report = h.post_all();
+    assert_eq!(report["applied"], 1, "{report}");
+    let creatives = rows(h.ok("list_creatives", json!({"advertiser": null})));
+    let first = named(&creatives, "Hero banner")["value"]["id"].clone();
+    let second = named(&creatives, "Hero banner v2")["value"]["id"].clone();
+    assert!(
+        first.is_i64() && second.is_i64() && first != second,
+        "{creatives:?}"
+    );
+    h.close();
+}
+
+#[test]
+fn a_file_upload_to_a_posted_segment_reports_its_counts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    let base = h.base_url();
+    sandbox_create_segment(&base, "Upload Segment");
+    h.sign_in_demo();
+    h.refresh();
+    let page = h.ok("list_audience_segments", json!({"offset": 0, "limit": 50}));
+    let segment = named(&rows(page["rows"].clone()), "Upload Segment").clone();
+    assert_eq!(segment["target"]["key"]["type"], "segment", "{segment}");
+    assert!(segment["readOnly"].is_string(), "{segment}");
+
+    // The segment's own fields are read-only.
+    let mut renamed = segment["value"].clone();
+    renamed["name"] = json!("Renamed segment");
+    let e = h.err(
+        "save_audience_segment",
+        json!({"target": segment["target"], "value": renamed}),
+    );
+    assert_eq!(e["code"], "invalid", "{e}");
+    assert!(h.pending().is_empty());
+
+    // A CSV export with two identifier-like columns: the buyer picks one.
+    let hashes: Vec<String> = (0..1200)
+        .map(|i| sha256_hex(&format!("buyer{i}@example.com")))
+        .collect();
+    let mut csv = String::from("id,email\n");
+    for (i, hash) in hashes.iter().enumerate() {
+        csv.push_str(&format!("{i},{hash}\n"));
+    }
+    let file = h.ok("read_identifiers", json!({"text": csv, "column": null}));
+    assert_eq!(file["columns"], json!(["id", "email"]), "{file}");
+    assert_eq!(file["values"], json!([]));
+    assert!(file["problem"].is_string(), "{file}");
+    let file = h.ok("read_identifiers", json!({"text": csv, "column": "email"}));
+    assert_eq!(file["problem"], Value::Null, "{file}");
+    assert_eq!(file["values"], json!(hashes));
+
+    // Live validation names the bad identifier and country at the form's paths.
+    let errors = h.ok(
+        "validate",
+        json!({
+            "draft": {"kind": "audience_data", "value": {"countryCode": "USA", "values": [hashes[0], "not-a-hash"]}},
+            "parent": segment["target"], "existing": true,
+        }),
+    );
+    let fields: Vec<String> = field_errors(&errors).into_iter().map(|(f, _)| f).collect();
+    assert!(
+        fields.contains(&"countryCode".to_owned()) && fields.contains(&"values[1]".to_owned()),
+        "{errors}"
+    );
+
+    let saved = h.ok(
+        "upload_audience_data",
+        json!({"segment": segment["target"], "upload": {"countryCode": "US", "values": file["values"]}}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    let uploads = rows(h.ok("audience_uploads", json!({"segment": segment["target"]})));
+    assert_eq!(uploads.len(), 1, "{uploads:?}");
+    assert_eq!(uploads[0]["status"], "pending");
+    assert_eq!(uploads[0]["values"], 1200);
+    assert_eq!(uploads[0]["countryCode"], "US");
+    assert_eq!(uploads[0]["result"], Value::Null);
+
+    let report = h.post_all();
+    assert_eq!(report["applied"], 1, "{report}");
+    let uploads = rows(h.ok("audience_uploads", json!({"segment": segment["target"]})));
+    assert_eq!(uploads[0]["status"], "applied", "{uploads:?}");
+    let result = &uploads[0]["result"];
+    assert_eq!(
+        result["message"], "Audience data payload processed.",
+        "{result}"
+    );
+    assert_eq!(result["bad_records"], 0, "{result}");
+    assert!(result["published"].as_i64() > Some(0), "{result}");
+
+    // The sandbox applies an upload at once: 1,200 identifiers activate the segment.
+    h.refresh();
+    let page = h.ok("list_audience_segments", json!({"offset": 0, "limit": 50}));
+    let segment_now = named(&rows(page["rows"].clone()), "Upload Segment").clone();
+    assert_eq!(segment_now["value"]["dataCount"], 1200, "{segment_now}");
+    assert_eq!(segment_now["value"]["status"], "ACTIVE", "{segment_now}");
+
+    // A file with a bad identifier is kept with its error and never posted.
+    let bad = h.ok(
+        "upload_audience_data",
+        json!({"segment": segment["target"], "upload": {"countryCode": "US", "values": ["not-a-hash"]}}),
+    );
+    assert_eq!(
+        field_errors(&bad["errors"])
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect::<Vec<_>>(),
+        ["values[0]"],
+        "{bad}"
+    );
+    let uploads = rows(h.ok("audience_uploads", json!({"segment": segment["target"]})));
+    assert_eq!(uploads.len(), 2);
+    assert_eq!(uploads[1]["status"], "invalid", "{uploads:?}");
+    h.close();
+}
+
+#[test]
+fn site_list_calls_follow_the_stored_type_and_keep_the_name() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+
+    let list = json!({"name": "Premium sites", "typeId": 5, "siteIds": [11, 12, 13]});
+    let saved = h.ok(
+        "save_site_list",
+        json!({"target": null, "op": "add", "value": list}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    let target = saved["target"].clone();
+
+    // Appending rules to an id-based list is caught while typing: the stored type is known.
+    let rules =
+        json!({"name": "Premium sites", "rules": [{"name": "news.example", "type": "web"}]});
+    let errors = h.ok(
+        "validate",
+        json!({"draft": {"kind": "site_list", "op": "append", "value": rules, "list": target}, "parent": null, "existing": true}),
+    );
+    assert!(
+        field_errors(&errors).contains(&("rules".to_owned(), "NOT_APPLICABLE".to_owned())),
+        "{errors}"
+    );
+    // A draft list's missing id is not an error: it gets one when it lands.
+    assert!(
+        !field_errors(&errors).iter().any(|(f, _)| f == "id"),
+        "{errors}"
+    );
+
+    // removeSites carries the list's name, and the service renames the list with it.
+    let removed = h.ok(
+        "save_site_list",
+        json!({"target": target, "op": "remove", "value": {"name": "Premium sites 2027", "siteIds": [12]}}),
+    );
+    assert_eq!(removed["errors"], json!([]), "{removed}");
+
+    // The table shows what the list holds now, under its new name.
+    let lists = rows(h.ok("list_site_lists", json!({})));
+    let row = named(&lists, "Premium sites 2027");
+    assert_eq!(row["value"]["siteIds"], json!([11, 13]), "{row}");
+
+    let report = h.post_all();
+    assert_eq!(report["applied"], 2, "add, then remove: {report}");
+    h.close();
+}

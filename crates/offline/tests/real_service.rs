@@ -17,7 +17,9 @@ use common::{DAY, NOW, Server, bodies, by_name, file, open, status_of, typed};
 use flightdeck_client::Client;
 use flightdeck_client::retry::RetryPolicy;
 use flightdeck_model::validate::{self, codes};
-use flightdeck_model::{AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FlightCap};
+use flightdeck_model::{
+    AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FlightCap, SiteList,
+};
 use flightdeck_offline::Error;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::sync::{self, PushOptions, PushReport};
@@ -763,7 +765,13 @@ async fn a_site_list_keeps_its_sites_though_the_service_answers_null() {
         match what {
             "append" => ws.append_sites(&list, typed(json!({"siteIds": [3, 4]}))),
             "overwrite" => ws.overwrite_sites(&list, typed(json!({"siteIds": [7, 8, 9]}))),
-            _ => ws.remove_sites(&list, vec![8]),
+            _ => ws.remove_sites(
+                &list,
+                SiteList {
+                    site_ids: Some(vec![8]),
+                    ..SiteList::default()
+                },
+            ),
         }
         .unwrap();
         assert_eq!(sites(&ws, &list), want, "{what}, before posting");

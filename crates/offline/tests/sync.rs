@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::{DAY, NOW, Server, by_name, file, open, status_of, typed};
 use flightdeck_client::Client;
 use flightdeck_client::retry::RetryPolicy;
-use flightdeck_model::{AdOrder, Advertiser, Campaign};
+use flightdeck_model::{AdOrder, Advertiser, Campaign, SiteList};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::sync::{self, PushOptions, PushReport};
 use flightdeck_offline::workspace::{Pick, PullOptions, PullScope, Workspace};
@@ -699,7 +699,14 @@ async fn site_lists_and_audience_uploads_post_in_outbox_order() {
         .unwrap();
     ws.append_sites(&list, typed(json!({"siteIds": [3, 4]})))
         .unwrap();
-    ws.remove_sites(&list, vec![1]).unwrap();
+    ws.remove_sites(
+        &list,
+        SiteList {
+            site_ids: Some(vec![1]),
+            ..SiteList::default()
+        },
+    )
+    .unwrap();
     let segment = ws
         .create_audience_segment(typed(json!({
             "name": "Buyers", "dataType": "email_sha256", "accountId": 1,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use common::{DAY, NOW, Server, by_name, file, open, status_of, typed};
 use flightdeck_client::Client;
-use flightdeck_model::{AdOrder, Advertiser, Campaign, FlightCap};
+use flightdeck_model::{AdOrder, Advertiser, Campaign, FlightCap, SiteList};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef};
 use flightdeck_offline::merge::{self, FieldConflict};
 use flightdeck_offline::workspace::{Marker, Pick, PullScope, ServerChangeKind, Workspace};
@@ -261,7 +261,17 @@ async fn every_resource_takes_valid_and_invalid_edits() {
             .unwrap(),
         vec![],
     ));
-    cases.push((ws.remove_sites(&list, vec![1]).unwrap(), vec![]));
+    cases.push((
+        ws.remove_sites(
+            &list,
+            SiteList {
+                site_ids: Some(vec![1]),
+                ..SiteList::default()
+            },
+        )
+        .unwrap(),
+        vec![],
+    ));
     cases.push((
         ws.overwrite_sites(
             &list,

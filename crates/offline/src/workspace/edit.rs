@@ -76,7 +76,7 @@ one_edit! {
     /// Replaces sites or rules. See [`Batch::overwrite_sites`].
     overwrite_sites(list: &EntityRef, body: SiteList) -> i64;
     /// Removes sites. See [`Batch::remove_sites`].
-    remove_sites(list: &EntityRef, site_ids: Vec<i64>) -> i64;
+    remove_sites(list: &EntityRef, body: SiteList) -> i64;
     /// A draft audience segment. See [`Batch::create_audience_segment`].
     create_audience_segment(segment: AudienceSegment) -> EntityRef;
     /// Modifies a draft segment. See [`Batch::update_audience_segment`].
@@ -304,9 +304,11 @@ impl Batch<'_> {
     }
 
     /// Removes sites from an id-based list.
-    pub fn remove_sites(&mut self, list: &EntityRef, site_ids: Vec<i64>) -> Result<i64> {
+    pub fn remove_sites(&mut self, list: &EntityRef, body: SiteList) -> Result<i64> {
+        // removeSites takes only the list, its name and the ids; nothing else is sent.
         let body = SiteList {
-            site_ids: Some(site_ids),
+            name: body.name,
+            site_ids: body.site_ids,
             ..SiteList::default()
         };
         self.site_list_op(list, Op::SiteListRemoveSites, body)
