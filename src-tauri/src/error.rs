@@ -74,9 +74,13 @@ impl From<flightdeck_client::Error> for AppError {
             K::Unauthenticated | K::SignInRequired => ErrorCode::SignInRequired,
             K::Forbidden => ErrorCode::Forbidden,
             K::NotFound => ErrorCode::NotFound,
-            K::Rejected | K::IdentifierConflict | K::Audience | K::SignIn | K::Config => {
-                ErrorCode::Invalid
-            }
+            K::Rejected
+            | K::IdentifierConflict
+            | K::Audience
+            | K::AudienceBadRecords
+            | K::Invalid
+            | K::SignIn
+            | K::Config => ErrorCode::Invalid,
             K::Server | K::Decode => ErrorCode::Service,
             // A token endpoint's 4xx (invalid_grant, invalid_client) refuses what the buyer
             // typed; only a 5xx is the service failing.
@@ -88,7 +92,7 @@ impl From<flightdeck_client::Error> for AppError {
             },
             K::Keyring => ErrorCode::Keyring,
         };
-        let field_errors = e
+        let mut field_errors: Vec<FieldError> = e
             .messages()
             .iter()
             .filter_map(|m| {
@@ -99,6 +103,14 @@ impl From<flightdeck_client::Error> for AppError {
                 })
             })
             .collect();
+        // A value the client would not send names its field itself.
+        if let flightdeck_client::Error::Invalid { field, message } = &e {
+            field_errors.push(FieldError::new(
+                field.as_str(),
+                flightdeck_model::validate::codes::INVALID,
+                message.as_str(),
+            ));
+        }
         AppError {
             code,
             message: e.to_string(),
@@ -114,6 +126,9 @@ impl From<flightdeck_offline::Error> for AppError {
             E::Client(c) => c.into(),
             E::NotFound(m) => AppError::new(ErrorCode::NotFound, m),
             E::Invalid(m) => AppError::new(ErrorCode::State, m),
+            // An edit the service would ignore or turn into a duplicate: the buyer sees
+            // why at the fields, like any other refused input.
+            E::Refused(errors) => errors.into(),
             other => AppError::storage(other.to_string()),
         }
     }

@@ -30,7 +30,7 @@ pub const DATA_DIR_ENV: &str = "FLIGHTDECK_DATA_DIR";
 #[macro_export]
 macro_rules! specta_builder {
     ($r:ty) => {{
-        use $crate::commands::{self, forms, pending, session, tables};
+        use $crate::commands::{self, audiences, forms, pending, session, tables};
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
                 session::app_snapshot,
@@ -56,7 +56,10 @@ macro_rules! specta_builder {
                 forms::save_creative,
                 forms::save_site_list,
                 forms::save_audience_segment,
-                forms::upload_audience_data,
+                forms::duplicate_as_new,
+                audiences::upload_audience_data,
+                audiences::read_identifiers,
+                audiences::audience_uploads,
                 forms::creative_matrix,
                 forms::timezones,
                 forms::flight_timeline,

@@ -505,14 +505,21 @@ fn embedded_addr(file: &ProfilesFile) -> Option<SocketAddr> {
     Some(SocketAddr::from(([127, 0, 0, 1], port)))
 }
 
+/// Enables the embedded sandbox's `/_sandbox/` test controls (its clock, faults) for
+/// requests that carry this token. Unset, as for every buyer, they do not exist.
+pub const SANDBOX_ADMIN_TOKEN_ENV: &str = "FLIGHTDECK_SANDBOX_ADMIN_TOKEN";
+
 /// Starts the sandbox on `preferred`, or on a free loopback port when that is taken.
 async fn start_sandbox(dir: &Path, preferred: Option<SocketAddr>) -> Result<Running> {
+    let admin_token = std::env::var(SANDBOX_ADMIN_TOKEN_ENV)
+        .ok()
+        .filter(|t| !t.is_empty());
     let open = || {
         Sandbox::open(&SandboxConfig {
             data: Some(dir.join("sandbox.db")),
             seed: Seed::Demo,
             clock_start: None,
-            admin_token: None,
+            admin_token: admin_token.clone(),
         })
     };
     if let Some(addr) = preferred

@@ -42,7 +42,8 @@ export const commands = {
 	listAudienceSegments: (offset: number, limit: number) => typedError<Page<Row<AudienceSegment>>, AppError>(__TAURI_INVOKE("list_audience_segments", { offset, limit })),
 	/**
 	 *  Broken rules of a form's content. `parent` is the entity the form hangs under
-	 *  (advertiser of a campaign or creative, campaign of an ad order), draft or not.
+	 *  (advertiser of a campaign, advertiser or campaign of a creative, campaign of an ad
+	 *  order, segment of an upload), draft or not.
 	 */
 	validate: (draft: Draft, parent: EntityRef | null, existing: boolean) => typedError<FieldError[], AppError>(__TAURI_INVOKE("validate", { draft, parent, existing })),
 	/**  Saves an advertiser: a new draft when `target` is `None`. */
@@ -50,29 +51,58 @@ export const commands = {
 	/**  Saves a campaign with its flights, under `advertiser` (downloaded or draft). */
 	saveCampaign: (target: EntityRef | null, advertiser: EntityRef, value: Campaign) => typedError<Saved, AppError>(__TAURI_INVOKE("save_campaign", { target, advertiser, value })),
 	/**
-	 *  Saves an ad order under `campaign` (downloaded or draft).
-	 * 
-	 *  The service ignores `lifetimeBudget`, `startDate` and `endDate` on an ad order
-	 *  update, so changing them on an existing order is refused here with a field error
-	 *  rather than posted and silently lost.
+	 *  Saves an ad order under `campaign` (downloaded or draft). Edits of fields the
+	 *  service ignores on update (dates, lifetime budget) are refused by the workspace with
+	 *  a field error saying why.
 	 */
 	saveAdOrder: (target: EntityRef | null, campaign: EntityRef, value: AdOrder) => typedError<Saved, AppError>(__TAURI_INVOKE("save_ad_order", { target, campaign, value })),
 	/**  Sets the flight caps of an ad order. */
 	saveFlightCaps: (adOrder: EntityRef, caps: FlightCap[]) => typedError<Saved, AppError>(__TAURI_INVOKE("save_flight_caps", { adOrder, caps })),
-	/**  Saves a creative under `advertiser` (downloaded or draft). */
-	saveCreative: (target: EntityRef | null, advertiser: EntityRef, value: Creative) => typedError<Saved, AppError>(__TAURI_INVOKE("save_creative", { target, advertiser, value })),
-	/**  A site-list call: `add` makes a new list; the others need `target`. */
+	/**
+	 *  Saves a creative under `parent`: an advertiser, or a campaign (downloaded or draft)
+	 *  when the advertiser is left to the service to resolve. Only drafts can be edited: the
+	 *  service has no update for creatives, so the workspace refuses edits of posted ones.
+	 */
+	saveCreative: (target: EntityRef | null, parent: EntityRef, value: Creative) => typedError<Saved, AppError>(__TAURI_INVOKE("save_creative", { target, parent, value })),
+	/**
+	 *  A site-list call: `add` makes a new list; the others need `target`. Every call
+	 *  carries the list's `name` (the service requires it and renames the list with it).
+	 */
 	saveSiteList: (target: EntityRef | null, op: SiteListEdit, value: SiteList) => typedError<Saved, AppError>(__TAURI_INVOKE("save_site_list", { target, op, value })),
-	/**  Saves a new first-party audience segment. */
-	saveAudienceSegment: (value: AudienceSegment) => typedError<Saved, AppError>(__TAURI_INVOKE("save_audience_segment", { value })),
-	/**  Queues identifiers to upload to a segment. */
-	uploadAudienceData: (segment: EntityRef, data: AudienceData) => typedError<Saved, AppError>(__TAURI_INVOKE("upload_audience_data", { segment, data })),
+	/**
+	 *  Saves a first-party audience segment: a new draft when `target` is `None`, else an
+	 *  edit of a draft. The service has no update for segments, so the workspace refuses
+	 *  edits of posted ones (they still take uploads).
+	 */
+	saveAudienceSegment: (target: EntityRef | null, value: AudienceSegment) => typedError<Saved, AppError>(__TAURI_INVOKE("save_audience_segment", { target, value })),
+	/**
+	 *  Copies a creative or segment into a new draft (the way to change a posted one: the
+	 *  service has no update for them). The copy keeps the parent and every field the buyer
+	 *  set; what the service assigns (id, status, counts) is left out by the workspace.
+	 */
+	duplicateAsNew: (target: EntityRef) => typedError<Duplicate, AppError>(__TAURI_INVOKE("duplicate_as_new", { target })),
+	/**
+	 *  Queues an upload of identifiers to a segment (downloaded or draft; a posted segment
+	 *  takes uploads though its own fields are read-only).
+	 */
+	uploadAudienceData: (segment: EntityRef, upload: UploadRequest) => typedError<Saved, AppError>(__TAURI_INVOKE("upload_audience_data", { segment, upload })),
+	/**
+	 *  Reads identifiers from a file's text: one per line, or one column of a CSV
+	 *  (`column` names it; without it the header decides). A file the buyer must pick a
+	 *  column of answers its columns and the problem rather than an error.
+	 */
+	readIdentifiers: (text: string, column: string | null) => typedError<IdentifierFile, AppError>(__TAURI_INVOKE("read_identifiers", { text, column })),
+	/**  The uploads of a segment, oldest first, with their counts. */
+	audienceUploads: (segment: EntityRef) => typedError<UploadView[], AppError>(__TAURI_INVOKE("audience_uploads", { segment })),
 	/**  The 14 cells of the creative matrix, from `flightdeck-model`. */
 	creativeMatrix: () => __TAURI_INVOKE<MatrixCell[]>("creative_matrix"),
 	/**  Advertiser timezones, with the zone each one's dates are shown in. */
 	timezones: () => __TAURI_INVOKE<TimezoneInfo[]>("timezones"),
-	/**  Lays out a campaign's flights for the timeline, with overlaps, gaps and errors. */
-	flightTimeline: (flights: CampaignFlight[]) => __TAURI_INVOKE<Timeline>("flight_timeline", { flights }),
+	/**
+	 *  Lays out a campaign's flights for the timeline, with overlaps, gaps and errors; dates
+	 *  in the errors read in `timezone`, the advertiser's (UTC when `None`).
+	 */
+	flightTimeline: (flights: CampaignFlight[], timezone: string | null) => __TAURI_INVOKE<Timeline>("flight_timeline", { flights, timezone }),
 	/**  Every change not applied yet, with its diff, errors, messages and conflicts. */
 	pendingChanges: () => typedError<ChangeView[], AppError>(__TAURI_INVOKE("pending_changes")),
 	/**  Re-validates every pending change ("Check changes") and returns them. */
@@ -119,7 +149,7 @@ export type AdOrder = {
 	/**  Required. */
 	campaignId?: number | null,
 	/**  Required. */
-	optimizationGoal?: OptimizationGoal | null,
+	optimizationGoal?: string | null,
 	/**  Required on creation; afterwards changed through the flight endpoint. */
 	startDate?: number | null,
 	/**  Required on creation; afterwards changed through the flight endpoint. */
@@ -135,8 +165,8 @@ export type AdOrder = {
 	/**  Null or absent: false on create, unchanged on update. */
 	audienceWeightsEnabled?: boolean | null,
 	/**  `PERFORMANCE` by default. */
-	goalMode?: GoalMode | null,
-	hourlyPacingMode?: PacingMode | null,
+	goalMode?: string | null,
+	hourlyPacingMode?: string | null,
 	/**  Percentage 0–100; required with `SPEND_EVENLY`, null with `ASAP`. */
 	hourlyFrontload?: number | null,
 	/**  Client id, input spelling. Exclusive with `externalAdOrderId`. */
@@ -197,7 +227,7 @@ export type Advertiser = {
 	/**  IAB category code. Required on insert. */
 	category?: string | null,
 	/**  The account timezone is used when omitted on insert; ignored on update. */
-	timezoneName?: TimezoneName | null,
+	timezoneName?: string | null,
 	/**  Client reference: at most 128 letters, digits and ASCII punctuation. */
 	externalAdvertiserId?: string | null,
 };
@@ -232,10 +262,21 @@ export type AppSnapshot = {
 	posting: boolean,
 };
 
-/**  `POST /v1/audiences/{serviceSegmentId}/data` body: identifiers of the segment's `dataType`. */
-export type AudienceData = {
-	/**  The identifiers to add. */
-	identifiers: string[],
+/**
+ *  Answer to a data upload, accepted or refused for bad records. Other failures answer
+ *  [`AudienceError`] instead.
+ */
+export type AudienceDataResult = {
+	/**  `Audience data payload processed.`, or `invalid payload: N bad record(s)`. */
+	message?: string,
+	/**  Records accepted for processing (0 when any record is bad). */
+	published?: number,
+	/**  Records the service accepted but could not queue. */
+	failed_publishes?: number,
+	/**  Records refused; any bad record refuses the whole payload. */
+	bad_records?: number,
+	/**  What was wrong with the bad records; empty when there were none. */
+	bad_records_details?: string,
 };
 
 /**  A first-party audience segment. */
@@ -244,7 +285,7 @@ export type AudienceSegment = {
 	name?: string | null,
 	description?: string | null,
 	/**  Kind of identifiers the segment holds. */
-	dataType?: DataType | null,
+	dataType?: string | null,
 	/**  Required on create. */
 	accountId?: number | null,
 	/**  Advertisers sharing the audience. Required on create. Accepts a single number too. */
@@ -253,11 +294,13 @@ export type AudienceSegment = {
 	externalAudienceId?: string | null,
 	/**  Assigned by the service. */
 	serviceSegmentId?: string | null,
-	status?: SegmentStatus | null,
+	status?: string | null,
 	/**  Lifetime in seconds, from [`TTL_MIN_SECS`] to [`TTL_MAX_SECS`]. */
 	ttl?: number | null,
 	/**  Identifiers matched so far. */
 	dataCount?: number | null,
+	/**  Status text that `GET /v1/audiences/{serviceSegmentId}` carries beside the segment. */
+	message?: string | null,
 };
 
 /**  `audio` object; `daast`'s structure is not published, so it is kept as sent. */
@@ -267,13 +310,6 @@ export type AudioAsset = {
 	mediaUrls?: string[] | null,
 	daast?: Value | null,
 };
-
-/**  Flight budget type. */
-export type BudgetType = 
-/**  The service spreads the budget itself. */
-"AUTO_BUDGET" | 
-/**  The daily budget is fixed by the buyer. */
-"FIXED_BUDGET";
 
 /**  A campaign, as sent to `campaign/save` and returned with its flights. */
 export type Campaign = {
@@ -294,7 +330,7 @@ export type Campaign = {
 	/**  Number of cap periods. */
 	frequencyCapDuration?: number | null,
 	/**  Cap period unit. */
-	frequencyCapTimePeriod?: TimePeriod | null,
+	frequencyCapTimePeriod?: string | null,
 	/**  Required, unless flights supply it. */
 	startDate?: number | null,
 	/**  Required, unless flights supply it. */
@@ -317,10 +353,10 @@ export type Campaign = {
 	flights?: CampaignFlight[] | null,
 	/**  The service's automated advertising feature. */
 	autoAdvertising?: boolean | null,
-	pacingMode?: PacingMode | null,
+	pacingMode?: string | null,
 	/**  Raises the hourly budget to spend more early in the day. */
 	intradayFrontloadPct?: number | null,
-	objective?: Objective | null,
+	objective?: string | null,
 	/**  Deprecated; generally `MOBILE_COMPUTER_CTV`. */
 	channelGroup?: string | null,
 	/**  Read-only: true when the campaign has campaign flights. */
@@ -332,8 +368,8 @@ export type CampaignFlight = {
 	/**  Null to create. */
 	id?: number | null,
 	/**  Null on create; derived from the dates by the service. */
-	status?: FlightStatus | null,
-	budgetType?: BudgetType | null,
+	status?: string | null,
+	budgetType?: string | null,
 	dailyBudget?: number | null,
 	dailyFrontload?: number | null,
 	/**  Flight budget in USD. */
@@ -419,9 +455,9 @@ export type Creative = {
 	/**  Required; at most 400 characters. */
 	name?: string | null,
 	/**  Required. */
-	creativeType?: CreativeType | null,
+	creativeType?: string | null,
 	/**  Required; allowed values depend on `creativeType`. */
-	creativeSubtype?: CreativeSubtype | null,
+	creativeSubtype?: string | null,
 	/**  Required; `mediaType` is its only required member. */
 	type?: TypeObject | null,
 	/**  One of `advertiserId` or `campaignId` is required. */
@@ -452,32 +488,8 @@ export type Creative = {
 	/**  `display.htmlAsset` can supply the HTML of tag creatives. */
 	display?: DisplayAsset | null,
 	/**  Normally omitted on create; set by review. */
-	status?: CreativeStatus | null,
+	status?: string | null,
 };
-
-/**  Review status of a creative. */
-export type CreativeStatus = "INCOMPLETE" | "PENDING" | "APPROVED" | "DISABLED" | "VIOLATION";
-
-/**  Creative subtype; which ones a type allows is in [`crate::validate::creative_matrix`]. */
-export type CreativeSubtype = "TAG" | "HOSTED" | "VASTURL" | "VASTXML" | "IMAGE" | "VIDEO";
-
-/**  Creative type. */
-export type CreativeType = "BANNER" | "NATIVE" | "AUDIO" | "VIDEO" | "DOOH";
-
-/**  Kind of identifiers in a segment. */
-export type DataType = 
-/**  SHA-256 of a normalised phone number. */
-"phonenumber_sha256" | 
-/**  SHA-256 of a normalised e-mail address. */
-"email_sha256" | 
-/**  SHA-256 of a normalised postal address. */
-"address_sha256" | 
-/**  Unhashed IPv4 address. */
-"ip" | 
-/**  The service's cookie ids. */
-"cookie" | 
-/**  Mobile advertising ids. */
-"mobile_id";
 
 /**
  *  The demo sign-ins, shown on the sign-in screen of the embedded sandbox so a new
@@ -538,15 +550,27 @@ value: Creative } |
 /**  Which call. */
 op: SiteListEdit; 
 /**  The body. */
-value: SiteList } | 
+value: SiteList; 
+/**
+ *  The list an append, overwrite or remove changes: its stored type decides
+ *  whether sites or rules belong in the body.
+ */
+list?: EntityRef | null } | 
 /**  A new audience segment. */
 { kind: "audience_segment"; 
 /**  The form's value. */
 value: AudienceSegment } | 
-/**  Identifiers to upload to a segment. */
+/**  Identifiers to upload to a segment (`parent`). */
 { kind: "audience_data"; 
 /**  The upload. */
-value: AudienceData };
+value: UploadRequest };
+
+/**  A new draft copied from an entity, as the table row the form opens with. */
+export type Duplicate = 
+/**  A creative draft. */
+{ kind: "creative"; row: Row<Creative> } | 
+/**  An audience segment draft. */
+{ kind: "audience_segment"; row: Row<AudienceSegment> };
 
 /**  One entity of the workspace. */
 export type EntityRef = {
@@ -623,15 +647,6 @@ export type FlightCap = {
 	dailyImpressions?: number | null,
 };
 
-/**  Flight status, derived from the flight's dates and the current time. */
-export type FlightStatus = 
-/**  Running now. */
-"ACTIVE" | 
-/**  Starts in the future. */
-"PENDING" | 
-/**  Ended. */
-"COMPLETED";
-
 /**  Ad-order frequency cap; every member is required when the object is present. */
 export type FrequencyCap = {
 	/**  Impressions per user per period. */
@@ -639,15 +654,26 @@ export type FrequencyCap = {
 	/**  Number of periods. */
 	duration?: number | null,
 	/**  Period unit. */
-	timePeriod?: TimePeriod | null,
+	timePeriod?: string | null,
 };
 
-/**  Whether the order optimises for performance or for spend. */
-export type GoalMode = 
-/**  The default. */
-"PERFORMANCE" | 
-/**  Spend the budget. */
-"SPEND";
+/**  Identifiers read from a file. */
+export type IdentifierFile = {
+	/**  The identifiers, in file order, without blanks and exact duplicates. */
+	values: string[],
+	/**
+	 *  The header's columns when the file is a CSV with several, for the buyer to pick
+	 *  one; empty for a plain list.
+	 */
+	columns: string[],
+	/**  The column asked for; `None` when the file's own header decided. */
+	column: string | null,
+	/**
+	 *  Why no identifiers could be read (no column looks like identifiers, a malformed
+	 *  line); `columns` still lists the header so the buyer can pick one.
+	 */
+	problem: string | null,
+};
 
 /**
  *  Include and exclude lists of ids. A list that is absent is left absent on the way
@@ -714,19 +740,16 @@ export type Marker =
 /**  One cell of the creative type/subtype matrix: the form shows only its fields. */
 export type MatrixCell = {
 	/**  `creativeType`. */
-	creativeType: CreativeType,
+	creativeType: string,
 	/**  `creativeSubtype`. */
-	creativeSubtype: CreativeSubtype,
+	creativeSubtype: string,
 	/**  Wire paths of the cell's required fields. */
 	required: string[],
 	/**  Wire paths of its optional type-specific fields. */
 	optional: string[],
 	/**  The `type.mediaType` values that fit it. */
-	mediaTypes: MediaType[],
+	mediaTypes: string[],
 };
-
-/**  `type.mediaType`. */
-export type MediaType = "BANNER" | "VAST" | "NATIVE" | "MRAID" | "VPAID" | "VAST_WITH_VPAID" | "AUDIO";
 
 /**  `native` object. */
 export type NativeAsset = {
@@ -739,9 +762,6 @@ export type NativeAsset = {
 	vastXml?: string | null,
 	mediaUrls?: string[] | null,
 };
-
-/**  Campaign objective. */
-export type Objective = "AWARENESS" | "ENGAGEMENT" | "CONVERSION";
 
 /**  What posting a change does. */
 export type Op = 
@@ -757,24 +777,6 @@ export type Op =
 "site_list_remove_sites" | 
 /**  `POST /v1/audiences/{id}/data`. */
 "audience_data";
-
-/**  What the ad order optimises for. */
-export type OptimizationGoal = 
-/**  Cost per mille. */
-"CPM" | 
-/**  Cost per click. */
-"CPC" | 
-/**  Cost per action. */
-"CPA" | 
-/**  Video completion rate; `VCR` is accepted on input in any case. */
-"VIDEO_COMPLETION_RATE";
-
-/**  Pacing, shared by campaign `pacingMode` and ad-order `hourlyPacingMode`. */
-export type PacingMode = 
-/**  Spend as fast as possible. */
-"ASAP" | 
-/**  Spread spend over the period. */
-"SPEND_EVENLY";
 
 /**  One page of a long listing. */
 export type Page<T> = {
@@ -842,6 +844,11 @@ export type Row<T> = {
 	pending: boolean,
 	/**  How the row is named in lists, the palette and pending changes. */
 	label: string,
+	/**
+	 *  Why the entity cannot be edited (a posted creative or segment: the service has no
+	 *  update for them), or `None` when it can. The form shows it and offers a copy.
+	 */
+	readOnly: string | null,
 };
 
 /**  Whether the embedded sandbox is serving. */
@@ -858,15 +865,6 @@ export type Saved = {
 	/**  Broken rules; the edit is saved anyway and held back from posting. */
 	errors: FieldError[],
 };
-
-/**  Segment status. */
-export type SegmentStatus = 
-/**  Below the activation threshold. */
-"INACTIVE" | 
-/**  Usable for targeting. */
-"ACTIVE" | 
-/**  Expired by its ttl; takes no more data. */
-"ARCHIVED";
 
 /**  The shell changed (sign-in through a deep link, expiry, connectivity). */
 export type SessionChanged = AppSnapshot;
@@ -897,7 +895,7 @@ export type SiteList = {
 	/**  5 for id based, 1 for rule based. */
 	typeId?: number | null,
 	/**  `precise` or `broad`; required when creating a rule-based list. */
-	strategy?: SiteListStrategy | null,
+	strategy?: string | null,
 	/**  Input for id-based lists; returned as null. */
 	siteIds?: number[] | null,
 	/**  Input for rule-based lists; returned as null. */
@@ -917,27 +915,13 @@ export type SiteListEdit =
 /**  Remove sites by id (`removeSites`). */
 "remove";
 
-/**  Matching strategy of a rule-based list. */
-export type SiteListStrategy = 
-/**  Exact match. */
-"precise" | 
-/**  Broad match. */
-"broad";
-
 /**  One rule of a rule-based list. */
 export type SiteRule = {
 	/**  Domain or app bundle. Required. */
 	name?: string | null,
 	/**  Required. */
-	type?: SiteRuleType | null,
+	type?: string | null,
 };
-
-/**  Whether a rule names a web domain or an app. */
-export type SiteRuleType = 
-/**  A web domain. */
-"web" | 
-/**  An app. */
-"app";
 
 /**  Width and height in pixels, 1 to 10239 each. */
 export type Size = {
@@ -974,15 +958,6 @@ export type SyncProgress = {
 	/**  Its status. */
 	status: ChangeStatus,
 };
-
-/**  Frequency-cap period, shared by campaigns and ad orders. */
-export type TimePeriod = 
-/**  Per minute. */
-"MINUTE" | 
-/**  Per hour. */
-"HOUR" | 
-/**  Per day. */
-"DAY";
 
 /**  What the flights editor draws. */
 export type Timeline = {
@@ -1029,42 +1004,47 @@ export type TimelineOverlap = {
 /**  An advertiser timezone with the IANA zone dates are shown in. */
 export type TimezoneInfo = {
 	/**  The wire value. */
-	name: TimezoneName,
+	name: string,
 	/**  The IANA zone (for `Intl`). */
 	iana: string,
 	/**  What the buyer reads. */
 	label: string,
 };
 
-/**  Advertiser timezones. */
-export type TimezoneName = 
-/**  Alaska. */
-"AKT" | 
-/**  Central. */
-"CT" | 
-/**  Eastern. */
-"ET" | 
-/**  Greenwich. */
-"GMT" | 
-/**  Hawaii. */
-"HST" | 
-/**  Mountain. */
-"MT" | 
-/**  Newfoundland. */
-"N" | 
-/**  Pacific. */
-"PT";
-
 /**  The creative's `type` object. */
 export type TypeObject = {
 	/**  Required. */
-	mediaType?: MediaType | null,
+	mediaType?: string | null,
 	/**  Creative type id. */
 	id?: number | null,
 	/**  Vendor id; often needed for VIDEO with VASTURL or VASTXML. */
 	vendorId?: number | null,
 	/**  Null for non-video. */
-	videoType?: VideoType | null,
+	videoType?: string | null,
+};
+
+/**  One upload as the segment form makes it. */
+export type UploadRequest = {
+	/**  ISO 3166-1 alpha-2 country of the identifiers, such as `US`. */
+	countryCode: string,
+	/**  The identifiers, as read from the file. */
+	values: string[],
+};
+
+/**  One upload of a segment and where it stands. */
+export type UploadView = {
+	/**  Outbox order. */
+	seq: number,
+	/**  Waiting, sent, applied, failed... */
+	status: ChangeStatus,
+	/**  Identifiers in the upload. */
+	values: number,
+	/**  Their country. */
+	countryCode: string,
+	/**  The service's answer (published, failed and bad-record counts) once it came. */
+	result: AudienceDataResult | null,
+	/**  Why it failed or waits, when it did. */
+	message: string | null,
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
@@ -1075,9 +1055,6 @@ export type VideoAsset = {
 	vastXml?: string | null,
 	mediaUrls?: string[] | null,
 };
-
-/**  `type.videoType`. */
-export type VideoType = "FLV" | "MP4" | "WMV" | "WEBM" | "JS";
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -4,16 +4,16 @@
 
 use flightdeck_model::validate::{self, SiteListOp};
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, CampaignFlight, Creative,
-    CreativeSubtype, CreativeType, FieldError, FlightCap, Id, MediaType, Millis, SiteList,
-    TimezoneName,
+    AdOrder, Advertiser, AudienceSegment, Campaign, CampaignFlight, Creative, CreativeSubtype,
+    CreativeType, FieldError, FlightCap, Id, MediaType, Millis, SiteList, TimezoneName,
 };
-use flightdeck_offline::change::{EntityRef, Kind};
+use flightdeck_offline::change::{EntityRef, Key, Kind};
 use flightdeck_offline::workspace::{PENDING_PARENT_ID, Workspace};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::State;
 
+use super::tables::{Row, named, row_of};
 use crate::error::{AppError, Result};
 use crate::state::AppState;
 
@@ -82,16 +82,20 @@ pub enum Draft {
         op: SiteListEdit,
         /// The body.
         value: SiteList,
+        /// The list an append, overwrite or remove changes: its stored type decides
+        /// whether sites or rules belong in the body.
+        #[serde(default)]
+        list: Option<EntityRef>,
     },
     /// A new audience segment.
     AudienceSegment {
         /// The form's value.
         value: AudienceSegment,
     },
-    /// Identifiers to upload to a segment.
+    /// Identifiers to upload to a segment (`parent`).
     AudienceData {
         /// The upload.
-        value: AudienceData,
+        value: super::audiences::UploadRequest,
     },
 }
 
@@ -105,18 +109,56 @@ pub struct Saved {
     pub errors: Vec<FieldError>,
 }
 
-fn parent_id(ws: &Workspace, parent: Option<&EntityRef>) -> Result<Option<Id>> {
+/// The service id of `parent`, or the workspace's stand-in while it is a draft, so a
+/// reference to a draft counts as filled (as the workspace checks it).
+fn remote_id(ws: &Workspace, parent: Option<&EntityRef>) -> Result<Option<Id>> {
     let Some(parent) = parent else {
         return Ok(None);
     };
     Ok(Some(match ws.resolve_remote(parent)? {
-        Some(flightdeck_offline::change::Key::Id(id)) => id,
+        Some(Key::Id(id)) => id,
         _ => PENDING_PARENT_ID,
     }))
 }
 
+/// The timezone of the advertiser a form hangs under, so dates in messages read as the
+/// form shows them.
+fn timezone(ws: &Workspace, parent: Option<&EntityRef>) -> Result<Option<TimezoneName>> {
+    match parent {
+        Some(p) => Ok(ws.timezone_of(p)?),
+        None => Ok(None),
+    }
+}
+
+/// What the service last returned of an existing entity: the base the workspace builds
+/// the body it sends from (`request_body`), so the form is checked as that body is.
+fn server_version<T: serde::de::DeserializeOwned>(
+    ws: &Workspace,
+    kind: Kind,
+    id: Option<Id>,
+) -> Result<Option<T>> {
+    let Some(id) = id else {
+        return Ok(None);
+    };
+    let Some(json) = ws.server_version(&EntityRef::new(kind, Key::Id(id)))? else {
+        return Ok(None);
+    };
+    Ok(serde_json::from_value(json).ok())
+}
+
+/// The `typeId` a site list has in the workspace.
+fn stored_site_list_type(ws: &Workspace, list: Option<&EntityRef>) -> Result<Option<i64>> {
+    let Some(list) = list else {
+        return Ok(None);
+    };
+    Ok(ws
+        .get(list)?
+        .and_then(|e| e.working.get("typeId").and_then(|v| v.as_i64())))
+}
+
 /// Broken rules of a form's content. `parent` is the entity the form hangs under
-/// (advertiser of a campaign or creative, campaign of an ad order), draft or not.
+/// (advertiser of a campaign, advertiser or campaign of a creative, campaign of an ad
+/// order, segment of an upload), draft or not.
 #[tauri::command]
 #[specta::specta]
 pub fn validate(
@@ -126,10 +168,8 @@ pub fn validate(
     existing: bool,
 ) -> Result<Vec<FieldError>> {
     let active = state.active()?;
-    let parent_id = {
-        let ws = active.workspace()?;
-        parent_id(&ws, parent.as_ref())?
-    };
+    let ws = active.workspace()?;
+    let parent_id = remote_id(&ws, parent.as_ref())?;
     let op = if existing {
         validate::Op::Update
     } else {
@@ -141,13 +181,17 @@ pub fn validate(
             if let Some(id) = parent_id {
                 value.advertiser_id.get_or_insert(id);
             }
-            validate::campaign(&value, op)
+            let tz = timezone(&ws, parent.as_ref())?;
+            let base: Option<Campaign> = server_version(&ws, Kind::Campaign, value.id)?;
+            validate::campaign(&value.request_body(base.as_ref()), op, tz.as_ref())
         }
         Draft::AdOrder { mut value } => {
             if let Some(id) = parent_id {
                 value.campaign_id.get_or_insert(id);
             }
-            validate::ad_order(&value, op)
+            let tz = timezone(&ws, parent.as_ref())?;
+            let base: Option<AdOrder> = server_version(&ws, Kind::AdOrder, value.id)?;
+            validate::ad_order(&value.request_body(base.as_ref()), op, tz.as_ref())
         }
         Draft::FlightCaps {
             mut value,
@@ -161,20 +205,42 @@ pub fn validate(
             validate::flight_caps(&value, &campaign_flight_ids)
         }
         Draft::Creative { mut value } => {
-            if let Some(id) = parent_id {
-                value.advertiser_id.get_or_insert(id);
+            if let (Some(id), Some(p)) = (parent_id, parent.as_ref()) {
+                if p.kind == Kind::Campaign {
+                    value.campaign_id.get_or_insert(id);
+                } else {
+                    value.advertiser_id.get_or_insert(id);
+                }
             }
             validate::creative(&value)
         }
-        Draft::SiteList { op, value } => validate::site_list(&value, op.into(), None),
+        Draft::SiteList {
+            op,
+            mut value,
+            list,
+        } => {
+            if op != SiteListEdit::Add
+                && let Some(id) = remote_id(&ws, list.as_ref())?
+            {
+                // A list not posted yet gets its id when it lands, as the workspace
+                // checks it.
+                value.id.get_or_insert(id);
+            }
+            let stored = stored_site_list_type(&ws, list.as_ref())?;
+            validate::site_list(&value, op.into(), stored)
+        }
         Draft::AudienceSegment { value } => validate::audience_segment(&value),
-        Draft::AudienceData { value } => validate::audience_data(&value),
+        Draft::AudienceData { value } => {
+            let segment = parent
+                .ok_or_else(|| AppError::state("choose the segment the identifiers go to"))?;
+            return super::audiences::check_upload(&ws, &segment, value);
+        }
     };
     Ok(result.err().map(|e| e.0).unwrap_or_default())
 }
 
 /// The rules the entity's latest pending change breaks, as stored by the workspace.
-fn saved(ws: &Workspace, target: EntityRef) -> Result<Saved> {
+pub(crate) fn saved(ws: &Workspace, target: EntityRef) -> Result<Saved> {
     let errors = ws
         .pending()?
         .into_iter()
@@ -185,7 +251,7 @@ fn saved(ws: &Workspace, target: EntityRef) -> Result<Saved> {
     Ok(Saved { target, errors })
 }
 
-fn with_workspace<T>(
+pub(crate) fn with_workspace<T>(
     state: &AppState,
     f: impl FnOnce(&mut Workspace) -> flightdeck_offline::Result<T>,
 ) -> Result<T> {
@@ -209,7 +275,7 @@ pub fn save_advertiser(
     with_saved(&state, t)
 }
 
-fn with_saved(state: &AppState, target: EntityRef) -> Result<Saved> {
+pub(crate) fn with_saved(state: &AppState, target: EntityRef) -> Result<Saved> {
     let active = state.active()?;
     let ws = active.workspace()?;
     saved(&ws, target)
@@ -231,11 +297,9 @@ pub fn save_campaign(
     with_saved(&state, t)
 }
 
-/// Saves an ad order under `campaign` (downloaded or draft).
-///
-/// The service ignores `lifetimeBudget`, `startDate` and `endDate` on an ad order
-/// update, so changing them on an existing order is refused here with a field error
-/// rather than posted and silently lost.
+/// Saves an ad order under `campaign` (downloaded or draft). Edits of fields the
+/// service ignores on update (dates, lifetime budget) are refused by the workspace with
+/// a field error saying why.
 #[tauri::command]
 #[specta::specta]
 pub fn save_ad_order(
@@ -244,53 +308,11 @@ pub fn save_ad_order(
     campaign: EntityRef,
     value: AdOrder,
 ) -> Result<Saved> {
-    if let Some(t) = &target {
-        refuse_ignored_ad_order_fields(&state, t, &value)?;
-    }
     let t = with_workspace(&state, |ws| match target {
         Some(t) => ws.update_ad_order(&t, value).map(|_| t),
         None => ws.create_ad_order(&campaign, value),
     })?;
     with_saved(&state, t)
-}
-
-fn refuse_ignored_ad_order_fields(
-    state: &AppState,
-    target: &EntityRef,
-    value: &AdOrder,
-) -> Result<()> {
-    if target.key.is_local() {
-        return Ok(());
-    }
-    let active = state.active()?;
-    let ws = active.workspace()?;
-    let Some(current) = ws.get(target)? else {
-        return Ok(());
-    };
-    let current: AdOrder = serde_json::from_value(current.working)?;
-    let mut errors = Vec::new();
-    if current.lifetime_budget != value.lifetime_budget {
-        errors.push(ignored("lifetimeBudget"));
-    }
-    if current.start_date != value.start_date {
-        errors.push(ignored("startDate"));
-    }
-    if current.end_date != value.end_date {
-        errors.push(ignored("endDate"));
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(flightdeck_model::ValidationErrors(errors).into())
-    }
-}
-
-fn ignored(field: &str) -> FieldError {
-    FieldError::new(
-        field,
-        validate::codes::NOT_APPLICABLE,
-        "cannot be changed on an existing ad order; change the campaign's flights instead",
-    )
 }
 
 /// Sets the flight caps of an ad order.
@@ -305,23 +327,26 @@ pub fn save_flight_caps(
     with_saved(&state, EntityRef::new(Kind::FlightCaps, ad_order.key))
 }
 
-/// Saves a creative under `advertiser` (downloaded or draft).
+/// Saves a creative under `parent`: an advertiser, or a campaign (downloaded or draft)
+/// when the advertiser is left to the service to resolve. Only drafts can be edited: the
+/// service has no update for creatives, so the workspace refuses edits of posted ones.
 #[tauri::command]
 #[specta::specta]
 pub fn save_creative(
     state: State<'_, AppState>,
     target: Option<EntityRef>,
-    advertiser: EntityRef,
+    parent: EntityRef,
     value: Creative,
 ) -> Result<Saved> {
     let t = with_workspace(&state, |ws| match target {
         Some(t) => ws.update_creative(&t, value).map(|_| t),
-        None => ws.create_creative(&advertiser, value),
+        None => ws.create_creative(&parent, value),
     })?;
     with_saved(&state, t)
 }
 
-/// A site-list call: `add` makes a new list; the others need `target`.
+/// A site-list call: `add` makes a new list; the others need `target`. Every call
+/// carries the list's `name` (the service requires it and renames the list with it).
 #[tauri::command]
 #[specta::specta]
 pub fn save_site_list(
@@ -334,9 +359,7 @@ pub fn save_site_list(
         (SiteListEdit::Add, _) => ws.create_site_list(value),
         (SiteListEdit::Append, Some(t)) => ws.append_sites(&t, value).map(|_| t),
         (SiteListEdit::Overwrite, Some(t)) => ws.overwrite_sites(&t, value).map(|_| t),
-        (SiteListEdit::Remove, Some(t)) => ws
-            .remove_sites(&t, value.site_ids.unwrap_or_default())
-            .map(|_| t),
+        (SiteListEdit::Remove, Some(t)) => ws.remove_sites(&t, value).map(|_| t),
         (_, None) => Err(flightdeck_offline::Error::Invalid(
             "choose the site list to change".into(),
         )),
@@ -344,24 +367,60 @@ pub fn save_site_list(
     with_saved(&state, t)
 }
 
-/// Saves a new first-party audience segment.
+/// Saves a first-party audience segment: a new draft when `target` is `None`, else an
+/// edit of a draft. The service has no update for segments, so the workspace refuses
+/// edits of posted ones (they still take uploads).
 #[tauri::command]
 #[specta::specta]
-pub fn save_audience_segment(state: State<'_, AppState>, value: AudienceSegment) -> Result<Saved> {
-    let t = with_workspace(&state, |ws| ws.create_audience_segment(value))?;
+pub fn save_audience_segment(
+    state: State<'_, AppState>,
+    target: Option<EntityRef>,
+    value: AudienceSegment,
+) -> Result<Saved> {
+    let t = with_workspace(&state, |ws| match target {
+        Some(t) => ws.update_audience_segment(&t, value).map(|_| t),
+        None => ws.create_audience_segment(value),
+    })?;
     with_saved(&state, t)
 }
 
-/// Queues identifiers to upload to a segment.
+/// A new draft copied from an entity, as the table row the form opens with.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(tag = "kind", content = "row", rename_all = "snake_case")]
+pub enum Duplicate {
+    /// A creative draft.
+    Creative(Box<Row<Creative>>),
+    /// An audience segment draft.
+    AudienceSegment(Box<Row<AudienceSegment>>),
+}
+
+/// Copies a creative or segment into a new draft (the way to change a posted one: the
+/// service has no update for them). The copy keeps the parent and every field the buyer
+/// set; what the service assigns (id, status, counts) is left out by the workspace.
 #[tauri::command]
 #[specta::specta]
-pub fn upload_audience_data(
-    state: State<'_, AppState>,
-    segment: EntityRef,
-    data: AudienceData,
-) -> Result<Saved> {
-    with_workspace(&state, |ws| ws.upload_audience_data(&segment, data))?;
-    with_saved(&state, segment)
+pub fn duplicate_as_new(state: State<'_, AppState>, target: EntityRef) -> Result<Duplicate> {
+    let active = state.active()?;
+    let mut ws = active.workspace()?;
+    let copy = ws.duplicate_as_new(&target)?;
+    let missing = || AppError::storage("the copy was saved but cannot be read back");
+    Ok(match copy.kind {
+        Kind::Creative => Duplicate::Creative(Box::new(
+            row_of(&ws, &copy, |c: &Creative, e| named(c.name.as_deref(), e))?
+                .ok_or_else(missing)?,
+        )),
+        Kind::AudienceSegment => Duplicate::AudienceSegment(Box::new(
+            row_of(&ws, &copy, |s: &AudienceSegment, e| {
+                named(s.name.as_deref(), e)
+            })?
+            .ok_or_else(missing)?,
+        )),
+        other => {
+            return Err(AppError::state(format!(
+                "only creatives and audience segments are duplicated, not {other:?}"
+            )));
+        }
+    })
 }
 
 /// One cell of the creative type/subtype matrix: the form shows only its fields.
@@ -387,8 +446,8 @@ pub fn creative_matrix() -> Vec<MatrixCell> {
     validate::creative_matrix()
         .iter()
         .map(|c| MatrixCell {
-            creative_type: c.creative_type,
-            creative_subtype: c.creative_subtype,
+            creative_type: c.creative_type.clone(),
+            creative_subtype: c.creative_subtype.clone(),
             required: c.required.iter().map(|s| (*s).to_owned()).collect(),
             optional: c.optional.iter().map(|s| (*s).to_owned()).collect(),
             media_types: c.media_types.to_vec(),
@@ -412,24 +471,14 @@ pub struct TimezoneInfo {
 #[tauri::command]
 #[specta::specta]
 pub fn timezones() -> Vec<TimezoneInfo> {
-    TimezoneName::ALL
+    TimezoneName::KNOWN
         .iter()
-        .map(|&name| {
-            let (iana, label) = match name {
-                TimezoneName::AKT => ("America/Anchorage", "Alaska"),
-                TimezoneName::CT => ("America/Chicago", "Central"),
-                TimezoneName::ET => ("America/New_York", "Eastern"),
-                TimezoneName::GMT => ("Etc/GMT", "Greenwich"),
-                TimezoneName::HST => ("Pacific/Honolulu", "Hawaii"),
-                TimezoneName::MT => ("America/Denver", "Mountain"),
-                TimezoneName::N => ("America/St_Johns", "Newfoundland"),
-                TimezoneName::PT => ("America/Los_Angeles", "Pacific"),
-            };
-            TimezoneInfo {
-                name,
-                iana: iana.to_owned(),
-                label: label.to_owned(),
-            }
+        .filter_map(|name| {
+            Some(TimezoneInfo {
+                iana: name.iana()?.to_owned(),
+                label: name.label().to_owned(),
+                name: name.clone(),
+            })
         })
         .collect()
 }
@@ -487,12 +536,13 @@ fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
-/// Lays out a campaign's flights for the timeline, with overlaps, gaps and errors.
+/// Lays out a campaign's flights for the timeline, with overlaps, gaps and errors; dates
+/// in the errors read in `timezone`, the advertiser's (UTC when `None`).
 #[tauri::command]
 #[specta::specta]
-pub fn flight_timeline(flights: Vec<CampaignFlight>) -> Timeline {
+pub fn flight_timeline(flights: Vec<CampaignFlight>, timezone: Option<TimezoneName>) -> Timeline {
     let layout = validate::flight_layout(&flights);
-    let errors = validate::flights(&flights, &[], None)
+    let errors = validate::flights(&flights, &[], None, timezone.as_ref())
         .err()
         .map(|e| e.0)
         .unwrap_or_default();

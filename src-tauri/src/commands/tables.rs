@@ -7,7 +7,7 @@ use flightdeck_model::{
     AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FlightCap, SiteList,
 };
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::{Marker, PullScope, Workspace};
+use flightdeck_offline::workspace::{Marker, PullScope, Workspace, read_only_reason};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -34,6 +34,9 @@ pub struct Row<T> {
     pub pending: bool,
     /// How the row is named in lists, the palette and pending changes.
     pub label: String,
+    /// Why the entity cannot be edited (a posted creative or segment: the service has no
+    /// update for them), or `None` when it can. The form shows it and offers a copy.
+    pub read_only: Option<String>,
 }
 
 /// One page of a long listing.
@@ -132,12 +135,35 @@ pub fn rows_of<T: DeserializeOwned>(
         .map(|e| Row {
             label: label(&e.value, &e.target),
             marker: markers.get(&e.target).copied(),
+            read_only: read_only_reason(&e.target).map(str::to_owned),
             target: e.target,
             parent: e.parent,
             value: e.value,
             pending: e.pending,
         })
         .collect())
+}
+
+/// One entity's row, or `None` when the workspace does not hold it.
+pub fn row_of<T: DeserializeOwned>(
+    ws: &Workspace,
+    target: &EntityRef,
+    label: impl Fn(&T, &EntityRef) -> String,
+) -> Result<Option<Row<T>>> {
+    let Some(e) = ws.get(target)? else {
+        return Ok(None);
+    };
+    let value: T = serde_json::from_value(e.working)?;
+    let marker = ws.markers(target.kind)?.get(target).copied();
+    Ok(Some(Row {
+        label: label(&value, &e.target),
+        marker,
+        read_only: read_only_reason(&e.target).map(str::to_owned),
+        target: e.target,
+        parent: e.parent,
+        value,
+        pending: e.pending,
+    }))
 }
 
 fn kind_name(kind: Kind) -> &'static str {

@@ -18,6 +18,7 @@ const campaignRow: CampaignRow = {
   label: "Spring sale",
   marker: "changed",
   pending: true,
+  readOnly: null,
   value: {
     id: 10,
     name: "Spring sale",
@@ -41,7 +42,7 @@ describe("field errors", () => {
     vi.useFakeTimers();
     vi.clearAllMocks();
     commands.listAdvertisers.mockReturnValue(
-      ok([{ target: advertiser, parent: null, label: "Acme", marker: null, pending: false, value: { id: 1, name: "Acme", timezoneName: "ET" } }]),
+      ok([{ target: advertiser, parent: null, label: "Acme", marker: null, pending: false, readOnly: null, value: { id: 1, name: "Acme", timezoneName: "ET" } }]),
     );
   });
 

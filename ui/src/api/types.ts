@@ -36,8 +36,12 @@ export type FlightCap = Arg<Cmds["saveFlightCaps"], 1>[number];
 export type Creative = Arg<Cmds["saveCreative"], 2>;
 export type SiteList = Arg<Cmds["saveSiteList"], 2>;
 export type SiteListOp = Arg<Cmds["saveSiteList"], 1>;
-export type AudienceSegment = Arg<Cmds["saveAudienceSegment"], 0>;
-export type AudienceData = Arg<Cmds["uploadAudienceData"], 1>;
+export type AudienceSegment = Arg<Cmds["saveAudienceSegment"], 1>;
+export type UploadRequest = Arg<Cmds["uploadAudienceData"], 1>;
+export type IdentifierFile = Ok<Cmds["readIdentifiers"]>;
+export type UploadView = Ok<Cmds["audienceUploads"]>[number];
+export type AudienceDataResult = NonNullable<UploadView["result"]>;
+export type Duplicate = Ok<Cmds["duplicateAsNew"]>;
 export type TimezoneName = NonNullable<Advertiser["timezoneName"]>;
 
 export type RowOf<F extends AnyCmd> = Ok<F> extends (infer R)[] ? R : never;
@@ -52,7 +56,7 @@ export type SegmentRow = SegmentPage["rows"][number];
 export type Marker = NonNullable<AdvertiserRow["marker"]>;
 
 /** The common shape of every table row. */
-export type AnyRow = { target: EntityRef; parent: EntityRef | null; marker: Marker | null; pending: boolean; label: string };
+export type AnyRow = { target: EntityRef; parent: EntityRef | null; marker: Marker | null; pending: boolean; label: string; readOnly: string | null };
 
 export type Draft = Arg<Cmds["validate"], 0>;
 export type Saved = Ok<Cmds["saveAdvertiser"]>;

@@ -349,7 +349,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
           const col = columnById.get(cell.column.id);
           const content = col?.render ? col.render(r) : displayValue(cell.getValue<CellValue>());
           return (
-            <td key={cell.id} className={col?.align === "right" ? "num" : undefined}>
+            <td key={cell.id} data-col={cell.column.id} className={col?.align === "right" ? "num" : undefined}>
               {content}
             </td>
           );

@@ -139,7 +139,7 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Enti
           ))}
         </div>
         <div className="wide">
-          <FlightTimeline flights={flights} zone={zone.iana} />
+          <FlightTimeline flights={flights} zone={zone.iana} timezone={zone.name} />
         </div>
       </Section>
     </FormFrame>

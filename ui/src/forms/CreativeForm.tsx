@@ -3,8 +3,8 @@ import { commands } from "../bindings";
 import type { Creative, CreativeRow, EntityRef, MatrixCell } from "../api/types";
 import { useApp } from "../state/app";
 import { getPath, parsePath, setPath } from "../util/path";
-import { isRemote, sameRef } from "../util/refs";
-import { ParentPicker, missingParent, useSaveFlow } from "./common";
+import { isRemote, remoteId, sameRef } from "../util/refs";
+import { DuplicateButton, ParentPicker, missingParent, useSaveFlow } from "./common";
 import { CREATIVE_STATUSES, VIDEO_TYPES } from "./enums";
 import {
   ErrorSlot,
@@ -93,21 +93,41 @@ function switchCell(v: Creative, from: MatrixCell | undefined, to: MatrixCell | 
   return next;
 }
 
+/** Where a creative hangs: an advertiser, a campaign (posted or draft), or both. */
+type Parents = { advertiser: EntityRef | null; campaign: EntityRef | null };
+
 export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: EntityRef | null }) {
   const app = useApp();
   const matrix = app.matrix;
-  const [advertiser, setAdvertiser] = useState<EntityRef | null>(row?.parent ?? parent ?? null);
+  const [parents, setParents] = useState<Parents>(() => {
+    const p = row ? row.parent : (parent ?? null);
+    if (p?.kind === "campaign") return { campaign: p, advertiser: app.advertiserOfCampaign(p) };
+    const id = row?.value.campaignId;
+    const campaign = typeof id === "number" ? (app.campaigns.find((c) => c.value.id === id)?.target ?? null) : null;
+    return { advertiser: p, campaign };
+  });
+  // The campaign carries the creative when one is chosen (the service resolves the
+  // advertiser from it, even a draft campaign's once it lands); else the advertiser.
+  const owner = parents.campaign ?? parents.advertiser;
   const initial: Creative = row ? row.value : {};
-  const form = useFormState<Creative>(initial, (value): Validation => ({ draft: { kind: "creative", value }, parent: advertiser, existing: isRemote(flow.target) }), row !== undefined);
+  const form = useFormState<Creative>(initial, (value): Validation => ({ draft: { kind: "creative", value: withParents(value) }, parent: owner, existing: isRemote(flow.target) }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
+  const readOnly = row?.readOnly ?? null;
   const v = form.value;
+
+  /** The value as saved: ids of posted parents that are not the linked owner. */
+  function withParents(value: Creative): Creative {
+    if (existing) return value;
+    if (parents.campaign) return { ...value, advertiserId: remoteId(parents.advertiser), campaignId: remoteId(parents.campaign) };
+    return { ...value, campaignId: null };
+  }
 
   const types = useMemo(() => [...new Set(matrix.map((c) => c.creativeType))], [matrix]);
   const cell = matrix.find((c) => c.creativeType === v.creativeType && c.creativeSubtype === v.creativeSubtype);
   const subtypes = matrix.filter((c) => c.creativeType === v.creativeType).map((c) => c.creativeSubtype);
   const required = useMemo(() => {
-    const s = new Set<string>(["name", "creativeType", "creativeSubtype", "type.mediaType", "parent.advertiser"]);
+    const s = new Set<string>(["name", "creativeType", "creativeSubtype", "type.mediaType"]);
     for (const p of cell?.required ?? []) {
       s.add(p);
       if (p === "size") {
@@ -137,12 +157,12 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Enti
   };
 
   const campaignOptions = app.campaigns
-    .filter((c) => sameRef(c.parent, advertiser) && typeof c.value.id === "number")
-    .map((c) => ({ value: String(c.value.id), label: c.label }));
+    .filter((c) => !parents.advertiser || sameRef(c.parent, parents.advertiser))
+    .map((c) => ({ ref: c.target, label: `${c.label}${typeof c.value.id === "number" ? "" : " (draft)"}` }));
 
   const submit = () => {
-    if (!advertiser) return flow.fail(missingParent("parent.advertiser", "advertiser"));
-    return flow.save((target) => commands.saveCreative(target, advertiser, form.value)).then(() => undefined);
+    if (!owner) return flow.fail(missingParent("parent.advertiser", "advertiser or a campaign"));
+    return flow.save((target) => commands.saveCreative(target, owner, withParents(form.value))).then(() => undefined);
   };
 
   return (
@@ -154,15 +174,34 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Enti
       onSubmit={submit}
       onCancel={app.closeEditor}
       busy={flow.busy}
+      readOnly={readOnly}
+      buttons={readOnly && row ? <DuplicateButton target={row.target} what="creative" /> : undefined}
     >
       <Section title="Creative">
         <ParentPicker
           name="parent.advertiser"
           label="Advertiser"
+          required={false}
+          emptyLabel={parents.campaign ? "From the campaign" : "Choose…"}
+          hint="or only a campaign"
           options={app.advertisers.map((a) => ({ ref: a.target, label: a.label }))}
-          value={advertiser}
+          value={parents.advertiser}
           onChange={(r) => {
-            setAdvertiser(r);
+            setParents((p) => ({ advertiser: r, campaign: p.campaign && r && !sameRef(app.advertiserOfCampaign(p.campaign), r) ? null : p.campaign }));
+            form.revalidate();
+          }}
+          disabled={existing}
+        />
+        <ParentPicker
+          name="parent.campaign"
+          label="Campaign"
+          required={false}
+          emptyLabel="None (advertiser only)"
+          hint="optional; drafts too"
+          options={campaignOptions}
+          value={parents.campaign}
+          onChange={(r) => {
+            setParents((p) => ({ advertiser: p.advertiser, campaign: r }));
             form.revalidate();
           }}
           disabled={existing}
@@ -176,7 +215,8 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Enti
         <NumberField path="type.vendorId" label="Vendor id" kind="integer" />
         <SelectField path="type.videoType" label="Video type" options={options(VIDEO_TYPES)} emptyLabel="None" />
         <ErrorSlot path="type" />
-        <SelectField path="campaignId" label="Campaign" options={campaignOptions} numeric emptyLabel="None (advertiser only)" hint="optional" />
+        <ErrorSlot path="advertiserId" />
+        {existing && <ReadOnly label="Campaign id" value={v.campaignId ?? null} />}
       </Section>
       {cell ? (
         <Section title={`${cell.creativeType} · ${cell.creativeSubtype}`}>

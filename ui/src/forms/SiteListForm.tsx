@@ -28,7 +28,7 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
   const [op, setOp] = useState<SiteListOp>(existing ? "append" : "add");
   // For an existing list the body starts empty: it carries what to append, overwrite or remove.
   const initial: SiteList = row ? { ...EMPTY_LIST, id: row.value.id, name: row.value.name, typeId: row.value.typeId, strategy: row.value.strategy } : EMPTY_LIST;
-  const form = useFormState<SiteList>(initial, (value) => ({ draft: { kind: "site_list", op, value }, parent: null, existing }), false);
+  const form = useFormState<SiteList>(initial, (value) => ({ draft: { kind: "site_list", op, value, list: row?.target ?? null }, parent: null, existing }), false);
   const flow = useSaveFlow(form, row?.target ?? null);
   const opId = useId();
   const v = form.value;
@@ -64,7 +64,7 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
           </div>
         )}
         <ReadOnly label="Id" value={v.id ?? (existing ? "not posted yet" : "new")} />
-        <TextField path="name" label="Name" required />
+        <TextField path="name" label="Name" required hint={existing ? (op === "remove" ? "sent with the removal as it is; rename with append or overwrite" : "sent with every call; the service renames the list with it") : undefined} />
         <SelectField
           path="typeId"
           label="Kind"
@@ -79,6 +79,7 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
         {ruleBased && <SelectField path="strategy" label="Strategy" options={options(STRATEGIES, LABELS)} />}
         <ReadOnly label="Inserted count" value={row?.value.insertedCount ?? null} />
       </Section>
+      {row && <CurrentContents list={row.value} />}
       {!ruleBased || op === "remove" ? (
         <Section title={op === "remove" ? "Site ids to remove" : op === "append" && existing ? "Site ids to append" : "Site ids"}>
           <NumberListField path="siteIds" label="Site ids" multiline hint="one per line or separated by commas" className="wide" />
@@ -108,5 +109,35 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
         </Section>
       )}
     </FormFrame>
+  );
+}
+
+/** What the list holds now (the workspace keeps it: the service has no site-list read). */
+function CurrentContents({ list }: { list: SiteList }) {
+  const ruleBased = list.typeId === SITE_LIST_RULE_BASED;
+  const ids = list.siteIds ?? [];
+  const rules = list.rules ?? [];
+  const n = ruleBased ? rules.length : ids.length;
+  return (
+    <section className="form-section" aria-label="Current contents" data-testid="site-list-current">
+      <div className="section-head">
+        <h3>{ruleBased ? `Current rules (${n})` : `Current site ids (${n})`}</h3>
+      </div>
+      {n === 0 ? (
+        <p className="muted">{ruleBased ? "No rules." : "No sites."}</p>
+      ) : ruleBased ? (
+        <ul className="current-list" data-testid="site-list-rules">
+          {rules.map((r, i) => (
+            <li key={i}>
+              <code>{r.name ?? "—"}</code> <span className="muted">{r.type ? (LABELS[r.type] ?? r.type) : ""}</span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="mono current-ids" data-testid="site-list-ids">
+          {ids.join(", ")}
+        </p>
+      )}
+    </section>
   );
 }

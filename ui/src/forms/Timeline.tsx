@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { commands } from "../bindings";
 import { plain } from "../api/call";
-import type { CampaignFlight, Timeline } from "../api/types";
+import type { CampaignFlight, Timeline, TimezoneName } from "../api/types";
 import { formatDateTime } from "../util/time";
 
 const BAR_H = 18;
@@ -11,13 +11,13 @@ const WIDTH = 640;
 const DAY = 86_400_000;
 
 /** The campaign's flights as bars; overlaps and gaps come from the Rust side. */
-export function FlightTimeline({ flights, zone }: { flights: CampaignFlight[]; zone: string }) {
+export function FlightTimeline({ flights, zone, timezone }: { flights: CampaignFlight[]; zone: string; timezone: TimezoneName | null }) {
   const [timeline, setTimeline] = useState<Timeline | null>(null);
-  const key = JSON.stringify(flights);
+  const key = `${timezone ?? ""}|${JSON.stringify(flights)}`;
   useEffect(() => {
     let live = true;
     const t = setTimeout(() => {
-      void plain(commands.flightTimeline(flights), { quiet: true }).then((r) => {
+      void plain(commands.flightTimeline(flights, timezone), { quiet: true }).then((r) => {
         if (live && r) setTimeline(r);
       });
     }, 200);
@@ -25,7 +25,7 @@ export function FlightTimeline({ flights, zone }: { flights: CampaignFlight[]; z
       live = false;
       clearTimeout(t);
     };
-    // `key` stands for `flights`.
+    // `key` stands for `flights` and `timezone`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 

@@ -1,5 +1,6 @@
 import { useId, useState } from "react";
-import { type CommandResult, call } from "../api/call";
+import { commands } from "../bindings";
+import { type CommandResult, call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import type { EntityRef, FieldError, Saved } from "../api/types";
 import { useApp } from "../state/app";
@@ -51,6 +52,9 @@ export function ParentPicker({
   value,
   onChange,
   disabled,
+  required = true,
+  emptyLabel = "Choose…",
+  hint,
 }: {
   name: "parent.advertiser" | "parent.campaign";
   label: string;
@@ -58,26 +62,30 @@ export function ParentPicker({
   value: EntityRef | null;
   onChange: (r: EntityRef | null) => void;
   disabled?: boolean;
+  required?: boolean;
+  emptyLabel?: string;
+  hint?: string;
 }) {
   const id = useId();
-  const { errorsAt } = useField();
+  const { errorsAt, readOnly } = useField();
   const current = value ? refKey(value) : "";
   const known = options.some((o) => refKey(o.ref) === current);
   return (
     <div className="field">
       <label htmlFor={id}>
         {label}
-        <span className="req"> *</span>
+        {required && <span className="req"> *</span>}
+        {hint && <span className="hint"> {hint}</span>}
       </label>
       <select
         id={id}
         name={name}
         value={current}
-        disabled={disabled}
+        disabled={disabled || readOnly}
         aria-invalid={errorsAt(name).length > 0 || undefined}
         onChange={(e) => onChange(parseRef(e.target.value))}
       >
-        <option value="">Choose…</option>
+        <option value="">{emptyLabel}</option>
         {!known && current !== "" && <option value={current}>{current}</option>}
         {options.map((o) => (
           <option key={refKey(o.ref)} value={refKey(o.ref)}>
@@ -92,4 +100,29 @@ export function ParentPicker({
 
 export function missingParent(name: "parent.advertiser" | "parent.campaign", what: string): FieldError[] {
   return [{ field: name, code: "REQUIRED", message: `Choose the ${what} first.` }];
+}
+
+/**
+ * "Duplicate as new": copies a posted creative or segment (which the service cannot
+ * update) into a new draft and opens it.
+ */
+export function DuplicateButton({ target, what }: { target: EntityRef; what: string }) {
+  const app = useApp();
+  const [busy, setBusy] = useState(false);
+  const run = async () => {
+    setBusy(true);
+    const copy = await unwrap(commands.duplicateAsNew(target));
+    setBusy(false);
+    if (!copy) return;
+    app.bump();
+    void app.reloadSnapshot();
+    toast(`Copied into a new ${what} draft. Change it, then post it.`, "success");
+    if (copy.kind === "creative") app.openEditor({ kind: "creative", row: copy.row });
+    else app.openEditor({ kind: "audience_segment", row: copy.row });
+  };
+  return (
+    <button type="button" className="primary" data-action="duplicate" data-testid="duplicate-as-new" disabled={busy} onClick={() => void run()}>
+      Duplicate as new
+    </button>
+  );
 }

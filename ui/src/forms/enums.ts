@@ -47,6 +47,12 @@ export const LABELS: Record<string, string> = {
   mobile_id: "Mobile id",
 };
 
+/** The label of an enum value; a value the pick lists do not know shows as it is. */
+export function labelOf(v: string | null | undefined): string | null {
+  if (v === null || v === undefined || v === "") return null;
+  return LABELS[v] ?? v;
+}
+
 /** Site-list `typeId` values used by the service's examples. */
 export const SITE_LIST_ID_BASED = 5;
 export const SITE_LIST_RULE_BASED = 1;

@@ -114,6 +114,11 @@ export type FormFrameProps<V> = {
   buttons?: ReactNode;
   /** Focus the first field when the form opens (off for forms embedded under another). */
   autoFocus?: boolean;
+  /**
+   * Why the entity cannot be edited (a posted creative or segment): every field is
+   * disabled, the reason is shown and the save button is gone; `buttons` stay.
+   */
+  readOnly?: string | null;
 };
 
 const EMPTY = new Set<string>();
@@ -156,20 +161,21 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
       errorsAt: (path) => routes.get(path) ?? [],
       zone: p.zone ?? "UTC",
       required: p.required ?? EMPTY,
-      readOnly: false,
+      readOnly: !!p.readOnly,
     }),
-    [form.value, form.set, routes, p.zone, p.required],
+    [form.value, form.set, routes, p.zone, p.required, p.readOnly],
   );
+  const locked = !!p.readOnly;
   const top = routes.get("") ?? [];
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!p.busy) void p.onSubmit();
+    if (!p.busy && !locked) void p.onSubmit();
   };
   const onKeyDown = (e: KeyboardEvent<HTMLFormElement>) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
       e.preventDefault();
-      if (!p.busy) void p.onSubmit();
+      if (!p.busy && !locked) void p.onSubmit();
     } else if (e.key === "Escape" && p.onCancel) {
       e.preventDefault();
       p.onCancel();
@@ -178,11 +184,16 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
 
   return (
     <FieldContext.Provider value={ctx}>
-      <form ref={ref} className="form" data-form={p.kind} onSubmit={submit} onKeyDown={onKeyDown} noValidate aria-label={p.title}>
+      <form ref={ref} className="form" data-form={p.kind} data-read-only={locked || undefined} onSubmit={submit} onKeyDown={onKeyDown} noValidate aria-label={p.title}>
         <header className="form-head">
           <h2>{p.title}</h2>
           {p.subtitle && <div className="form-sub">{p.subtitle}</div>}
         </header>
+        {locked && (
+          <div className="form-readonly" role="note" data-testid="read-only-reason">
+            <strong>Read-only.</strong> {p.readOnly}
+          </div>
+        )}
         {top.length > 0 && (
           <div className="form-errors" data-form-errors="" role="alert">
             <strong>{top.length === 1 ? "1 problem" : `${top.length} problems`}</strong>
@@ -197,9 +208,11 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
         )}
         <div className="form-body">{p.children}</div>
         <footer className="form-foot">
-          <button type="submit" className="primary" data-action="save" disabled={p.busy}>
-            {p.saveLabel ?? "Save"}
-          </button>
+          {!locked && (
+            <button type="submit" className="primary" data-action="save" disabled={p.busy}>
+              {p.saveLabel ?? "Save"}
+            </button>
+          )}
           {p.onCancel && (
             <button type="button" data-action="cancel" onClick={p.onCancel}>
               Cancel
@@ -245,7 +258,7 @@ function useFieldBits(path: string, required?: boolean) {
   const id = useId();
   const errs = ctx.errorsAt(path);
   const isRequired = required ?? ctx.required.has(path);
-  return { ctx, id, errId: `${id}-err`, invalid: errs.length > 0, isRequired };
+  return { ctx, id, errId: `${id}-err`, invalid: errs.length > 0, isRequired, locked: ctx.readOnly };
 }
 
 function Label({ htmlFor, label, required, hint }: { htmlFor: string; label: string; required: boolean; hint?: ReactNode }) {
@@ -271,14 +284,14 @@ function asString(v: unknown): string {
 }
 
 export function TextField({ path, label, hint, required, readOnly, multiline, rows, placeholder, className }: Base & { multiline?: boolean; rows?: number; placeholder?: string }) {
-  const { ctx, id, errId, invalid, isRequired } = useFieldBits(path, required);
+  const { ctx, id, errId, invalid, isRequired, locked } = useFieldBits(path, required);
   const value = asString(ctx.get(path));
   const onChange = (v: string) => ctx.set(path, v === "" ? null : v);
   const common = {
     id,
     name: path,
     value,
-    readOnly,
+    readOnly: readOnly || locked,
     placeholder,
     "aria-invalid": invalid || undefined,
     "aria-required": isRequired || undefined,
@@ -308,7 +321,7 @@ export type NumberKind = "number" | "integer" | "money" | "percent";
 
 /** Numbers, integers and USD amounts (shown with 2 decimals). */
 export function NumberField({ path, label, hint, required, readOnly, kind = "number", className }: Base & { kind?: NumberKind }) {
-  const { ctx, id, errId, invalid, isRequired } = useFieldBits(path, required);
+  const { ctx, id, errId, invalid, isRequired, locked } = useFieldBits(path, required);
   const raw = ctx.get(path);
   const num = typeof raw === "number" ? raw : null;
   const [text, setText] = useState<string | null>(null);
@@ -325,7 +338,7 @@ export function NumberField({ path, label, hint, required, readOnly, kind = "num
           type="text"
           inputMode={kind === "integer" ? "numeric" : "decimal"}
           value={shown}
-          readOnly={readOnly}
+          readOnly={readOnly || locked}
           aria-invalid={invalid || parsed === "bad" || undefined}
           aria-required={isRequired || undefined}
           aria-describedby={invalid ? errId : undefined}
@@ -346,7 +359,7 @@ export function NumberField({ path, label, hint, required, readOnly, kind = "num
 
 /** A date and time in the form's zone, stored as Unix ms. */
 export function DateField({ path, label, hint, required, readOnly, className }: Base) {
-  const { ctx, id, errId, invalid, isRequired } = useFieldBits(path, required);
+  const { ctx, id, errId, invalid, isRequired, locked } = useFieldBits(path, required);
   const raw = ctx.get(path);
   const ms = typeof raw === "number" ? raw : null;
   const [text, setText] = useState<string | null>(null);
@@ -359,7 +372,7 @@ export function DateField({ path, label, hint, required, readOnly, className }: 
         name={path}
         type="datetime-local"
         value={shown}
-        readOnly={readOnly}
+        readOnly={readOnly || locked}
         aria-invalid={invalid || undefined}
         aria-required={isRequired || undefined}
         aria-describedby={invalid ? errId : undefined}
@@ -398,8 +411,10 @@ export function SelectField({
   className,
   onChangeValue,
 }: Base & { options: Option[]; numeric?: boolean; emptyLabel?: string; allowEmpty?: boolean; onChangeValue?: (v: string | number | null) => void }) {
-  const { ctx, id, errId, invalid, isRequired } = useFieldBits(path, required);
+  const { ctx, id, errId, invalid, isRequired, locked } = useFieldBits(path, required);
   const current = asString(ctx.get(path));
+  // A value the pick list does not know (the service added it) is shown as it is and
+  // sent back unchanged unless the buyer picks another.
   const known = opts.some((o) => o.value === current);
   return (
     <div className={`field ${className ?? ""}`}>
@@ -408,7 +423,7 @@ export function SelectField({
         id={id}
         name={path}
         value={current}
-        disabled={readOnly}
+        disabled={readOnly || locked}
         aria-invalid={invalid || undefined}
         aria-required={isRequired || undefined}
         aria-describedby={invalid ? errId : undefined}
@@ -420,7 +435,11 @@ export function SelectField({
         }}
       >
         {(allowEmpty || current === "") && <option value="">{emptyLabel}</option>}
-        {!known && current !== "" && <option value={current}>{current}</option>}
+        {!known && current !== "" && (
+          <option value={current} data-unknown="">
+            {current}
+          </option>
+        )}
         {opts.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -433,7 +452,7 @@ export function SelectField({
 }
 
 export function CheckboxField({ path, label, hint, readOnly, className }: Base) {
-  const { ctx, id, errId, invalid } = useFieldBits(path, false);
+  const { ctx, id, errId, invalid, locked } = useFieldBits(path, false);
   const v = ctx.get(path);
   return (
     <div className={`field check ${className ?? ""}`}>
@@ -442,7 +461,7 @@ export function CheckboxField({ path, label, hint, readOnly, className }: Base) 
         name={path}
         type="checkbox"
         checked={v === true}
-        disabled={readOnly}
+        disabled={readOnly || locked}
         aria-invalid={invalid || undefined}
         aria-describedby={invalid ? errId : undefined}
         onChange={(e) => ctx.set(path, e.target.checked)}
@@ -456,31 +475,49 @@ export function CheckboxField({ path, label, hint, readOnly, className }: Base) 
   );
 }
 
-/** Several named values of one string array as checkboxes (`channelsV2`). */
+/**
+ * Several named values of one string array as checkboxes (`channelsV2`). Values the list
+ * does not name (the service added them) show as ticked boxes with their raw names and
+ * are kept. Unticking every box gives back what the field held when the form opened
+ * when that was `null` or absent (a version-1 account), and `[]` only when it was a list.
+ */
 export function CheckboxGroupField({ path, label, values }: { path: string; label: string; values: readonly string[] }) {
   const ctx = useField();
   const raw = ctx.get(path);
   const list = Array.isArray(raw) ? raw.filter((x): x is string => typeof x === "string") : null;
+  const [opened] = useState<unknown>(() => raw);
+  const [extras, setExtras] = useState<string[]>(() => (list ?? []).filter((v) => !values.includes(v)));
+  const unseen = (list ?? []).filter((v) => !values.includes(v) && !extras.includes(v));
+  useEffect(() => {
+    if (unseen.length > 0) setExtras((e) => [...e, ...unseen]);
+  }, [unseen.join("\n")]); // eslint-disable-line react-hooks/exhaustive-deps
+  const shown = [...values, ...extras, ...unseen];
   return (
     <fieldset className="field group" data-error-slot={path}>
       <legend>{label}</legend>
       <div className="checks">
-        {values.map((v) => (
-          <label key={v} className="inline-check">
-            <input
-              type="checkbox"
-              name={path}
-              value={v}
-              checked={list?.includes(v) ?? false}
-              onChange={(e) => {
-                const cur = list ?? [];
-                const next = e.target.checked ? [...cur, v] : cur.filter((x) => x !== v);
-                ctx.set(path, next);
-              }}
-            />
-            {v}
-          </label>
-        ))}
+        {shown.map((v) => {
+          const unknown = !values.includes(v);
+          return (
+            <label key={v} className="inline-check" title={unknown ? "A value Flightdeck does not know; it is kept as the service sent it." : undefined}>
+              <input
+                type="checkbox"
+                name={path}
+                value={v}
+                data-unknown={unknown || undefined}
+                checked={list?.includes(v) ?? false}
+                disabled={ctx.readOnly}
+                onChange={(e) => {
+                  const cur = list ?? [];
+                  const next = e.target.checked ? [...cur, v] : cur.filter((x) => x !== v);
+                  ctx.set(path, next.length === 0 && !Array.isArray(opened) ? (opened ?? null) : next);
+                }}
+              />
+              {v}
+              {unknown && <span className="hint"> (not known to Flightdeck)</span>}
+            </label>
+          );
+        })}
       </div>
       <FieldErrors path={path} />
     </fieldset>
@@ -500,8 +537,8 @@ function parseNumberList(text: string): { values: number[]; bad: string[] } {
 }
 
 /** A number array typed as a list separated by commas, spaces or new lines. Empty stores null. */
-export function NumberListField({ path, label, hint, required, multiline, className, emptyAs = null }: Base & { multiline?: boolean; emptyAs?: null | "empty" }) {
-  const { ctx, id, errId, invalid, isRequired } = useFieldBits(path, required);
+export function NumberListField({ path, label, hint, required, readOnly, multiline, className, emptyAs = null }: Base & { multiline?: boolean; emptyAs?: null | "empty" }) {
+  const { ctx, id, errId, invalid, isRequired, locked } = useFieldBits(path, required);
   const raw = ctx.get(path);
   const nums = Array.isArray(raw) ? raw.filter((x): x is number => typeof x === "number") : [];
   const [text, setText] = useState<string | null>(null);
@@ -516,6 +553,7 @@ export function NumberListField({ path, label, hint, required, multiline, classN
     id,
     name: path,
     value: shown,
+    readOnly: readOnly || locked,
     "aria-invalid": invalid || bad.length > 0 || undefined,
     "aria-required": isRequired || undefined,
     "aria-describedby": invalid ? errId : undefined,
@@ -557,18 +595,23 @@ export function StringListField({ path, label, hint, required, addLabel = "Add",
             aria-label={`${label} ${i + 1}`}
             value={item}
             placeholder={placeholder}
+            readOnly={ctx.readOnly}
             aria-invalid={ctx.errorsAt(`${path}[${i}]`).length > 0 || undefined}
             onChange={(e) => ctx.set(`${path}[${i}]`, e.target.value)}
           />
-          <button type="button" className="icon-button" aria-label={`Remove ${label} ${i + 1}`} onClick={() => ctx.set(path, removeAt(list, "", i))}>
-            ×
-          </button>
+          {!ctx.readOnly && (
+            <button type="button" className="icon-button" aria-label={`Remove ${label} ${i + 1}`} onClick={() => ctx.set(path, removeAt(list, "", i))}>
+              ×
+            </button>
+          )}
           <FieldErrors path={`${path}[${i}]`} />
         </div>
       ))}
-      <button type="button" className="small" data-action={`add-${path}`} onClick={() => ctx.set(path, appendAt(list, "", ""))}>
-        + {addLabel}
-      </button>
+      {!ctx.readOnly && (
+        <button type="button" className="small" data-action={`add-${path}`} onClick={() => ctx.set(path, appendAt(list, "", ""))}>
+          + {addLabel}
+        </button>
+      )}
       <div id={groupId}>
         <FieldErrors path={path} />
       </div>
@@ -578,7 +621,7 @@ export function StringListField({ path, label, hint, required, addLabel = "Add",
 
 /** Any JSON value as text; invalid JSON is kept as typed and not stored. */
 export function JsonField({ path, label, hint, className }: Base) {
-  const { ctx, id, errId, invalid } = useFieldBits(path, false);
+  const { ctx, id, errId, invalid, locked } = useFieldBits(path, false);
   const raw = ctx.get(path);
   const [text, setText] = useState<string | null>(null);
   const shown = text ?? (raw === undefined || raw === null ? "" : JSON.stringify(raw, null, 2));
@@ -599,6 +642,7 @@ export function JsonField({ path, label, hint, className }: Base) {
         rows={4}
         className="mono"
         value={shown}
+        readOnly={locked}
         aria-invalid={invalid || bad || undefined}
         aria-describedby={invalid ? errId : undefined}
         onBlur={() => !bad && setText(null)}

@@ -14,7 +14,7 @@ import type {
   SiteListRow,
 } from "../api/types";
 import { type Column, DataTable } from "../components/DataTable";
-import { LABELS, SITE_LIST_RULE_BASED } from "../forms/enums";
+import { labelOf, SITE_LIST_RULE_BASED } from "../forms/enums";
 import { type Screen, useApp } from "../state/app";
 import { publishEntities } from "../state/registry";
 import { count, money } from "../util/format";
@@ -157,8 +157,8 @@ export function CampaignsScreen() {
       { id: "daily", header: "Daily", value: (r) => r.value.dailyBudget ?? null, render: (r) => money(r.value.dailyBudget), width: 100, align: "right" },
       { id: "start", header: "Start", value: (r) => r.value.startDate ?? null, render: (r) => formatDateTime(r.value.startDate, zoneOf(r.parent).iana), width: 150 },
       { id: "end", header: "End", value: (r) => r.value.endDate ?? null, render: (r) => formatDateTime(r.value.endDate, zoneOf(r.parent).iana), width: 150 },
-      { id: "objective", header: "Objective", value: (r) => (r.value.objective ? LABELS[r.value.objective] : null), width: 100 },
-      { id: "pacing", header: "Pacing", value: (r) => (r.value.pacingMode ? LABELS[r.value.pacingMode] : null), width: 120, hidden: true },
+      { id: "objective", header: "Objective", value: (r) => labelOf(r.value.objective), width: 100 },
+      { id: "pacing", header: "Pacing", value: (r) => labelOf(r.value.pacingMode), width: 120, hidden: true },
       { id: "domain", header: "Domain", value: (r) => r.value.domain ?? null, width: 150, hidden: true },
       { id: "io", header: "IO number", value: (r) => r.value.ioNumber ?? r.value.externalCampaignId ?? null, width: 110, hidden: true },
     ],
@@ -227,7 +227,7 @@ export function AdOrdersScreen() {
       { id: "end", header: "End", value: (r) => r.value.endDate ?? null, render: (r) => formatDateTime(r.value.endDate, zoneOf(advertiserOfCampaign(r.parent)).iana), width: 150 },
       { id: "budget", header: "Lifetime budget", value: (r) => r.value.lifetimeBudget ?? null, render: (r) => money(r.value.lifetimeBudget), width: 120, align: "right" },
       { id: "maxbid", header: "Max bid", value: (r) => r.value.max_bid ?? null, render: (r) => money(r.value.max_bid), width: 90, align: "right" },
-      { id: "pacing", header: "Hourly pacing", value: (r) => (r.value.hourlyPacingMode ? LABELS[r.value.hourlyPacingMode] : null), width: 120 },
+      { id: "pacing", header: "Hourly pacing", value: (r) => labelOf(r.value.hourlyPacingMode), width: 120 },
       { id: "audiences", header: "Audiences", value: (r) => (r.value.audiences ?? []).length, width: 80, align: "right" },
       {
         id: "freq",
@@ -365,6 +365,18 @@ export function CreativesScreen() {
   );
 }
 
+function siteListCount(r: SiteListRow): number {
+  return r.value.typeId === SITE_LIST_RULE_BASED ? (r.value.rules ?? []).length : (r.value.siteIds ?? []).length;
+}
+
+/** The first entries of a list, as one line for the table. */
+function siteListContents(r: SiteListRow): string | null {
+  const items = r.value.typeId === SITE_LIST_RULE_BASED ? (r.value.rules ?? []).map((x) => x.name ?? "") : (r.value.siteIds ?? []).map(String);
+  if (items.length === 0) return null;
+  const shown = items.slice(0, 8).join(", ");
+  return items.length > 8 ? `${shown}, … (+${items.length - 8})` : shown;
+}
+
 export function SiteListsScreen() {
   const app = useApp();
   const { rows } = useRows(() => commands.listSiteLists(), []);
@@ -375,8 +387,10 @@ export function SiteListsScreen() {
       { id: "name", header: "Name", value: (r) => r.label, width: 240 },
       { id: "id", header: "Id", value: (r) => r.value.id ?? null, width: 64, align: "right" },
       { id: "kind", header: "Kind", value: (r) => (r.value.typeId === SITE_LIST_RULE_BASED ? "Rule based" : r.value.typeId == null ? null : "Id based"), width: 100 },
-      { id: "strategy", header: "Strategy", value: (r) => (r.value.strategy ? LABELS[r.value.strategy] : null), width: 90 },
+      { id: "strategy", header: "Strategy", value: (r) => labelOf(r.value.strategy), width: 90 },
       { id: "inserted", header: "Inserted", value: (r) => r.value.insertedCount ?? null, width: 90, align: "right" },
+      { id: "count", header: "Sites / rules", value: (r) => siteListCount(r), width: 100, align: "right" },
+      { id: "contents", header: "Contents", value: (r) => siteListContents(r), width: 280 },
     ],
     [],
   );
@@ -421,7 +435,7 @@ export function AudienceSegmentsScreen() {
       { id: "name", header: "Name", value: (r) => r.label, width: 220 },
       { id: "segment", header: "Segment id", value: (r) => r.value.serviceSegmentId ?? null, width: 130 },
       { id: "external", header: "External id", value: (r) => r.value.externalAudienceId ?? null, width: 130 },
-      { id: "dataType", header: "Data type", value: (r) => (r.value.dataType ? LABELS[r.value.dataType] : null), width: 160 },
+      { id: "dataType", header: "Data type", value: (r) => labelOf(r.value.dataType), width: 160 },
       { id: "status", header: "Status", value: (r) => r.value.status ?? null, width: 90 },
       { id: "count", header: "Identifiers", value: (r) => r.value.dataCount ?? null, render: (r) => count(r.value.dataCount), width: 100, align: "right" },
       { id: "ttl", header: "TTL (s)", value: (r) => r.value.ttl ?? null, render: (r) => count(r.value.ttl), width: 100, align: "right" },
