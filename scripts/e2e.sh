@@ -11,6 +11,8 @@
 # (tauri-driver's port, default 4444; WebKitWebDriver gets the next one),
 # FLIGHTDECK_APP (the binary to test, default target/debug/flightdeck-app),
 # FLIGHTDECK_E2E_KEEP=1 keeps the temporary directory (logs, app data) for a look.
+# The embedded sandbox gets a throwaway FLIGHTDECK_SANDBOX_ADMIN_TOKEN, so the scenario can
+# move its clock past token expiry.
 set -euo pipefail
 
 if [ -z "${FLIGHTDECK_E2E_INNER:-}" ]; then
@@ -83,6 +85,7 @@ BROWSER
     BROWSER="$tmp/browser" \
     FLIGHTDECK_E2E_BROWSER_LOG="$tmp/browser.log" \
     FLIGHTDECK_DATA_DIR="$tmp/data" \
+    FLIGHTDECK_SANDBOX_ADMIN_TOKEN="$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')" \
     FLIGHTDECK_E2E_OUT="$out" \
     FLIGHTDECK_E2E_TMP="$tmp" \
     FLIGHTDECK_E2E_PYTHON="$python" \

@@ -16,18 +16,23 @@ Environment (scripts/e2e.sh sets all of it):
     FLIGHTDECK_E2E_OUT         screenshots (default target/e2e)
     FLIGHTDECK_DATA_DIR        the app's data directory (fallback for the sandbox URL)
     FLIGHTDECK_E2E_BROWSER_LOG where the stand-in browser writes the URLs it was given
+    FLIGHTDECK_E2E_TMP         scratch space (the identifier file for the segment upload)
+    FLIGHTDECK_SANDBOX_ADMIN_TOKEN  enables the embedded sandbox's /_sandbox/ test controls
+                               (its clock), for the token-renewal steps
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import html.parser
 import json
 import os
 import re
 import secrets
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -77,8 +82,26 @@ VAST_XML = (
     "<Creatives/></InLine></Ad></VAST>"
 )
 
-# The subtype each creative type is made with (the first one offered is used otherwise).
-CREATIVE_SUBTYPES = {"BANNER": "HOSTED", "VIDEO": "VASTURL", "AUDIO": "HOSTED", "NATIVE": "IMAGE", "DOOH": "IMAGE"}
+# Every cell of the spec's creative type/subtype matrix: each is made from its form and posted.
+CREATIVE_CELLS = [
+    ("BANNER", "TAG"),
+    ("BANNER", "HOSTED"),
+    ("VIDEO", "VASTURL"),
+    ("VIDEO", "VASTXML"),
+    ("VIDEO", "HOSTED"),
+    ("AUDIO", "VASTURL"),
+    ("AUDIO", "VASTXML"),
+    ("AUDIO", "HOSTED"),
+    ("NATIVE", "IMAGE"),
+    ("NATIVE", "VASTURL"),
+    ("NATIVE", "VASTXML"),
+    ("NATIVE", "HOSTED"),
+    ("DOOH", "IMAGE"),
+    ("DOOH", "VIDEO"),
+]
+
+# Identifiers uploaded to the segment: above the 1,000 that make a segment ACTIVE.
+SEGMENT_UPLOAD_SIZE = 1200
 
 
 def css_attr(name: str, value: str) -> str:
@@ -97,6 +120,8 @@ class Config:
     out: Path
     data_dir: Optional[Path]
     browser_log: Optional[Path]
+    tmp: Path
+    admin_token: Optional[str]
     smoke: bool
 
     @staticmethod
@@ -110,6 +135,8 @@ class Config:
             out=Path(env.get("FLIGHTDECK_E2E_OUT", REPO / "target/e2e")),
             data_dir=Path(data) if data else None,
             browser_log=Path(log) if log else None,
+            tmp=Path(env.get("FLIGHTDECK_E2E_TMP", "/tmp")),
+            admin_token=env.get("FLIGHTDECK_SANDBOX_ADMIN_TOKEN") or None,
             smoke=smoke,
         )
 
@@ -140,6 +167,31 @@ class SandboxHttp:
     def entity(self, path: str) -> Any:
         return self.get(path)["entity"]
 
+    def advance_clock(self, admin_token: str, ms: int) -> int:
+        """Moves the sandbox's service clock (test control; needs the admin token)."""
+        req = urllib.request.Request(
+            self.base_url + "/_sandbox/clock/advance",
+            data=json.dumps({"ms": ms}).encode(),
+            method="POST",
+            headers={"X-Sandbox-Admin-Token": admin_token, "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return int(json.loads(resp.read())["now"])
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"advancing the clock: HTTP {e.code}: {e.read()[:400]!r}") from None
+
+    def post_json(self, path: str, body: Any, jwt: bool = False) -> Any:
+        auth = f"Bearer {self.token()}" if jwt else self.auth
+        req = urllib.request.Request(
+            self.base_url + path, data=json.dumps(body).encode(), method="POST", headers={"Authorization": auth, "Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"POST {path}: HTTP {e.code}: {e.read()[:400]!r}") from None
+
     def post_entity(self, path: str, body: Any) -> Any:
         data = json.dumps(body).encode()
         req = urllib.request.Request(
@@ -150,6 +202,23 @@ class SandboxHttp:
                 return json.loads(resp.read())["entity"]
         except urllib.error.HTTPError as e:
             raise AssertionError(f"POST {path}: HTTP {e.code}: {e.read()[:400]!r}") from None
+
+
+class SandboxDb:
+    """The embedded sandbox's own SQLite file, read for what the interface has no read
+    endpoint for (creatives, site-list contents). Only SELECTs; the app keeps writing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+        if not self.path.is_file():
+            raise AssertionError(f"no sandbox database at {self.path}")
+        con = sqlite3.connect(str(self.path), timeout=10)
+        try:
+            return list(con.execute(sql, args))
+        finally:
+            con.close()
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -240,6 +309,7 @@ class Names:
     campaign: str = ""
     ad_order: str = ""
     site_list: str = ""
+    id_site_list: str = ""
     segment: str = ""
     creatives: dict[str, str] = field(default_factory=dict)
 
@@ -250,8 +320,9 @@ class Names:
         self.campaign = f"E2E Campaign {r}"
         self.ad_order = f"E2E Ad order {r}"
         self.site_list = f"E2E Site list {r}"
+        self.id_site_list = f"E2E Id site list {r}"
         self.segment = f"E2E Segment {r}"
-        self.creatives = {t: f"E2E {t.title()} creative {r}" for t in CREATIVE_SUBTYPES}
+        self.creatives = {f"{t} {st}": f"E2E {t.title()} {st.lower()} creative {r}" for t, st in CREATIVE_CELLS}
 
 
 def day(offset: int, hour: int = 10) -> str:
@@ -274,6 +345,7 @@ class Scenario:
         self.advertiser_id: Optional[int] = None
         self.ad_order_id: Optional[int] = None
         self.flight_ids: list[int] = []
+        self.segment_id: Optional[str] = None
         self.shots: list[Path] = []
 
     @property
@@ -516,6 +588,11 @@ class Scenario:
                 return str(p["baseUrl"])
         raise StepFailed(f"profiles.json has no embedded profile: {profiles}")
 
+    def db(self) -> SandboxDb:
+        if self.cfg.data_dir is None:
+            raise StepFailed("FLIGHTDECK_DATA_DIR is not set: the sandbox's database cannot be found")
+        return SandboxDb(self.cfg.data_dir / "sandbox.db")
+
     def http(self) -> SandboxHttp:
         if self.sandbox is None:
             raise StepFailed("the sandbox's base URL is not known")
@@ -678,22 +755,22 @@ class Scenario:
         self.wait_row(k, n.ad_order, marker="new")
 
     def step_creatives(self) -> None:
-        """f. One creative of each type, filling the fields the form shows for its cell."""
-        for ctype, subtype in CREATIVE_SUBTYPES.items():
+        """f. One creative of every cell of the matrix, filling the fields the form shows for it."""
+        for ctype, subtype in CREATIVE_CELLS:
             self.make_creative(ctype, subtype)
 
-    def make_creative(self, ctype: str, preferred_subtype: str) -> None:
+    def make_creative(self, ctype: str, subtype: str) -> None:
         n = self.names
         k = "creative"
         s = self.s
+        label = n.creatives[f"{ctype} {subtype}"]
         self.open_new("creatives", k)
         self.choose_option(self.named(k, "parent.advertiser"), n.advertiser)
-        self.fill(k, {"name": n.creatives[ctype], "creativeType": ctype})
+        self.fill(k, {"name": label, "creativeType": ctype})
         sub = s.find(self.named(k, "creativeSubtype"))
         offered = [v for v in s.execute("return [...arguments[0].options].map(o => o.value).filter(Boolean);", sub)]
-        subtype = preferred_subtype if preferred_subtype in offered else (offered[0] if offered else None)
-        if subtype is None:
-            raise StepFailed(f"no subtype offered for {ctype}")
+        if subtype not in offered:
+            raise StepFailed(f"{ctype}: subtype {subtype} is not offered (offered: {offered})")
         self.set_input(self.named(k, "creativeSubtype"), subtype)
         cell = f"{self.form_css(k)} section{css_attr('aria-label', f'{ctype} · {subtype}')}"
         s.wait_for(cell, f"the fields of {ctype} · {subtype}", timeout=10)
@@ -706,15 +783,29 @@ class Scenario:
                 continue
             self.set_input(f"{cell} {css_attr('name', name)}", sample_value(name))
             filled.append(name)
+        # Every cell can carry a size (required for tags, optional elsewhere): image
+        # creatives without one stay INCOMPLETE on the service.
+        for dim in ("size.width", "size.height"):
+            if dim in filled:
+                continue
+            if not self.has_input(k, dim):
+                raise StepFailed(f"{ctype} · {subtype}: the form offers no {dim}; inputs: {self.form_names(k)}")
+            self.set_input(self.named(k, dim), sample_value(dim))
+            filled.append(dim)
         media = s.find(self.named(k, "type.mediaType")).prop("value")
         if not media:
             raise StepFailed(f"{ctype} · {subtype}: no type.mediaType was chosen for the cell")
         print(f"    {ctype} · {subtype} (mediaType {media}): {', '.join(filled)}")
-        if ctype == "NATIVE":
+        # Live validation runs a moment after typing: wait for it to settle clean.
+        try:
+            s.wait_until(lambda: self.form_problems(k) == "(no errors shown)", "the form's live check to pass", timeout=10)
+        except WaitTimeout:
+            raise StepFailed(f"{ctype} · {subtype}: the form shows problems after filling it: {self.form_problems(k)}") from None
+        if (ctype, subtype) == ("NATIVE", "IMAGE"):
             self.scroll_into_view(cell)
             self.screenshot("05-creative-form")
-        self.save(k, f"the {ctype} creative")
-        self.wait_row(k, n.creatives[ctype], marker="new")
+        self.save(k, f"the {ctype} {subtype} creative")
+        self.wait_row(k, label, marker="new")
 
     def cell_names(self, cell_css: str) -> list[str]:
         return list(
@@ -826,6 +917,22 @@ class Scenario:
         segments = [a for a in http.get("/v1/audiences?page=1&pageSize=500", jwt=True).get("audiences", []) if a.get("name") == n.segment]
         if len(segments) != 1:
             self.soft_fail(f"the sandbox has {len(segments)} audience segments named {n.segment!r}: {segments}")
+        else:
+            self.segment_id = str(segments[0]["serviceSegmentId"])
+        # Creatives have no read endpoint: the sandbox's own database says what landed.
+        db = self.db()
+        wrong = []
+        for (ctype, subtype), label in zip(CREATIVE_CELLS, n.creatives.values()):
+            found = db.rows(
+                "SELECT json_extract(body, '$.creativeType'), json_extract(body, '$.creativeSubtype'), "
+                "json_extract(body, '$.status') FROM creatives WHERE json_extract(body, '$.name') = ?",
+                label,
+            )
+            if found != [(ctype, subtype, "PENDING")]:
+                wrong.append(f"{label!r}: {found}")
+        if wrong:
+            raise StepFailed("creatives on the sandbox (want each once, PENDING):\n  " + "\n  ".join(wrong))
+        print(f"    sandbox: {len(CREATIVE_CELLS)} creatives, one per matrix cell, each once and PENDING")
         print(
             f"    sandbox: advertiser {self.advertiser_id}, campaign {campaigns[0]['id']} "
             f"(flights {[f.get('id') for f in flights]}), ad order {order.get('id')} — each exactly once"
@@ -885,6 +992,163 @@ class Scenario:
         names = [a.get("name") for a in self.http().entity("/v1/advertiser") if a.get("id") == self.advertiser_id]
         if names != [n.advertiser_renamed]:
             raise StepFailed(f"the sandbox's advertiser {self.advertiser_id} is named {names}, not {n.advertiser_renamed!r}")
+
+    def post_all(self, timeout: float = 60) -> None:
+        self.dismiss_toasts()
+        self.click('header [data-action="post-all"]' if self.s.exists('header [data-action="post-all"]') else '[data-action="post-all"]')
+        self.wait_pending(0, timeout=timeout)
+        errors = self.toasts("error")
+        if errors:
+            raise StepFailed(f"posting showed errors: {errors}")
+
+    def list_sites(self, list_id: int) -> list[int]:
+        return [r[0] for r in self.db().rows("SELECT site_id FROM site_list_sites WHERE list_id = ? ORDER BY site_id", list_id)]
+
+    def site_list_call(self, op: str, site_ids: str, expect: list[int], list_id: int) -> None:
+        """One append, overwrite or remove on the posted list, posted, then checked on the sandbox."""
+        k = "site_list"
+        s = self.s
+        self.nav("site_lists")
+        self.open_row(k, self.names.id_site_list)
+        s.wait_for(self.named(k, "op"), "the site list's change picker", timeout=10)
+        self.set_input(self.named(k, "op"), op)
+        # removeSites needs the name too; the form keeps the list's name in every call.
+        if s.find(self.named(k, "name")).prop("value") != self.names.id_site_list:
+            raise StepFailed(f"{op}: the name field does not hold the list's name (removeSites requires it)")
+        self.set_input(self.named(k, "siteIds"), site_ids)
+        self.save(k, f"the {op} of sites")
+        self.wait_pending(1, timeout=15)
+        self.post_all()
+        got = self.list_sites(list_id)
+        if got != expect:
+            raise StepFailed(f"after {op} {site_ids}: the sandbox's list {list_id} holds {got}, not {expect}")
+        print(f"    {op} {site_ids}: sandbox list {list_id} holds {got}")
+
+    def step_id_site_list(self) -> None:
+        """l. An id-based site list: create, append, overwrite, remove; the contents stay visible."""
+        n = self.names
+        s = self.s
+        k = "site_list"
+        self.open_new("site_lists", k)
+        self.fill(k, {"name": n.id_site_list, "typeId": "5"})
+        self.set_input(self.named(k, "siteIds"), "101, 102, 103")
+        self.save(k, "the id-based site list")
+        self.wait_row(k, n.id_site_list, marker="new")
+        self.post_all()
+        found = self.db().rows("SELECT id FROM site_lists WHERE name = ?", n.id_site_list)
+        if len(found) != 1:
+            raise StepFailed(f"the sandbox has {len(found)} site lists named {n.id_site_list!r}")
+        list_id = int(found[0][0])
+        if self.list_sites(list_id) != [101, 102, 103]:
+            raise StepFailed(f"the new list holds {self.list_sites(list_id)}")
+        self.site_list_call("append", "104, 105", [101, 102, 103, 104, 105], list_id)
+        self.site_list_call("overwrite", "201, 202, 203", [201, 202, 203], list_id)
+        self.site_list_call("remove", "201", [202, 203], list_id)
+        # The service answers siteIds as null: the app shows what it knows the list holds.
+        self.nav("site_lists")
+        row = self.wait_row(k, n.id_site_list)
+        # The column may be scrolled out of view beside the open panel: read its text, not its pixels.
+        contents = str(row.find('td[data-col="contents"]').prop("textContent") or "")
+        if "202" not in contents or "203" not in contents or "201" in re.findall(r"\d+", contents):
+            self.soft_fail(f"the site lists table does not show the list's current sites 202, 203: {contents!r}")
+        self.open_row(k, n.id_site_list)
+        current = s.wait_for(f'{self.form_css(k)} [data-testid="site-list-current"]', "the list's current sites in the form", timeout=10)
+        if "202" not in current.text or "203" not in current.text or "201" in re.findall(r"\d+", current.text):
+            self.soft_fail(f"the form shows the current sites as {current.text!r}, not 202 and 203")
+        self.screenshot("11-id-site-list")
+        self.click(f'{self.form_css(k)} [data-action="cancel"]')
+
+    def step_segment_upload(self) -> None:
+        """m. 1,200 hashed e-mails from a file, uploaded to the posted segment: it turns ACTIVE."""
+        n = self.names
+        s = self.s
+        if self.segment_id is None:
+            raise StepFailed("the segment's serviceSegmentId is not known (it did not post)")
+        emails = [f"buyer{i}@e2e-{n.run.lower()}.example.com" for i in range(SEGMENT_UPLOAD_SIZE)]
+        path = self.cfg.tmp / f"segment-{n.run}.csv"
+        lines = ["email_sha256"] + [hashlib.sha256(e.encode()).hexdigest() for e in emails]
+        path.write_text("\n".join(lines) + "\n")
+        k = "audience_segment"
+        u = "audience_data"
+        self.nav("audience_segments")
+        self.open_row(k, n.segment)
+        # The posted segment's own fields are read-only (no update endpoint); it takes uploads.
+        s.wait_for(f'{self.form_css(k)}[data-read-only="true"]', "the posted segment to open read-only", timeout=10)
+        picker = s.wait_for(f'{self.form_css(u)} input[data-testid="upload-file"]', "the segment's identifier file input", timeout=10)
+        picker.send_keys(str(path))
+        s.wait_until(
+            lambda: f"{SEGMENT_UPLOAD_SIZE} identifiers" in (s.find(f'{self.form_css(u)} [data-testid="upload-summary"]').text or ""),
+            f"the file to be read ({SEGMENT_UPLOAD_SIZE} identifiers)",
+            timeout=20,
+        )
+        self.set_input(self.named(u, "countryCode"), "US")
+        self.click(f'{self.form_css(u)} [data-action="save"]')
+        self.wait_pending(1, timeout=20)
+        self.post_all()
+        seg = self.http().get(f"/v1/audiences/{self.segment_id}", jwt=True)
+        if seg.get("status") != "ACTIVE" or int(seg.get("dataCount") or 0) != SEGMENT_UPLOAD_SIZE:
+            raise StepFailed(f"after uploading {SEGMENT_UPLOAD_SIZE} identifiers the segment is {seg}")
+        print(f"    sandbox: segment {self.segment_id} ACTIVE with {seg.get('dataCount')} identifiers ({seg.get('message')!r})")
+        # The form lists the upload with the service's answer.
+        self.nav("audience_segments")
+        self.open_row(k, n.segment)
+        row_css = 'section[data-testid="upload-list"] tr[data-testid="upload-row"][data-status="applied"]'
+        row = s.wait_for(row_css, "the applied upload in the segment's upload list", timeout=15)
+        cells = {c: (row.find(f'td[data-col="{c}"]').text or "").strip() for c in ("values", "published", "bad")}
+        print(f"    the form lists the upload: {cells}")
+        if cells["values"].replace(",", "") != str(SEGMENT_UPLOAD_SIZE) or cells["bad"] != "0" or cells["published"] in ("", "0"):
+            raise StepFailed(f"the upload row shows {cells}; expected {SEGMENT_UPLOAD_SIZE} values, published, 0 bad records")
+        self.screenshot("12-segment-upload")
+        self.click(f'{self.form_css(k)} [data-action="cancel"]')
+
+    def expire_tokens(self) -> None:
+        """Moves the sandbox clock past the access token's lifetime (a day) and a bit."""
+        if not self.cfg.admin_token:
+            raise StepFailed("FLIGHTDECK_SANDBOX_ADMIN_TOKEN is not set: the sandbox clock cannot be moved")
+        now = self.http().advance_clock(self.cfg.admin_token, 25 * 3600 * 1000)
+        print(f"    sandbox clock moved 25 h ahead, to {now}")
+
+    def step_user_refresh(self) -> None:
+        """n. The user's access token expires; the app renews it and keeps working."""
+        n = self.names
+        renamed = f"{n.advertiser_renamed} (server)"
+        self.expire_tokens()
+        # A change only the service knows: the download after expiry must bring it.
+        body = [a for a in self.http().entity("/v1/advertiser") if a.get("id") == self.advertiser_id][0]
+        self.http().post_entity("/v1/advertiser/save", {"id": self.advertiser_id, "name": renamed, "category": body.get("category")})
+        self.nav("advertisers")
+        self.click('[data-action="download"]')
+        self.wait_row("advertiser", renamed, timeout=60)
+        if not self.s.exists("[data-nav]"):
+            raise StepFailed("the app asked to sign in again instead of renewing the token")
+        errors = self.toasts("error")
+        if errors:
+            raise StepFailed(f"the download after expiry showed errors: {errors}")
+
+    def step_partner_refresh(self) -> None:
+        """o. The partner's access token expires; the app renews it (client credentials) and downloads."""
+        n = self.names
+        self.expire_tokens()
+        name = f"E2E Partner segment {n.run}"
+        self.http().post_json(
+            "/v1/audiences",
+            {
+                "name": name,
+                "dataType": "email_sha256",
+                "accountId": self.agency_id,
+                "advertiserIds": [self.known_advertiser_id],
+                "externalAudienceId": f"e2e-partner-{n.run.lower()}",
+            },
+            jwt=True,
+        )
+        self.nav("audience_segments")
+        self.click('[data-action="download"]')
+        self.wait_row("audience_segment", name, timeout=60)
+        if not self.s.exists('[data-session-kind="partner"]') and not self.s.exists("[data-nav]"):
+            raise StepFailed("the partner was signed out instead of renewing the token")
+        errors = self.toasts("error")
+        if errors:
+            raise StepFailed(f"the partner download after expiry showed errors: {errors}")
 
     def authorize_url(self) -> str:
         """The login URL of a started partner sign-in: from the UI, or from the stand-in browser."""
@@ -1016,13 +1280,17 @@ def main() -> int:
             ("c. create an advertiser", sc.step_advertiser),
             ("d. campaign: overlap flagged, fixed, saved", sc.step_campaign),
             ("e. ad order with an audience and a frequency cap", sc.step_ad_order),
-            ("f. one creative of each type", sc.step_creatives),
+            ("f. one creative of every matrix cell (14)", sc.step_creatives),
             ("g. rule-based site list and audience segment", sc.step_site_list_and_segment),
             ("h. each new item in its table", sc.step_tables),
             ("i. check, post all, confirm on the sandbox", sc.step_post),
             ("e+i. flight cap on a posted flight, posted", sc.step_flight_cap),
             ("j. offline edit, back online, post", sc.step_offline),
+            ("l. id-based site list: append, overwrite, remove", sc.step_id_site_list),
+            ("m. segment upload of 1,200 hashed e-mails turns ACTIVE", sc.step_segment_upload),
+            ("n. user token renewed after the clock passes expiry", sc.step_user_refresh),
             ("k. data partner via browser + deep link", sc.step_partner),
+            ("o. partner token renewed after the clock passes expiry", sc.step_partner_refresh),
         ]
     print(f"Flightdeck e2e (run {sc.names.run}): {cfg.app}")
     passed = failed = skipped = 0

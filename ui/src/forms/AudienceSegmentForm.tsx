@@ -302,6 +302,12 @@ export function Uploads({ segment }: { segment: EntityRef }) {
           </tbody>
         </table>
       )}
+      {uploads.some((u) => u.status === "applied") && (
+        <p className="muted" data-testid="upload-processing">
+          The ad platform processes uploaded data in batches, about every 10 minutes; Download to see the segment&apos;s identifier count and
+          status.
+        </p>
+      )}
     </section>
   );
 }
