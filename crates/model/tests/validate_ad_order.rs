@@ -353,3 +353,13 @@ fn everything_is_reported_at_once() {
         ],
     );
 }
+
+#[test]
+fn an_unknown_goal_mode_the_service_returned_does_not_block_an_update() {
+    assert_ok(update(with(&[("goalMode", json!("BALANCED"))])));
+    assert_one(
+        create(with(&[("goalMode", json!("BALANCED"))])),
+        "goalMode",
+        INVALID,
+    );
+}

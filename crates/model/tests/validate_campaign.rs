@@ -844,3 +844,16 @@ fn every_cap_error_is_reported_at_once() {
         ],
     );
 }
+
+#[test]
+fn an_unknown_value_the_service_returned_does_not_block_an_update() {
+    let mut v = valid_campaign();
+    v["pacingMode"] = json!("SPEND_WISELY");
+    v["objective"] = json!("RETENTION");
+    // A listed campaign with values this crate does not know can still be edited...
+    assert_ok(campaign(&from_json(v.clone()), Op::Update, None));
+    // ...but a new campaign must use the values the spec lists.
+    let errors = campaign(&from_json(v), Op::Create, None).expect_err("unknown values");
+    let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["pacingMode", "objective"]);
+}

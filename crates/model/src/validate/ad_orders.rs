@@ -78,10 +78,13 @@ pub fn ad_order(o: &AdOrder, op: Op, tz: Option<&TimezoneName>) -> Result<(), Va
             "send only one of ioNumber or externalAdOrderId (the service refuses both, even when equal)",
         );
     }
-    known(&mut e, "goalMode", o.goal_mode.as_ref());
-    known(&mut e, "hourlyPacingMode", o.hourly_pacing_mode.as_ref());
-    if let Some(cap) = value_ref(&o.frequency_cap) {
-        known(&mut e, "frequencyCap.timePeriod", cap.time_period.as_ref());
+    // As for campaigns: on update an unknown value the service returned goes back as is.
+    if op == Op::Create {
+        known(&mut e, "goalMode", o.goal_mode.as_ref());
+        known(&mut e, "hourlyPacingMode", o.hourly_pacing_mode.as_ref());
+        if let Some(cap) = value_ref(&o.frequency_cap) {
+            known(&mut e, "frequencyCap.timePeriod", cap.time_period.as_ref());
+        }
     }
 
     if let Some(channels) = value_ref(&o.channels_v2) {

@@ -16,8 +16,9 @@ use crate::{
 
 /// Campaign `save` body, including its own flights (paths `flights[i].…`).
 ///
-/// `op` changes nothing today: the spec requires the same fields on create and update.
-pub fn campaign(c: &Campaign, _op: Op, tz: Option<&TimezoneName>) -> Result<(), ValidationErrors> {
+/// The spec requires the same fields on create and update; `op` only decides whether
+/// values outside the known ones are refused (on create).
+pub fn campaign(c: &Campaign, op: Op, tz: Option<&TimezoneName>) -> Result<(), ValidationErrors> {
     let mut e = ValidationErrors::default();
 
     require(&mut e, "advertiserId", c.advertiser_id.as_ref());
@@ -108,13 +109,18 @@ pub fn campaign(c: &Campaign, _op: Op, tz: Option<&TimezoneName>) -> Result<(), 
             "send only one of ioNumber or externalCampaignId (the service refuses both, even when equal)",
         );
     }
-    known(
-        &mut e,
-        "frequencyCapTimePeriod",
-        value_ref(&c.frequency_cap_time_period),
-    );
-    known(&mut e, "pacingMode", c.pacing_mode.as_ref());
-    known(&mut e, "objective", c.objective.as_ref());
+    // On update the body is the listed campaign with the buyer's edit: a value the service
+    // returned that this crate does not know goes back as it came, so it must not make
+    // the campaign uneditable. The service judges the values it is sent.
+    if op == Op::Create {
+        known(
+            &mut e,
+            "frequencyCapTimePeriod",
+            value_ref(&c.frequency_cap_time_period),
+        );
+        known(&mut e, "pacingMode", c.pacing_mode.as_ref());
+        known(&mut e, "objective", c.objective.as_ref());
+    }
 
     bid_multipliers(
         &mut e,

@@ -9,22 +9,15 @@ use serde_json::Value;
 
 use super::campaigns::flight_ids;
 use super::{
-    Object, Table, account, dedup, errs, exists, fill_null, in_catalogue, load_or_404, merge,
-    request_id, typed, typed_at, untyped,
+    Object, Table, account, dedup, errs, exists, fill_null, ignored_on_update, in_catalogue,
+    load_or_404, merge, request_id, typed, typed_at, untyped,
 };
 use crate::error::{Error, Result};
 use crate::extract;
 
-/// Fields `save` ignores on update: dates and budget move through the flight endpoints,
-/// an ad order does not change campaign, and the rest are response-only.
-const IGNORED_ON_UPDATE: &[&str] = &[
-    "id",
-    "campaignId",
-    "startDate",
-    "endDate",
-    "lifetimeBudget",
-    "costOptimizationEnabled",
-];
+/// Response-only keys `save` drops besides the model's ignored-on-update fields (dates
+/// and budget move through the flight endpoints, an order does not change campaign).
+const RESPONSE_ONLY: &[&str] = &["id", "costOptimizationEnabled"];
 
 /// Members every ad-order response carries.
 const SHAPE: &[&str] = &[
@@ -67,10 +60,10 @@ pub fn adorder_save(
         request.remove("audienceWeightsEnabled");
     }
     let (mut merged, ignored) = match id {
-        None => (Object::new(), &["id", "costOptimizationEnabled"][..]),
+        None => (Object::new(), RESPONSE_ONLY.to_vec()),
         Some(id) => (
             load_or_404(tx, Table::AdOrders, account_id, id)?,
-            IGNORED_ON_UPDATE,
+            ignored_on_update(validate::AD_ORDER_IGNORED_ON_UPDATE, RESPONSE_ONLY),
         ),
     };
     // The stored client id is set aside so that the request alone decides whether both
@@ -84,7 +77,7 @@ pub fn adorder_save(
         .cloned()
         .map(|v| serde_json::from_value::<Vec<AdOrderAudience>>(v).unwrap_or_default())
         .unwrap_or_default();
-    merge(&mut merged, &request, ignored);
+    merge(&mut merged, &request, &ignored);
 
     let mut order: AdOrder = typed(&merged)?;
     let op = if id.is_some() { Op::Update } else { Op::Create };
@@ -96,6 +89,25 @@ pub fn adorder_save(
             &mut catalogue,
             "optimizationGoal",
             order.optimization_goal.as_ref(),
+        );
+    }
+    // The model refuses unknown values of the fully listed enums only on create (a listed
+    // order goes back as it came); the service knows its catalogue for what it is sent.
+    if request.contains_key("goalMode") {
+        in_catalogue(&mut catalogue, "goalMode", order.goal_mode.as_ref());
+    }
+    if request.contains_key("hourlyPacingMode") {
+        in_catalogue(
+            &mut catalogue,
+            "hourlyPacingMode",
+            order.hourly_pacing_mode.as_ref(),
+        );
+    }
+    if let (true, Some(Some(cap))) = (request.contains_key("frequencyCap"), &order.frequency_cap) {
+        in_catalogue(
+            &mut catalogue,
+            "frequencyCap.timePeriod",
+            cap.time_period.as_ref(),
         );
     }
     dedup(vec![

@@ -5,13 +5,16 @@ use flightdeck_model::{Advertiser, Envelope, TimezoneName};
 use rusqlite::{Transaction, params};
 use serde_json::Value;
 
-use super::{Object, Table, account, fill_null, load_or_404, merge, request_id, typed, untyped};
+use super::{
+    Object, Table, account, fill_null, ignored_on_update, load_or_404, merge, request_id, typed,
+    untyped,
+};
 use crate::error::{Error, Result};
 use crate::extract;
 
 /// Fields the spec says `save` ignores on update. `category` is not among them: the
 /// spec's own update example reflects a changed category (see DECISIONS.md).
-const IGNORED_ON_UPDATE: &[&str] = &["id", "agencyId", "currency", "timezoneName"];
+const RESPONSE_ONLY: &[&str] = &["id"];
 
 /// Members every advertiser response carries.
 const SHAPE: &[&str] = &[
@@ -63,7 +66,11 @@ fn create(tx: &Transaction, account_id: i64, request: &Object) -> Result<Object>
 
 fn update(tx: &Transaction, account_id: i64, id: i64, request: &Object) -> Result<Object> {
     let mut merged = load_or_404(tx, Table::Advertisers, account_id, id)?;
-    merge(&mut merged, request, IGNORED_ON_UPDATE);
+    merge(
+        &mut merged,
+        request,
+        &ignored_on_update(validate::ADVERTISER_IGNORED_ON_UPDATE, RESPONSE_ONLY),
+    );
     let adv: Advertiser = typed(&merged)?;
     validate::advertiser(&adv, Op::Update)?;
     store(tx, &adv)

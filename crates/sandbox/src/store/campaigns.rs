@@ -9,8 +9,8 @@ use rusqlite::{Transaction, params};
 use serde_json::Value;
 
 use super::{
-    Object, Table, dedup, errs, exists, fill_null, in_catalogue, load_or_404, merge, request_id,
-    typed, typed_at, untyped,
+    Object, Table, dedup, errs, exists, fill_null, ignored_on_update, in_catalogue, load_or_404,
+    merge, request_id, typed, typed_at, untyped,
 };
 use crate::error::{Error, Result};
 use crate::extract;
@@ -74,18 +74,38 @@ pub fn campaign_save(
         Some(id) => load_or_404(tx, Table::Campaigns, account_id, id)?,
     };
     // The advertiser of a campaign does not move, and hasFlights is read-only.
-    let ignored: &[&str] = if id.is_some() {
-        &["id", "advertiserId", "hasFlights", "flights"]
+    // `flights` are merged on their own below.
+    let response_only = ["id", "hasFlights", "flights"];
+    let ignored = if id.is_some() {
+        ignored_on_update(validate::CAMPAIGN_IGNORED_ON_UPDATE, &response_only)
     } else {
-        &["id", "hasFlights", "flights"]
+        response_only.to_vec()
     };
     // Client id: exclusive on input, both spellings equal on output. The stored pair is
     // set aside so that the request alone decides whether both were sent.
     let stored_client_id = merged.remove("externalCampaignId");
     merged.remove("ioNumber");
-    merge(&mut merged, &request, ignored);
+    merge(&mut merged, &request, &ignored);
     let mut campaign: Campaign = typed(&merged)?;
-    let (sent, others, catalogue) = request_flights(tx, id, &request)?;
+    let (sent, others, mut catalogue) = request_flights(tx, id, &request)?;
+    // The model refuses unknown values of these only on create (a listed campaign goes
+    // back as it came); the service knows its catalogue for what it is sent.
+    if request.contains_key("frequencyCapTimePeriod") {
+        in_catalogue(
+            &mut catalogue,
+            "frequencyCapTimePeriod",
+            campaign
+                .frequency_cap_time_period
+                .as_ref()
+                .and_then(Option::as_ref),
+        );
+    }
+    if request.contains_key("pacingMode") {
+        in_catalogue(&mut catalogue, "pacingMode", campaign.pacing_mode.as_ref());
+    }
+    if request.contains_key("objective") {
+        in_catalogue(&mut catalogue, "objective", campaign.objective.as_ref());
+    }
     campaign.flights = (!sent.is_empty()).then(|| sent.clone());
     let any_flights = !sent.is_empty() || !others.is_empty();
     if any_flights {

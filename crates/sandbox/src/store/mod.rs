@@ -128,6 +128,19 @@ pub(crate) fn to_text(body: &Object) -> Result<String> {
 }
 
 /// Copies every key of `request` into `stored`, except `ignored` ones.
+/// The keys an update drops: the model's ignored-on-update fields (one list, shared with
+/// the clients that refuse such edits) plus the sandbox's own response-only keys.
+pub(crate) fn ignored_on_update(
+    model: &[validate::IgnoredOnUpdate],
+    response_only: &[&'static str],
+) -> Vec<&'static str> {
+    model
+        .iter()
+        .map(|rule| rule.field)
+        .chain(response_only.iter().copied())
+        .collect()
+}
+
 pub(crate) fn merge(stored: &mut Object, request: &Object, ignored: &[&str]) {
     for (key, value) in request {
         if !ignored.contains(&key.as_str()) {

@@ -366,3 +366,27 @@ async fn foreign_advertiser_is_a_bad_reference() {
         .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn a_pacing_mode_outside_the_catalogue_is_refused_on_update_too() {
+    let api = Api::start().await;
+    let adv = api.advertiser("Acme").await;
+    let campaign = api.campaign(adv).await;
+    // The model lets a listed campaign carry a value it does not know back; the service
+    // still refuses one it does not support when it is sent.
+    let r = api
+        .post(
+            "/v1/campaign/save",
+            json!({"id": campaign, "pacingMode": "SPEND_WISELY"}),
+        )
+        .await;
+    assert!(r.names_field("pacingMode"), "{:?}", r.errors());
+    assert_eq!(r.codes(), ["INVALID"]);
+    let r = api
+        .post(
+            "/v1/campaign/save",
+            json!({"id": campaign, "name": "Renamed", "pacingMode": "ASAP"}),
+        )
+        .await;
+    assert_eq!(r.entity()["pacingMode"], "ASAP", "{:?}", r.errors());
+}
