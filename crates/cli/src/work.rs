@@ -1,12 +1,12 @@
 //! Workspace commands: download, edit offline, review, check and post.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use flightdeck_client::{Client, ClientConfig};
 use flightdeck_model::validate;
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceDataRecord, AudienceSegment, Campaign, Creative, ValidationErrors,
+    AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, Advertiser, AudienceDataRecord, AudienceSegment, Campaign,
+    Creative, ValidationErrors,
 };
 use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, PendingChange};
@@ -290,32 +290,46 @@ pub async fn upload(
         )));
     }
     let count = values.len();
+    // The workspace normalises the country code (trim, upper case) for every host.
     let record = AudienceDataRecord {
-        country_code: upload.country.trim().to_uppercase(),
+        country_code: upload.country.to_owned(),
         values,
         ..AudienceDataRecord::default()
     };
-    let seq = ws.upload_audience_data(&segment, vec![record])?;
-    let errors = ws.change(seq)?.map(|c| c.errors).unwrap_or_default();
-    if !errors.is_empty() {
+    let seqs = match ws.upload_audience_data_split(
+        &segment,
+        vec![record],
+        AUDIENCE_UPLOAD_MAX_BYTES,
+    ) {
+        Ok(seqs) => seqs,
         // Refused here as the service would refuse it: nothing is queued.
-        ws.discard(seq)?;
-        let errors = ValidationErrors(errors);
-        for e in &errors.0 {
-            eprintln!("  {e}");
+        Err(flightdeck_offline::Error::Refused(errors)) => {
+            for e in &errors.0 {
+                eprintln!("  {e}");
+            }
+            return Err(CliError::Usage(format!(
+                "{} of the upload's records would be refused by the ad platform; nothing was queued",
+                validate::bad_records(&errors).max(1)
+            )));
         }
-        return Err(CliError::Usage(format!(
-            "{} of the upload's records would be refused by the ad platform; nothing was queued",
-            validate::bad_records(&errors).max(1)
-        )));
-    }
+        Err(e) => return Err(e.into()),
+    };
+    let changes = match (seqs.first(), seqs.last()) {
+        (Some(first), Some(last)) if first != last => {
+            format!(
+                "{} changes, {first} to {last} (one per request)",
+                seqs.len()
+            )
+        }
+        _ => format!("change {}", seqs.first().copied().unwrap_or_default()),
+    };
     eprintln!(
-        "Queued {count} identifier(s) for {} as change {seq}.",
+        "Queued {count} identifier(s) for {} as {changes}.",
         kind_name(Kind::AudienceSegment)
     );
     if let Some(client) = client {
         let options = PushOptions {
-            only: Some(BTreeSet::from([seq])),
+            only: Some(seqs.iter().copied().collect()),
             ..PushOptions::default()
         };
         let bar = spinner("the upload");
@@ -326,38 +340,67 @@ pub async fn upload(
         bar.finish_and_clear();
         report?;
     }
-    let shown = ws
+    let shown: Vec<_> = ws
         .audience_uploads(&segment)?
         .into_iter()
-        .find(|u| u.seq == seq)
-        .ok_or_else(|| CliError::Usage(format!("change {seq} is no longer in the workspace")))?;
+        .filter(|u| seqs.contains(&u.seq))
+        .collect();
+    if shown.len() != seqs.len() {
+        return Err(CliError::Usage(
+            "the upload is no longer in the workspace".to_owned(),
+        ));
+    }
     if json {
+        // One object per request the upload took (usually one).
         let text =
             serde_json::to_string_pretty(&shown).map_err(|e| CliError::Usage(e.to_string()))?;
         println!("{text}");
-    } else if let Some(r) = &shown.result {
-        println!(
-            "published {}, bad records {}, failed to publish {}: {}",
-            r.published, r.bad_records, r.failed_publishes, r.message
-        );
-        if !r.bad_records_details.is_empty() {
-            println!("bad records: {}", r.bad_records_details);
+    } else {
+        for (k, u) in shown.iter().enumerate() {
+            let Some(r) = &u.result else { continue };
+            let part = if shown.len() > 1 {
+                format!("request {} of {}: ", k + 1, shown.len())
+            } else {
+                String::new()
+            };
+            println!(
+                "{part}published {}, bad records {}, failed to publish {}: {}",
+                r.published, r.bad_records, r.failed_publishes, r.message
+            );
+            if !r.bad_records_details.is_empty() {
+                println!("{part}bad records: {}", r.bad_records_details);
+            }
         }
     }
-    match shown.status {
-        ChangeStatus::Applied => Ok(()),
-        ChangeStatus::Failed | ChangeStatus::Invalid | ChangeStatus::Blocked => {
-            Err(CliError::Usage(format!(
-                "the upload was not accepted: {}",
-                shown.message.unwrap_or_default()
-            )))
-        }
-        _ => {
-            let why = shown.message.map(|m| format!(" ({m})")).unwrap_or_default();
+    let not_accepted: Vec<String> = shown
+        .iter()
+        .filter(|u| {
+            matches!(
+                u.status,
+                ChangeStatus::Failed | ChangeStatus::Invalid | ChangeStatus::Blocked
+            )
+        })
+        .map(|u| u.message.clone().unwrap_or_default())
+        .collect();
+    if !not_accepted.is_empty() {
+        return Err(CliError::Usage(format!(
+            "the upload was not accepted: {}",
+            not_accepted.join("; ")
+        )));
+    }
+    if let Some(waiting) = shown.iter().find(|u| u.status != ChangeStatus::Applied) {
+        let why = waiting
+            .message
+            .as_ref()
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default();
+        if waiting.status == ChangeStatus::NeedsReview {
+            eprintln!("The upload needs your review{why}.");
+        } else {
             eprintln!("The upload waits in the workspace{why}; `flightdeck push` posts it.");
-            Ok(())
         }
     }
+    Ok(())
 }
 
 /// Sets a dotted path (`frequencyCap.limit`) in a JSON object, creating objects on the way.

@@ -285,7 +285,9 @@ impl Client {
     ///   `serviceSegmentId` and `countryCode`. Each request's JSON is kept within the limit
     ///   before compression, so it holds however the service measures it. A value that
     ///   cannot fit in any request is [`Error::Invalid`] naming it (`[i].values[j]`), and
-    ///   nothing is sent.
+    ///   nothing is sent. Records already split with [`crate::upload::split`] at the same
+    ///   limit are sent as exactly one request, so a caller that keeps one change per
+    ///   request (as the offline queue does) knows which requests applied.
     /// * **Compression.** A body over [`crate::AUDIENCE_GZIP_MIN_BYTES`] goes gzipped
     ///   (`Content-Encoding: gzip`).
     /// * **Answer.** `published`, `failed_publishes` and `bad_records` are summed;
@@ -319,7 +321,10 @@ impl Client {
             // sharing the async worker.
             let encoded = tokio::task::spawn_blocking(move || upload::encode(&body))
                 .await
-                .map_err(|e| Error::Config(format!("the upload could not be prepared: {e}")))??;
+                .map_err(|e| Error::Invalid {
+                    field: upload::UPLOAD_FIELD.to_owned(),
+                    message: format!("the upload could not be prepared: {e}"),
+                })??;
             let answer = self
                 .call_audience::<AudienceDataResult>(Call {
                     method: Method::POST,

@@ -13,7 +13,7 @@ mod error;
 pub mod retry;
 pub mod session;
 pub mod token_store;
-mod upload;
+pub mod upload;
 
 pub use client::{Client, Credentials, Reply};
 pub use config::ClientConfig;

@@ -3,7 +3,10 @@
 //!
 //! [`plan`] is pure (records and a limit in, pieces out) so the boundaries are tested as
 //! a table; the client builds, encodes and sends one request at a time, so a large file
-//! is never held twice in memory.
+//! is never held twice in memory. It is public so that an offline queue can split an
+//! upload when it is queued, one change per request: each request then has its own
+//! exactly-once bookkeeping, and [`crate::Client::audience_add_data`] sends a change that
+//! fits as exactly one request.
 //!
 //! Each request's JSON is kept within the limit *before* compression. The service says
 //! "at most 10 MB a request" without saying whether it measures the compressed or the
@@ -17,6 +20,9 @@ use flightdeck_model::{AudienceData, AudienceDataRecord, AudienceDataResult};
 
 use crate::error::{Error, Result};
 
+/// The field an upload's preparation failures name: its identifiers as a whole.
+pub(crate) const UPLOAD_FIELD: &str = "values";
+
 /// Request bodies larger than this are sent gzip-compressed. Below it, compressing costs
 /// more time than it saves on the wire.
 pub const AUDIENCE_GZIP_MIN_BYTES: usize = 64 * 1024;
@@ -26,9 +32,11 @@ pub const AUDIENCE_GZIP_MIN_BYTES: usize = 64 * 1024;
 /// one is cut into pieces that each keep its `serviceSegmentId`, `countryCode` and
 /// unknown fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Piece {
-    pub(crate) record: usize,
-    pub(crate) values: Range<usize>,
+pub struct Piece {
+    /// Index of the record in the caller's slice.
+    pub record: usize,
+    /// The values of that record this piece carries.
+    pub values: Range<usize>,
 }
 
 /// The pieces of each request, in order, each request's JSON body at most `max_bytes`.
@@ -39,7 +47,7 @@ pub(crate) struct Piece {
 /// (and, for example, reports an unknown segment). A value, or a record without its
 /// values, that cannot fit in any request is an [`Error::Invalid`] naming it
 /// (`[i].values[j]` or `[i]`).
-pub(crate) fn plan(records: &[AudienceDataRecord], max_bytes: usize) -> Result<Vec<Vec<Piece>>> {
+pub fn plan(records: &[AudienceDataRecord], max_bytes: usize) -> Result<Vec<Vec<Piece>>> {
     // `[` and `]`.
     const BRACKETS: usize = 2;
     let mut requests = Vec::new();
@@ -122,8 +130,9 @@ pub(crate) fn plan(records: &[AudienceDataRecord], max_bytes: usize) -> Result<V
     Ok(requests)
 }
 
-/// The body of one request of a [`plan`].
-pub(crate) fn body(records: &[AudienceDataRecord], pieces: &[Piece]) -> AudienceData {
+/// The body of one request of a [`plan`]. Pieces index `records`, which must have the
+/// shape the plan was made from (the same records and value counts).
+pub fn body(records: &[AudienceDataRecord], pieces: &[Piece]) -> AudienceData {
     pieces
         .iter()
         .filter_map(|p| {
@@ -136,6 +145,15 @@ pub(crate) fn body(records: &[AudienceDataRecord], pieces: &[Piece]) -> Audience
         .collect()
 }
 
+/// The bodies of the requests `records` take, each at most `max_bytes` of JSON: [`plan`]
+/// and [`body`] together.
+pub fn split(records: &[AudienceDataRecord], max_bytes: usize) -> Result<Vec<AudienceData>> {
+    Ok(plan(records, max_bytes)?
+        .iter()
+        .map(|pieces| body(records, pieces))
+        .collect())
+}
+
 /// A request body as sent.
 #[derive(Debug)]
 pub(crate) struct Encoded {
@@ -146,8 +164,12 @@ pub(crate) struct Encoded {
 
 /// JSON, gzipped when larger than [`AUDIENCE_GZIP_MIN_BYTES`] and compression helps.
 pub(crate) fn encode(body: &AudienceData) -> Result<Encoded> {
-    let json = serde_json::to_vec(body)
-        .map_err(|e| Error::Config(format!("the upload could not be written as JSON: {e}")))?;
+    // Failures here are about this upload, not the client's set-up: an `Invalid` error
+    // fails the one change, where a `Config` error would stop a whole push.
+    let json = serde_json::to_vec(body).map_err(|e| Error::Invalid {
+        field: UPLOAD_FIELD.to_owned(),
+        message: format!("the upload could not be written as JSON: {e}"),
+    })?;
     if json.len() <= AUDIENCE_GZIP_MIN_BYTES {
         return Ok(Encoded {
             bytes: json,
@@ -161,7 +183,10 @@ pub(crate) fn encode(body: &AudienceData) -> Result<Encoded> {
     let packed = gz
         .write_all(&json)
         .and_then(|()| gz.finish())
-        .map_err(|e| Error::Config(format!("the upload could not be compressed: {e}")))?;
+        .map_err(|e| Error::Invalid {
+            field: UPLOAD_FIELD.to_owned(),
+            message: format!("the upload could not be compressed: {e}"),
+        })?;
     Ok(if packed.len() < json.len() {
         Encoded {
             bytes: packed,
@@ -378,6 +403,17 @@ mod tests {
             panic!("expected an error");
         };
         assert_eq!(field, "[1]");
+    }
+
+    #[test]
+    fn split_gives_the_bodies_of_the_plan_and_each_fits_as_one_request() {
+        let records = vec![record("US", hashes(50)), record("GB", hashes(5))];
+        let split = split(&records, 1500).expect("split");
+        assert_eq!(split, bodies(&records, 1500));
+        for b in &split {
+            let len = serde_json::to_vec(b).expect("json").len();
+            assert_eq!(plan(b, 1500).expect("plan").len(), 1, "{len} bytes");
+        }
     }
 
     #[test]

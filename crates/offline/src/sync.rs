@@ -25,10 +25,16 @@
 //! 3. `mark_applied` records the answer and rewrites the local id everywhere, so children
 //!    read afterwards carry the parent's remote id.
 //!
-//! Updates, site-list operations and audience uploads are safe to repeat with the same
-//! body; after a lost answer, new flights and flight caps (which the service adds, not
-//! replaces) first take the ids the server gave them, so a resend modifies instead of
-//! adding twice.
+//! Updates and site-list operations are safe to repeat with the same body; after a lost
+//! answer, new flights and flight caps (which the service adds, not replaces) first take
+//! the ids the server gave them, so a resend modifies instead of adding twice.
+//!
+//! An audience upload adds and has no look-up, so like a lost creative it becomes
+//! `NeedsReview` when its answer is lost (or it is still `Sending` at the start of a
+//! push), and is never re-sent blindly. Uploads are split when they are queued
+//! ([`Workspace::upload_audience_data`]), one change per request, so this holds per
+//! request: requests that applied stay applied, and only the one in doubt waits for the
+//! buyer (with later uploads to the segment held behind it).
 //!
 //! # Bodies
 //!
@@ -514,6 +520,11 @@ fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
         None
     };
     let was_sending = status == ChangeStatus::Sending;
+    if was_sending && op == Op::AudienceData {
+        return Ok(Prepared::Settled(StepEnd::NeedsReview(vec![
+            upload_unknown_note(),
+        ])));
+    }
     if was_sending && op == Op::Create && !has_lookup(target.kind) {
         return Ok(Prepared::Settled(StepEnd::NeedsReview(vec![unknown_note(
             target.kind,
@@ -598,6 +609,20 @@ fn unknown_note(kind: Kind) -> ChangeMessage {
              to look it up: it may or may not have been created. Check it on the ad platform \
              before posting again, then discard or resend this change"
         ),
+    )
+}
+
+/// An upload whose outcome is unknown: the service offers no way to tell whether a
+/// request's records were stored (a segment's counts move only when the data is
+/// processed, minutes later), so it is left to the buyer rather than sent again.
+fn upload_unknown_note() -> ChangeMessage {
+    note(
+        "ERROR",
+        NEEDS_REVIEW_CODE,
+        "the connection was lost after this upload was sent, and the ad platform offers no way \
+         to look it up: its identifiers may or may not have been stored. Check the segment's \
+         count on the ad platform once it has processed the data (about every 10 minutes), \
+         then discard or resend this upload",
     )
 }
 
@@ -794,15 +819,20 @@ pub(crate) fn conflict_note(c: &FieldConflict) -> ChangeMessage {
 
 fn error_notes(e: &ClientError) -> Vec<ChangeMessage> {
     let messages: Vec<ChangeMessage> = e.messages().iter().map(ChangeMessage::from).collect();
-    if messages.is_empty() {
-        vec![note(
-            "ERROR",
-            &format!("{:?}", e.kind()).to_uppercase(),
-            e.to_string(),
-        )]
-    } else {
-        messages
+    if !messages.is_empty() {
+        return messages;
     }
+    let mut only = note(
+        "ERROR",
+        &format!("{:?}", e.kind()).to_uppercase(),
+        e.to_string(),
+    );
+    // A value Flightdeck would not send names its field, so a host can show it there
+    // (the text starts with the path, as the service's own messages do).
+    if let ClientError::Invalid { field, .. } = e {
+        only.field = Some(field.clone()).filter(|f| !f.is_empty());
+    }
+    vec![only]
 }
 
 fn info_notes(messages: &[ServerMessage]) -> Vec<ChangeMessage> {
@@ -928,6 +958,11 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
                 };
             }
             Err(e) if lost_answer(job.op, &e) => {
+                if job.op == Op::AudienceData {
+                    let mut messages = vec![upload_unknown_note()];
+                    messages.extend(error_notes(&e));
+                    return StepEnd::NeedsReview(messages);
+                }
                 if job.op == Op::Create && !has_lookup(kind) {
                     let mut messages = vec![unknown_note(kind)];
                     messages.extend(error_notes(&e));
@@ -949,13 +984,19 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
     }
 }
 
-/// Whether a failed send may still have been applied. Beyond a lost answer, a create
-/// answered 500, 502 or 504 may have committed behind a failing gateway, so it is looked
-/// up like a lost answer before it is sent again. 503 and 429 mean "not processed".
+/// Whether a failed send may still have been applied. Beyond a lost answer, a create or
+/// an audience upload (which adds, so a resend is not harmless) answered 500, 502 or 504
+/// may have committed behind a failing gateway, so it is treated like a lost answer:
+/// looked up, or left for review, before anything is sent again. 503 and 429 mean "not
+/// processed".
 fn lost_answer(op: Op, e: &ClientError) -> bool {
+    let adds = matches!(op, Op::Create | Op::AudienceData);
     match e {
         ClientError::OutcomeUnknown { .. } | ClientError::Decode { .. } => true,
-        ClientError::Server { status, .. } => op == Op::Create && ![503, 429].contains(status),
+        ClientError::Server { status, .. } => adds && ![503, 429].contains(status),
+        ClientError::Audience { status, .. } => {
+            op == Op::AudienceData && *status >= 500 && *status != 503
+        }
         _ => false,
     }
 }
@@ -1482,6 +1523,35 @@ mod tests {
             detail: String::new(),
         };
         assert!(lost_answer(Op::Update, &unknown));
+    }
+
+    #[test]
+    fn an_upload_that_may_have_committed_counts_as_a_lost_answer() {
+        let audience = |status| ClientError::Audience {
+            status,
+            error: "boom".into(),
+        };
+        assert!(lost_answer(Op::AudienceData, &audience(500)));
+        assert!(lost_answer(Op::AudienceData, &audience(502)));
+        assert!(!lost_answer(Op::AudienceData, &audience(503)));
+        assert!(!lost_answer(Op::AudienceData, &audience(400)));
+        let server = ClientError::Server {
+            status: 504,
+            messages: Vec::new(),
+        };
+        assert!(lost_answer(Op::AudienceData, &server));
+    }
+
+    #[test]
+    fn a_value_flightdeck_would_not_send_keeps_its_field() {
+        let notes = error_notes(&ClientError::Invalid {
+            field: "[0].values[3]".into(),
+            message: "is too large".into(),
+        });
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].field.as_deref(), Some("[0].values[3]"));
+        assert_eq!(notes[0].code, "INVALID");
+        assert_eq!(notes[0].message, "[0].values[3]: is too large");
     }
 
     #[test]

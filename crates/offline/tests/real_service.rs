@@ -865,3 +865,282 @@ async fn null_channels_stay_null_and_dates_read_in_the_advertisers_timezone() {
     assert!(errors.iter().any(|e| e.message == overlap.message));
     let _: Advertiser = typed(ws.get(&northwind).unwrap().unwrap().working);
 }
+
+fn refused_fields(result: flightdeck_offline::Result<Vec<i64>>) -> Vec<String> {
+    match result {
+        Err(Error::Refused(errors)) => errors.0.into_iter().map(|e| e.field).collect(),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// Review finding 7 and 8: an upload that breaks the rules is refused by the workspace
+/// for every host (nothing queued, fields named as the buyer passed the records), a
+/// draft's records are checked as if they carried the id the segment will get, and the
+/// country code is normalised once, here.
+#[test]
+fn uploads_that_break_the_rules_are_refused_and_country_codes_are_normalised() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = open(&file(&dir));
+    let seg = ws
+        .create_audience_segment(segment("Rules", "rules-1"))
+        .unwrap();
+    let before = ws.pending().unwrap().len();
+    let cases = [
+        (json!([]), vec!["values"]),
+        (
+            json!([{"countryCode": "usa", "values": ["not a hash"]}]),
+            vec!["[0].countryCode", "[0].values[0]"],
+        ),
+        (
+            json!([
+                {"countryCode": "US", "values": hashes(1, "a")},
+                {"countryCode": "US", "values": []}
+            ]),
+            vec!["[1].values"],
+        ),
+        (
+            json!([{"serviceSegmentId": "fpsegmother", "countryCode": "US",
+                    "values": hashes(1, "a")}]),
+            vec!["[0].serviceSegmentId"],
+        ),
+    ];
+    for (data, fields) in cases {
+        assert_eq!(
+            refused_fields(ws.upload_audience_data_split(
+                &seg,
+                typed(data.clone()),
+                flightdeck_model::AUDIENCE_UPLOAD_MAX_BYTES
+            )),
+            fields,
+            "{data}"
+        );
+    }
+    // A value too large for any request of the chosen size names it.
+    let mut values = hashes(3, "f");
+    values[1] = "a".repeat(64) + &"b".repeat(400);
+    let data = typed(json!([{"countryCode": "US", "values": values}]));
+    // Not an e-mail hash either; the size is what the refusal is about once the type
+    // does not check values.
+    let mut unknown_type = segment("Any type", "any-1");
+    unknown_type.data_type = Some(flightdeck_model::DataType::from_wire("custom_id"));
+    let any = ws.create_audience_segment(unknown_type).unwrap();
+    let before_any = ws.pending().unwrap().len();
+    assert_eq!(
+        refused_fields(ws.upload_audience_data_split(&any, data, 400)),
+        ["[0].values[1]"]
+    );
+    assert_eq!(ws.pending().unwrap().len(), before_any);
+    assert_eq!(before_any, before + 1, "nothing queued by any refusal");
+
+    // The same upload as the app or the CLI would pass it: trimmed, upper-cased.
+    let seq = ws
+        .upload_audience_data(
+            &seg,
+            typed(json!([{"countryCode": " us ", "values": hashes(2, "a")}])),
+        )
+        .unwrap();
+    let change = ws.change(seq).unwrap().unwrap();
+    assert_eq!(change.status, ChangeStatus::Pending, "{:?}", change.errors);
+    assert_eq!(change.payload[0]["countryCode"], "US");
+    assert_eq!(ws.audience_uploads(&seg).unwrap()[0].country_code, "US");
+}
+
+/// Review finding 1: a large upload is split when it is queued, one change per request,
+/// so exactly-once holds per request. When the answer to the second request is lost, it
+/// waits for the buyer (needs review) and is never sent again; the first stays applied,
+/// the third waits behind it; no request reaches the service twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_split_upload_never_sends_a_request_twice_when_an_answer_is_lost() {
+    let server = Server::start().await;
+    let (client, log) = server.recording().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = open(&file(&dir));
+    let seg = ws
+        .create_audience_segment(segment("Splitters", "splitters-1"))
+        .unwrap();
+    let values = hashes(90, "e");
+    let max = 2500;
+    let seqs = ws
+        .upload_audience_data_split(
+            &seg,
+            typed(json!([{"countryCode": "US", "values": values}])),
+            max,
+        )
+        .unwrap();
+    assert_eq!(seqs.len(), 3, "{seqs:?}");
+    // Every change is one request's body, whole and in order, room left for the id.
+    let mut queued = Vec::new();
+    for seq in &seqs {
+        let change = ws.change(*seq).unwrap().unwrap();
+        assert_eq!(change.status, ChangeStatus::Pending, "{:?}", change.errors);
+        let mut body = change.payload.clone();
+        body[0]["serviceSegmentId"] = json!("x".repeat(64));
+        assert!(serde_json::to_vec(&body).unwrap().len() <= max);
+        assert_eq!(change.parents.len(), 1);
+        assert_eq!(change.parents[0].pointer, "/0/serviceSegmentId");
+        for v in change.payload[0]["values"].as_array().unwrap() {
+            queued.push(v.as_str().unwrap().to_owned());
+        }
+    }
+    assert_eq!(queued, values);
+    assert_eq!(ws.audience_uploads(&seg).unwrap().len(), 3);
+
+    // The segment and the first request post.
+    let first = PushOptions {
+        only: Some([seqs[0]].into()),
+        ..options()
+    };
+    let report = sync::push(&mut ws, &client, &first, |_| {}).await.unwrap();
+    assert!(report.is_complete(), "{report:#?}");
+    let Some(Key::Segment(id)) = ws.resolve_remote(&seg).unwrap() else {
+        panic!("segment not landed")
+    };
+    let upload = format!("POST /v1/audiences/{id}/data");
+    assert_eq!(bodies(&log, &upload).len(), 1);
+
+    // The second request commits, and its answer is lost.
+    server
+        .sandbox
+        .state()
+        .faults
+        .set(flightdeck_sandbox::faults::FaultSettings {
+            drop_after_commit: 1,
+            ..Default::default()
+        })
+        .unwrap();
+    let report = push(&mut ws, &client).await;
+    server.sandbox.state().faults.reset();
+    assert_eq!(report.needs_review.len(), 1, "{report:#?}");
+    assert_eq!(report.needs_review[0].seq, seqs[1]);
+    let text = &report.needs_review[0].messages[0].message;
+    assert!(text.contains("may or may not have been stored"), "{text}");
+    assert_eq!(status_of(&ws, seqs[0]), ChangeStatus::Applied);
+    assert_eq!(status_of(&ws, seqs[1]), ChangeStatus::NeedsReview);
+    assert_eq!(status_of(&ws, seqs[2]), ChangeStatus::Blocked);
+    assert_eq!(bodies(&log, &upload).len(), 2, "sent once each");
+
+    // A later push leaves it to the buyer: nothing is sent again.
+    let report = push(&mut ws, &client).await;
+    assert!(report.applied.is_empty(), "{report:#?}");
+    assert_eq!(bodies(&log, &upload).len(), 2);
+    let sent = bodies(&log, &upload);
+    assert_eq!(sent[0][0]["serviceSegmentId"], id.as_str());
+    assert_ne!(sent[0], sent[1]);
+    let stored: i64 = server
+        .sandbox
+        .state()
+        .db
+        .blocking(|c| Ok(c.query_row("SELECT COUNT(*) FROM segment_data", [], |r| r.get(0))?))
+        .unwrap();
+    let first_two: usize = sent
+        .iter()
+        .map(|b| b[0]["values"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(stored, i64::try_from(first_two).unwrap());
+}
+
+/// Review finding 2: between the campaign landing (its new flight now has an id) and the
+/// cap being posted, checking the changes keeps the cap pending; it then posts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cap_stays_valid_after_its_new_flight_gets_an_id_and_before_it_posts() {
+    let server = Server::start().await;
+    let client = server.demo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled_with(&client, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let camp = ws
+        .create_campaign(
+            &acme,
+            typed(json!({"name": "Two steps", "domain": "acme.example",
+                         "iabCategory": ["IAB3"], "flights": [
+                {"maxBudget": 600.0, "startDate": NOW + DAY, "endDate": NOW + 10 * DAY}
+            ]})),
+        )
+        .unwrap();
+    let order = ws
+        .create_ad_order(
+            &camp,
+            typed(json!({"name": "Two steps order", "optimizationGoal": "CPM",
+                         "startDate": NOW + DAY, "endDate": NOW + 10 * DAY,
+                         "lifetimeBudget": 100.0})),
+        )
+        .unwrap();
+    let flight = EntityRef::draft_flight(&camp, NOW + DAY);
+    let caps_seq = ws
+        .set_flight_caps_for(&order, vec![(typed(json!({"maxBudget": 50.0})), flight)])
+        .unwrap();
+    let camp_seq = ws
+        .pending()
+        .unwrap()
+        .iter()
+        .find(|c| c.target == camp)
+        .unwrap()
+        .seq;
+    let only_campaign = PushOptions {
+        only: Some([camp_seq].into()),
+        ..options()
+    };
+    let report = sync::push(&mut ws, &client, &only_campaign, |_| {})
+        .await
+        .unwrap();
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(status_of(&ws, caps_seq), ChangeStatus::Pending);
+
+    let broken = ws.check().unwrap();
+    assert!(
+        broken.iter().all(|(s, _)| *s != caps_seq),
+        "the cap was marked invalid: {broken:?}"
+    );
+    let change = ws.change(caps_seq).unwrap().unwrap();
+    assert_eq!(change.status, ChangeStatus::Pending, "{:?}", change.errors);
+
+    let report = push(&mut ws, &client).await;
+    assert!(report.is_complete(), "{report:#?}");
+    let caps = client
+        .flight_caps_save(remote_id(&ws, &order), &[])
+        .await
+        .unwrap()
+        .entity;
+    assert_eq!(caps.len(), 1);
+    assert_eq!(caps[0].max_budget, Some(50.0));
+}
+
+/// Review finding 4: a field the service ignores on update is refused only when this edit
+/// changes it. A newer server version a pull holds back while edits are pending (someone
+/// changed the order's budget elsewhere) does not refuse further edits of other fields.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_changed_elsewhere_does_not_refuse_later_edits() {
+    let server = Server::start().await;
+    let client = server.demo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled_with(&client, &dir).await;
+    let order = by_name(&ws, Kind::AdOrder, "Bluebird - Display");
+    let order_id = remote_id(&ws, &order);
+    let mut edited: AdOrder = typed(ws.get(&order).unwrap().unwrap().working);
+    edited.name = Some("Bluebird - Display (1)".into());
+    ws.update_ad_order(&order, edited).unwrap();
+
+    // Someone else moves the budget (as through the order's flight).
+    server
+        .sandbox
+        .state()
+        .db
+        .blocking(move |c| {
+            c.execute(
+                "UPDATE ad_orders SET body = json_set(body, '$.lifetimeBudget', 98765.0) \
+                 WHERE id = ?1",
+                [order_id],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+
+    let mut again: AdOrder = typed(ws.get(&order).unwrap().unwrap().working);
+    again.name = Some("Bluebird - Display (2)".into());
+    ws.update_ad_order(&order, again.clone()).unwrap();
+    // This edit changing the budget itself is still refused.
+    again.lifetime_budget = Some(1.0);
+    let errors = refused(ws.update_ad_order(&order, again));
+    assert_eq!(errors[0].0, "lifetimeBudget");
+}

@@ -4,15 +4,16 @@
 
 use std::collections::HashSet;
 
+use flightdeck_client::upload;
 use flightdeck_model::validate::{self, IgnoredOnUpdate, codes};
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, Creative, FieldError, FlightCap,
-    SiteList, ValidationErrors,
+    AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign,
+    Creative, DataType, FieldError, FlightCap, SiteList, ValidationErrors,
 };
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
 
-use super::validate::{Payload, check_one};
+use super::validate::{PENDING_SEGMENT_ID, Payload, check_one};
 use super::{
     Workspace, canonical, key_from_text, key_text, kind_from_text, kind_text, now_ms, op_text,
     parse_json, status_text, to_json, to_value,
@@ -24,6 +25,11 @@ use crate::{Error, Result};
 /// reached the service, or was refused and the edit is the fix. `sending`, `needs_review`
 /// and `conflict` are outcomes the executor or the buyer must settle first.
 pub(super) const COALESCE_INTO: &str = "('pending', 'invalid', 'failed', 'blocked')";
+
+/// Bytes an upload's requests keep free per record for the `serviceSegmentId` of a draft
+/// segment, filled in when it lands: ids the service issues (`fpsegm` and letters and
+/// digits) are far shorter, so a request queued for a draft still fits when sent.
+const SEGMENT_ID_ALLOWANCE: usize = 64;
 
 /// Several edits in one transaction (one disk sync): bulk edits, imports, and a group the
 /// buyer saves at once. Dropped without [`Batch::commit`], nothing is kept.
@@ -85,6 +91,13 @@ one_edit! {
     duplicate_as_new(target: &EntityRef) -> EntityRef;
     /// Queues an audience upload. See [`Batch::upload_audience_data`].
     upload_audience_data(segment: &EntityRef, data: AudienceData) -> i64;
+    /// Queues an audience upload in requests of a chosen size. See
+    /// [`Batch::upload_audience_data_split`].
+    upload_audience_data_split(
+        segment: &EntityRef,
+        data: AudienceData,
+        max_request_bytes: usize
+    ) -> Vec<i64>;
 }
 
 impl Workspace {
@@ -335,34 +348,99 @@ impl Batch<'_> {
     }
 
     /// Queues records of identifiers to add to a segment, downloaded or draft, posted or
-    /// not; each upload is its own ordered change. A record whose `serviceSegmentId` is
-    /// empty gets the segment's: now when it has one, else when the draft lands (the
-    /// upload waits for it). Returns the change's `seq`.
-    pub fn upload_audience_data(
+    /// not, as requests of at most [`AUDIENCE_UPLOAD_MAX_BYTES`]. See
+    /// [`Batch::upload_audience_data_split`], which this is with that limit; returns the
+    /// `seq` of the **last** change it queued (posting it with
+    /// [`crate::sync::PushOptions::only`] posts the earlier ones too: changes to one
+    /// segment go in outbox order).
+    pub fn upload_audience_data(&mut self, segment: &EntityRef, data: AudienceData) -> Result<i64> {
+        let seqs = self.upload_audience_data_split(segment, data, AUDIENCE_UPLOAD_MAX_BYTES)?;
+        seqs.last()
+            .copied()
+            .ok_or_else(|| Error::Invalid("the upload was queued as no change at all".to_owned()))
+    }
+
+    /// Queues records of identifiers to add to a segment as one change per request of at
+    /// most `max_request_bytes` of JSON (capped at [`AUDIENCE_UPLOAD_MAX_BYTES`]), split
+    /// now rather than when posted: each request is then its own change with its own
+    /// exactly-once bookkeeping, so a request whose answer is lost waits for the buyer
+    /// while those that applied stay applied, and none is ever sent twice. Returns the
+    /// `seq` of every change, in order (one row each in
+    /// [`Workspace::audience_uploads`]).
+    ///
+    /// Country codes are trimmed and upper-cased here, for every host. A record whose
+    /// `serviceSegmentId` is empty gets the segment's: now when it has one, else when the
+    /// draft lands (the changes wait for it).
+    ///
+    /// [`Error::Refused`], with nothing queued, when the upload breaks the service's
+    /// rules (`flightdeck_model::validate::audience_data`, checked as if the records of
+    /// a draft segment carried the id it will get) or a value cannot fit in any request.
+    /// Fields index the records as passed: `values` (no records), `[i].serviceSegmentId`,
+    /// `[i].countryCode`, `[i].values`, `[i].values[j]`, `[i]`.
+    pub fn upload_audience_data_split(
         &mut self,
         segment: &EntityRef,
         mut data: AudienceData,
-    ) -> Result<i64> {
+        max_request_bytes: usize,
+    ) -> Result<Vec<i64>> {
         expect_kind(segment, Kind::AudienceSegment)?;
-        self.require(segment)?;
+        let working: Value = parse_json(&self.require(segment)?)?;
         let remote = match &segment.key {
             Key::Local(_) => self.landed(segment)?,
             other => Some(other.clone()),
         };
-        let mut parents = Vec::new();
-        for (i, record) in data.iter_mut().enumerate() {
-            if !record.service_segment_id.is_empty() {
-                continue;
-            }
-            match &remote {
-                Some(Key::Segment(id)) => record.service_segment_id.clone_from(id),
-                _ => parents.push(ParentRef {
-                    pointer: format!("/{i}/serviceSegmentId"),
-                    target: segment.clone(),
-                }),
+        let segment_id = match &remote {
+            Some(Key::Segment(id)) => Some(id.clone()),
+            _ => None,
+        };
+        for record in &mut data {
+            record.country_code = record.country_code.trim().to_uppercase();
+            if record.service_segment_id.is_empty()
+                && let Some(id) = &segment_id
+            {
+                record.service_segment_id.clone_from(id);
             }
         }
-        self.append_row(segment, Op::AudienceData, &to_value(&data)?, &parents)
+        // Checked as sent: a draft's records carry the id it will get (a stand-in here),
+        // and for sizing an id as long as any the service issues.
+        let stand_in = |id: &str| {
+            let mut copy = data.clone();
+            for r in copy.iter_mut().filter(|r| r.service_segment_id.is_empty()) {
+                r.service_segment_id = id.to_owned();
+            }
+            copy
+        };
+        let data_type = working
+            .get("dataType")
+            .and_then(Value::as_str)
+            .map(DataType::from_wire);
+        let checked_id = segment_id.as_deref().unwrap_or(PENDING_SEGMENT_ID);
+        validate::audience_data(checked_id, data_type.as_ref(), &stand_in(checked_id))
+            .map_err(Error::Refused)?;
+        let sized = stand_in(&"x".repeat(SEGMENT_ID_ALLOWANCE));
+        let plan = upload::plan(&sized, max_request_bytes.min(AUDIENCE_UPLOAD_MAX_BYTES)).map_err(
+            |e| match e {
+                flightdeck_client::Error::Invalid { field, message } => Error::Refused(
+                    ValidationErrors(vec![FieldError::new(field, codes::INVALID, message)]),
+                ),
+                other => Error::Client(other),
+            },
+        )?;
+        let mut seqs = Vec::with_capacity(plan.len());
+        for pieces in &plan {
+            let body = upload::body(&data, pieces);
+            let parents: Vec<ParentRef> = body
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.service_segment_id.is_empty())
+                .map(|(k, _)| ParentRef {
+                    pointer: format!("/{k}/serviceSegmentId"),
+                    target: segment.clone(),
+                })
+                .collect();
+            seqs.push(self.append_row(segment, Op::AudienceData, &to_value(&body)?, &parents)?);
+        }
+        Ok(seqs)
     }
 
     /// A new draft copied from `target`'s working copy, under the same parent (a draft
@@ -441,7 +519,11 @@ impl Batch<'_> {
     }
 
     /// [`Error::Refused`] when the edit changes a field in `rules` from the entity's
-    /// newest server version. Drafts have none and may set anything.
+    /// current working copy (its server version when it has no pending edit). Drafts have
+    /// none and may set anything. Compared with the working copy, not with a newer server
+    /// version a pull holds back while edits are pending: a value someone else changed
+    /// elsewhere (an ad order's budget through its flight) is not this edit's doing and
+    /// must not refuse it.
     fn refuse_ignored(
         &self,
         target: &EntityRef,
@@ -451,18 +533,18 @@ impl Batch<'_> {
         if target.key.is_local() {
             return Ok(());
         }
-        let server: Option<Option<String>> = self
+        let current: Option<Option<String>> = self
             .row(
-                "SELECT COALESCE(server_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
+                "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
                 params![kind_text(target.kind), key_text(&target.key)],
                 |r| r.get(0),
             )
             .optional()?;
-        let Some(server) = server.flatten() else {
+        let Some(current) = current.flatten() else {
             return Ok(());
         };
-        let server: Value = parse_json(&server)?;
-        validate::ignored_on_update(rules, &server, edited).map_err(Error::Refused)
+        let current: Value = parse_json(&current)?;
+        validate::ignored_on_update(rules, &current, edited).map_err(Error::Refused)
     }
 
     /// `value` as the body of a new draft of `kind`: see [`Batch::duplicate_as_new`].

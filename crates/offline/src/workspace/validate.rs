@@ -154,8 +154,13 @@ impl<'c> Checker<'c> {
                 };
                 // A cap on a new flight: a stand-in id per flight (below any real id),
                 // a flight of the campaign while the campaign still has that new flight.
+                // Once the campaign has landed, the flight's parent reference names its
+                // id and `flightId` carries it: that cap is checked as it will be sent.
                 let mut stand_ins: Vec<&Key> = Vec::new();
-                for p in parents.iter().filter(|p| p.target.kind == Kind::Flight) {
+                for p in parents
+                    .iter()
+                    .filter(|p| p.target.kind == Kind::Flight && p.target.key.is_local())
+                {
                     let Some(i) = p
                         .pointer
                         .strip_prefix('/')

@@ -90,7 +90,8 @@ pub struct Sent {
 
 impl Server {
     /// A client whose requests go through a recording front of the same sandbox: the
-    /// bodies exactly as they left the client, for wire assertions.
+    /// bodies exactly as they left the client, for wire assertions, and every request
+    /// that reached the service, for counting.
     pub async fn recording(&self) -> (Client, Arc<std::sync::Mutex<Vec<Sent>>>) {
         use axum::body::Body;
         use axum::extract::Request;
@@ -115,7 +116,13 @@ impl Server {
         ));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, router).await });
+        // Served like the sandbox itself, so an injected drop closes the connection
+        // rather than answering 503.
+        tokio::spawn(flightdeck_sandbox::server::serve(
+            listener,
+            router,
+            std::future::pending(),
+        ));
         let config = ClientConfig::new(&format!("http://{addr}")).unwrap();
         let session = Session::user(&config, "demo", SecretString::from("demo"), None)
             .await
