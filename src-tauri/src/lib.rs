@@ -53,6 +53,7 @@ macro_rules! specta_builder {
                 forms::save_campaign,
                 forms::save_ad_order,
                 forms::save_flight_caps,
+                forms::flight_cap_choices,
                 forms::save_creative,
                 forms::save_site_list,
                 forms::save_audience_segment,

@@ -204,6 +204,24 @@ fn sandbox_get(base_url: &str, path: &str) -> Value {
     })
 }
 
+/// A POST to the embedded sandbox as the demo user, answering the JSON it returns.
+fn sandbox_post(base_url: &str, path: &str, body: &Value) -> Value {
+    let url = format!("{base_url}{path}");
+    tauri::async_runtime::block_on(async {
+        let resp = reqwest::Client::new()
+            .post(&url)
+            .basic_auth("demo", Some("demo"))
+            .json(body)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("POST {url}: {e}"));
+        let status = resp.status();
+        let text = resp.text().await.unwrap_or_default();
+        assert!(status.is_success(), "POST {url}: {status} {text}");
+        serde_json::from_str(&text).expect("a JSON answer")
+    })
+}
+
 /// Every JSON object anywhere in `v` whose `name` is `name`.
 fn count_named(v: &Value, name: &str) -> usize {
     match v {
@@ -1316,7 +1334,8 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
         "{result}"
     );
     assert_eq!(result["bad_records"], 0, "{result}");
-    assert!(result["published"].as_i64() > Some(0), "{result}");
+    // `published` counts records: the whole file fits one request of one record.
+    assert_eq!(result["published"], 1, "{result}");
 
     // The sandbox applies an upload at once: 1,200 identifiers activate the segment.
     h.refresh();
@@ -1325,22 +1344,51 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
     assert_eq!(segment_now["value"]["dataCount"], 1200, "{segment_now}");
     assert_eq!(segment_now["value"]["status"], "ACTIVE", "{segment_now}");
 
-    // A file with a bad identifier is kept with its error and never posted.
-    let bad = h.ok(
+    // A file with a bad identifier is refused at the form's path: it could never be
+    // posted, so nothing is queued.
+    let bad = h.err(
         "upload_audience_data",
         json!({"segment": segment["target"], "upload": {"countryCode": "US", "values": ["not-a-hash"]}}),
     );
+    assert_eq!(bad["code"], "invalid", "{bad}");
     assert_eq!(
-        field_errors(&bad["errors"])
+        field_errors(&bad["fieldErrors"])
             .into_iter()
             .map(|(f, _)| f)
             .collect::<Vec<_>>(),
         ["values[0]"],
         "{bad}"
     );
+    assert!(
+        !bad["message"].as_str().unwrap_or_default().contains("[0]."),
+        "the sentence names the form's field: {bad}"
+    );
+    let bad_country = h.err(
+        "upload_audience_data",
+        json!({"segment": segment["target"], "upload": {"countryCode": "USA", "values": [hashes[0]]}}),
+    );
+    assert_eq!(
+        field_errors(&bad_country["fieldErrors"])
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect::<Vec<_>>(),
+        ["countryCode"],
+        "{bad_country}"
+    );
     let uploads = rows(h.ok("audience_uploads", json!({"segment": segment["target"]})));
-    assert_eq!(uploads.len(), 2);
-    assert_eq!(uploads[1]["status"], "invalid", "{uploads:?}");
+    assert_eq!(uploads.len(), 1, "nothing queued: {uploads:?}");
+    assert!(h.pending().is_empty());
+
+    // The country code is normalised by the workspace, as for the CLI: " ca" goes as CA.
+    let saved = h.ok(
+        "upload_audience_data",
+        json!({"segment": segment["target"], "upload": {"countryCode": " ca", "values": [hashes[0]]}}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    let uploads = rows(h.ok("audience_uploads", json!({"segment": segment["target"]})));
+    assert_eq!(uploads.len(), 2, "{uploads:?}");
+    assert_eq!(uploads[1]["countryCode"], "CA", "{uploads:?}");
+    assert_eq!(uploads[1]["status"], "pending", "{uploads:?}");
     h.close();
 }
 
@@ -1389,5 +1437,155 @@ fn site_list_calls_follow_the_stored_type_and_keep_the_name() {
 
     let report = h.post_all();
     assert_eq!(report["applied"], 2, "add, then remove: {report}");
+    h.close();
+}
+
+#[test]
+fn a_cap_on_a_new_flight_of_a_draft_campaign_posts_in_one_push() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let base = h.base_url();
+    let acme = named(&h.advertisers(), "Acme Outdoor").clone();
+    assert_eq!(acme["value"]["timezoneName"], "ET", "{acme}");
+
+    // Noon UTC: the form names the flight by its start in New York time.
+    let start = (now_ms() / DAY + 10) * DAY + 12 * 3_600_000;
+    let end = start + 20 * DAY;
+    let camp = h.ok(
+        "save_campaign",
+        json!({
+            "target": null,
+            "advertiser": acme["target"],
+            "value": {
+                "name": "Capped campaign", "domain": "capped.example", "iabCategory": ["IAB3"],
+                "flights": [{"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": end}],
+            },
+        }),
+    );
+    assert_eq!(camp["errors"], json!([]), "{camp}");
+    let order = h.ok(
+        "save_ad_order",
+        json!({
+            "target": null,
+            "campaign": camp["target"],
+            "value": {
+                "name": "Capped order", "optimizationGoal": "CPM",
+                "startDate": start, "endDate": end, "lifetimeBudget": 500.0,
+            },
+        }),
+    );
+    assert_eq!(order["errors"], json!([]), "{order}");
+
+    // The form offers the new flight, by its start date in the advertiser's timezone.
+    let choices = h.ok("flight_cap_choices", json!({"adOrder": order["target"]}));
+    assert_eq!(choices["campaign"], camp["target"], "{choices}");
+    let flights = choices["flights"].as_array().expect("flights");
+    assert_eq!(flights.len(), 1, "{choices}");
+    let new_flight = flights[0]["flight"].clone();
+    assert_eq!(new_flight["kind"], "flight", "{choices}");
+    assert_eq!(new_flight["key"]["type"], "local", "{choices}");
+    assert_eq!(flights[0]["id"], Value::Null);
+    let when = flightdeck_model::validate::format_millis_in(
+        start,
+        Some(&flightdeck_model::TimezoneName::ET),
+    );
+    assert!(when.ends_with(" ET"), "{when}");
+    assert_eq!(
+        flights[0]["label"],
+        format!("new flight starting {when}"),
+        "{choices}"
+    );
+    assert_eq!(choices["caps"], json!([]));
+
+    // Live validation: a cap naming the new flight is valid; one naming no flight is not.
+    let cap = json!({"maxBudget": 200.0, "dailyBudget": 20.0});
+    let errors = h.ok(
+        "validate",
+        json!({
+            "draft": {"kind": "flight_caps", "value": [cap], "campaignFlightIds": [], "flights": [new_flight]},
+            "parent": order["target"], "existing": true,
+        }),
+    );
+    assert_eq!(errors, json!([]), "{errors}");
+    let errors = h.ok(
+        "validate",
+        json!({
+            "draft": {"kind": "flight_caps", "value": [cap], "campaignFlightIds": [], "flights": [null]},
+            "parent": order["target"], "existing": true,
+        }),
+    );
+    assert_eq!(
+        field_errors(&errors),
+        [("[0].flightId".to_owned(), "REQUIRED".to_owned())],
+        "{errors}"
+    );
+
+    let saved = h.ok(
+        "save_flight_caps",
+        json!({"adOrder": order["target"], "caps": [{"cap": cap, "flight": new_flight}]}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    // Opened again, the form shows the cap on the new flight.
+    let choices = h.ok("flight_cap_choices", json!({"adOrder": order["target"]}));
+    assert_eq!(choices["caps"], json!([new_flight]), "{choices}");
+    let pending = h.pending();
+    assert_eq!(pending.len(), 3, "{pending:?}");
+    assert!(
+        pending.iter().all(|c| c["status"] == "pending"),
+        "{pending:?}"
+    );
+
+    // One push: campaign, ad order, then the cap with the flight's new id.
+    let report = h.post_all();
+    assert_eq!(report["applied"], 3, "{report}");
+    for k in ["failed", "needsReview", "conflicts", "held", "unsent"] {
+        assert_eq!(report[k], 0, "{k}: {report}");
+    }
+    assert!(h.pending().is_empty());
+
+    let campaign = named(
+        &rows(h.ok("list_campaigns", json!({"advertiser": acme["target"]}))),
+        "Capped campaign",
+    )
+    .clone();
+    let flight_id = campaign["value"]["flights"][0]["id"].clone();
+    assert!(flight_id.is_i64(), "{campaign}");
+    let order_row = named(
+        &rows(h.ok("list_ad_orders", json!({"campaign": campaign["target"]}))),
+        "Capped order",
+    )
+    .clone();
+    let order_id = order_row["target"]["key"]["value"].clone();
+    assert!(order_id.is_i64(), "{order_row}");
+
+    // The service has the cap on that flight (an empty body modifies nothing and answers
+    // every cap of the order).
+    let caps = sandbox_post(
+        &base,
+        &format!("v1/campaignflightcaps/byAdOrder/{order_id}"),
+        &json!([]),
+    );
+    let caps = caps["entity"].as_array().expect("the order's caps");
+    assert_eq!(caps.len(), 1, "{caps:?}");
+    assert_eq!(caps[0]["flightId"], flight_id, "{caps:?}");
+    assert_eq!(caps[0]["orderId"], order_id, "{caps:?}");
+    assert_eq!(caps[0]["maxBudget"], 200.0, "{caps:?}");
+    assert_eq!(caps[0]["dailyBudget"], 20.0, "{caps:?}");
+
+    // Now the flight is offered by its id.
+    let choices = h.ok(
+        "flight_cap_choices",
+        json!({"adOrder": order_row["target"]}),
+    );
+    let posted = json!({"kind": "flight", "key": {"type": "id", "value": flight_id}});
+    assert_eq!(choices["flights"][0]["flight"], posted, "{choices}");
+    assert!(
+        choices["flights"][0]["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with(&format!("#{flight_id}: {when}"))),
+        "{choices}"
+    );
     h.close();
 }

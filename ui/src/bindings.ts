@@ -56,8 +56,19 @@ export const commands = {
 	 *  a field error saying why.
 	 */
 	saveAdOrder: (target: EntityRef | null, campaign: EntityRef, value: AdOrder) => typedError<Saved, AppError>(__TAURI_INVOKE("save_ad_order", { target, campaign, value })),
-	/**  Sets the flight caps of an ad order. */
-	saveFlightCaps: (adOrder: EntityRef, caps: FlightCap[]) => typedError<Saved, AppError>(__TAURI_INVOKE("save_flight_caps", { adOrder, caps })),
+	/**
+	 *  Sets the flight caps of an ad order, each with the flight it is for: a posted flight,
+	 *  or a new flight of the campaign, draft or posted (the caps post in the same push,
+	 *  after the campaign change that adds the flight). A cap with no flight chosen is kept
+	 *  with its error, unless other caps name new flights: then the save is refused at its
+	 *  `[i].flightId`, nothing saved.
+	 */
+	saveFlightCaps: (adOrder: EntityRef, caps: CapOnFlight[]) => typedError<Saved, AppError>(__TAURI_INVOKE("save_flight_caps", { adOrder, caps })),
+	/**
+	 *  The flights of an ad order's campaign a cap can be for, new ones included, and the
+	 *  flight each of the order's stored caps is for.
+	 */
+	flightCapChoices: (adOrder: EntityRef) => typedError<CapChoices, AppError>(__TAURI_INVOKE("flight_cap_choices", { adOrder })),
 	/**
 	 *  Saves a creative under `parent`: an advertiser, or a campaign (downloaded or draft)
 	 *  when the advertiser is left to the service to resolve. Only drafts can be edited: the
@@ -83,7 +94,9 @@ export const commands = {
 	duplicateAsNew: (target: EntityRef) => typedError<Duplicate, AppError>(__TAURI_INVOKE("duplicate_as_new", { target })),
 	/**
 	 *  Queues an upload of identifiers to a segment (downloaded or draft; a posted segment
-	 *  takes uploads though its own fields are read-only).
+	 *  takes uploads though its own fields are read-only). An upload that breaks the rules
+	 *  is refused by the workspace with its field errors (at the form's paths), nothing
+	 *  queued: it could never be posted.
 	 */
 	uploadAudienceData: (segment: EntityRef, upload: UploadRequest) => typedError<Saved, AppError>(__TAURI_INVOKE("upload_audience_data", { segment, upload })),
 	/**
@@ -381,6 +394,50 @@ export type CampaignFlight = {
 	endDate?: number | null,
 };
 
+/**  What the flight-caps form of an ad order offers and holds. */
+export type CapChoices = {
+	/**  The ad order's campaign, when the workspace knows it. */
+	campaign: EntityRef | null,
+	/**  Every flight of that campaign, posted or new, in the campaign's order. */
+	flights: CapFlight[],
+	/**
+	 *  The flight each stored cap is for, by position in the caps `list_flight_caps`
+	 *  answers: a cap on a new flight has no `flightId` yet.
+	 */
+	caps: (EntityRef | null)[],
+};
+
+/**  A flight a cap can be for. */
+export type CapFlight = {
+	/**
+	 *  How a cap names it: `Kind::Flight` with its id, or a new flight of the campaign
+	 *  (posted with it in the same push, the cap after it).
+	 */
+	flight: EntityRef,
+	/**  The service's id; `None` for a new flight. */
+	id: number | null,
+	/**  `startDate`. */
+	startDate: number | null,
+	/**  `endDate`. */
+	endDate: number | null,
+	/**
+	 *  How the form names it, dates in the advertiser's timezone: `#12: 1 Mar 2027 – 31
+	 *  Mar 2027`, or `new flight starting 1 Apr 2027`.
+	 */
+	label: string,
+};
+
+/**  One cap as the flight-caps form saves it, with the flight it is for. */
+export type CapOnFlight = {
+	/**  The cap (`flightId` is filled in from `flight`). */
+	cap: FlightCap,
+	/**
+	 *  The flight, as [`flight_cap_choices`] lists it (a new flight has no id yet), or
+	 *  `None` when the buyer has not chosen one.
+	 */
+	flight: EntityRef | null,
+};
+
 /**  A message from the service about a change's last attempt, kept for the buyer. */
 export type ChangeMessage = {
 	/**  `INFO`, `WARNING` or `ERROR`. */
@@ -535,12 +592,17 @@ value: Campaign } |
 { kind: "ad_order"; 
 /**  The form's value. */
 value: AdOrder } | 
-/**  The flight caps of an ad order. */
+/**  The flight caps of an ad order (`parent`). */
 { kind: "flight_caps"; 
 /**  The caps. */
 value: FlightCap[]; 
 /**  Flights of the ad order's campaign, which caps must point at. */
-campaignFlightIds: number[] } | 
+campaignFlightIds: number[]; 
+/**
+ *  The flight each cap is for, by position, as [`flight_cap_choices`] lists them:
+ *  a new flight has no id for `flightId` yet, so the form names it here.
+ */
+flights?: (EntityRef | null)[] } | 
 /**  A creative. */
 { kind: "creative"; 
 /**  The form's value. */

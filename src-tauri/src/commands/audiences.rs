@@ -6,7 +6,9 @@
 //! UI never names a segment id it may not know yet.
 
 use flightdeck_model::validate;
-use flightdeck_model::{AudienceDataRecord, AudienceDataResult, DataType, FieldError};
+use flightdeck_model::{
+    AudienceDataRecord, AudienceDataResult, DataType, FieldError, ValidationErrors,
+};
 use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::workspace::{PENDING_SEGMENT_ID, Workspace};
@@ -15,7 +17,7 @@ use specta::Type;
 use tauri::State;
 
 use super::forms::{Saved, with_saved, with_workspace};
-use crate::error::{AppError, Result};
+use crate::error::{AppError, ErrorCode, Result};
 use crate::state::AppState;
 
 /// One upload as the segment form makes it.
@@ -84,11 +86,12 @@ fn segment_facts(ws: &Workspace, segment: &EntityRef) -> Result<(String, Option<
 }
 
 /// The one record the form makes. An empty `serviceSegmentId` is the segment's: the
-/// workspace fills it in, at once or when a draft segment lands.
+/// workspace fills it in, at once or when a draft segment lands. The country code goes
+/// as typed: the workspace normalises it (trim, upper case), as for the CLI.
 fn record(segment_id: String, upload: UploadRequest) -> AudienceDataRecord {
     AudienceDataRecord {
         service_segment_id: segment_id,
-        country_code: upload.country_code.trim().to_owned(),
+        country_code: upload.country_code,
         values: upload.values,
         ..AudienceDataRecord::default()
     }
@@ -127,7 +130,9 @@ pub(crate) fn check_upload(
 }
 
 /// Queues an upload of identifiers to a segment (downloaded or draft; a posted segment
-/// takes uploads though its own fields are read-only).
+/// takes uploads though its own fields are read-only). An upload that breaks the rules
+/// is refused by the workspace with its field errors (at the form's paths), nothing
+/// queued: it could never be posted.
 #[tauri::command]
 #[specta::specta]
 pub fn upload_audience_data(
@@ -141,9 +146,13 @@ pub fn upload_audience_data(
         ));
     }
     let data = vec![record(String::new(), upload)];
-    with_workspace(&state, |ws| ws.upload_audience_data(&segment, data)).map_err(|e| AppError {
-        field_errors: form_paths(e.field_errors),
-        ..e
+    with_workspace(&state, |ws| ws.upload_audience_data(&segment, data)).map_err(|e| {
+        // A refusal names the form's fields, in its sentence too.
+        if e.code == ErrorCode::Invalid && !e.field_errors.is_empty() {
+            AppError::from(ValidationErrors(form_paths(e.field_errors)))
+        } else {
+            e
+        }
     })?;
     let mut saved = with_saved(&state, segment)?;
     saved.errors = form_paths(saved.errors);

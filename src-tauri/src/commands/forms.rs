@@ -63,13 +63,17 @@ pub enum Draft {
         /// The form's value.
         value: AdOrder,
     },
-    /// The flight caps of an ad order.
+    /// The flight caps of an ad order (`parent`).
     FlightCaps {
         /// The caps.
         value: Vec<FlightCap>,
         /// Flights of the ad order's campaign, which caps must point at.
         #[serde(rename = "campaignFlightIds")]
         campaign_flight_ids: Vec<Id>,
+        /// The flight each cap is for, by position, as [`flight_cap_choices`] lists them:
+        /// a new flight has no id for `flightId` yet, so the form names it here.
+        #[serde(default)]
+        flights: Vec<Option<EntityRef>>,
     },
     /// A creative.
     Creative {
@@ -196,13 +200,14 @@ pub fn validate(
         Draft::FlightCaps {
             mut value,
             campaign_flight_ids,
+            flights,
         } => {
             if let Some(id) = parent_id {
                 for cap in &mut value {
                     cap.order_id.get_or_insert(id);
                 }
             }
-            validate::flight_caps(&value, &campaign_flight_ids)
+            return check_caps(&ws, parent.as_ref(), value, campaign_flight_ids, &flights);
         }
         Draft::Creative { mut value } => {
             if let (Some(id), Some(p)) = (parent_id, parent.as_ref()) {
@@ -315,15 +320,268 @@ pub fn save_ad_order(
     with_saved(&state, t)
 }
 
-/// Sets the flight caps of an ad order.
+/// One cap as the flight-caps form saves it, with the flight it is for.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CapOnFlight {
+    /// The cap (`flightId` is filled in from `flight`).
+    pub cap: FlightCap,
+    /// The flight, as [`flight_cap_choices`] lists it (a new flight has no id yet), or
+    /// `None` when the buyer has not chosen one.
+    pub flight: Option<EntityRef>,
+}
+
+/// A flight a cap can be for.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CapFlight {
+    /// How a cap names it: `Kind::Flight` with its id, or a new flight of the campaign
+    /// (posted with it in the same push, the cap after it).
+    pub flight: EntityRef,
+    /// The service's id; `None` for a new flight.
+    pub id: Option<Id>,
+    /// `startDate`.
+    pub start_date: Option<Millis>,
+    /// `endDate`.
+    pub end_date: Option<Millis>,
+    /// How the form names it, dates in the advertiser's timezone: `#12: 1 Mar 2027 – 31
+    /// Mar 2027`, or `new flight starting 1 Apr 2027`.
+    pub label: String,
+}
+
+/// What the flight-caps form of an ad order offers and holds.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CapChoices {
+    /// The ad order's campaign, when the workspace knows it.
+    pub campaign: Option<EntityRef>,
+    /// Every flight of that campaign, posted or new, in the campaign's order.
+    pub flights: Vec<CapFlight>,
+    /// The flight each stored cap is for, by position in the caps `list_flight_caps`
+    /// answers: a cap on a new flight has no `flightId` yet.
+    pub caps: Vec<Option<EntityRef>>,
+}
+
+/// The campaign an ad order belongs to: its parent in the workspace (a draft campaign
+/// included), else the one its `campaignId` names.
+fn campaign_of(ws: &Workspace, order: &EntityRef) -> Result<Option<EntityRef>> {
+    if order.kind != Kind::AdOrder {
+        return Ok(None);
+    }
+    let Some(entity) = ws.get(order)? else {
+        return Ok(None);
+    };
+    if let Some(parent) = entity.parent.filter(|p| p.kind == Kind::Campaign) {
+        return Ok(Some(parent));
+    }
+    Ok(entity
+        .working
+        .get("campaignId")
+        .and_then(|v| v.as_i64())
+        .map(|id| EntityRef::new(Kind::Campaign, Key::Id(id))))
+}
+
+/// The flights of `campaign` a cap can name, labelled with dates in `tz`.
+fn cap_flights(
+    ws: &Workspace,
+    campaign: &EntityRef,
+    tz: Option<&TimezoneName>,
+) -> Result<Vec<CapFlight>> {
+    let date = |ms: Option<Millis>| {
+        ms.map(|ms| validate::format_millis_in(ms, tz))
+            .unwrap_or_else(|| "?".to_owned())
+    };
+    Ok(ws
+        .flights_of(campaign)?
+        .into_iter()
+        .map(|(flight, f)| {
+            let label = match f.id {
+                Some(id) => format!("#{id}: {} – {}", date(f.start_date), date(f.end_date)),
+                None => format!("new flight starting {}", date(f.start_date)),
+            };
+            CapFlight {
+                flight,
+                id: f.id,
+                start_date: f.start_date,
+                end_date: f.end_date,
+                label,
+            }
+        })
+        .collect())
+}
+
+/// The flights of an ad order's campaign a cap can be for, new ones included, and the
+/// flight each of the order's stored caps is for.
+#[tauri::command]
+#[specta::specta]
+pub fn flight_cap_choices(state: State<'_, AppState>, ad_order: EntityRef) -> Result<CapChoices> {
+    let active = state.active()?;
+    let ws = active.workspace()?;
+    let campaign = campaign_of(&ws, &ad_order)?;
+    let flights = match &campaign {
+        Some(c) if ws.get(c)?.is_some() => {
+            let tz = ws.timezone_of(c)?;
+            cap_flights(&ws, c, tz.as_ref())?
+        }
+        _ => Vec::new(),
+    };
+    let target = EntityRef::new(Kind::FlightCaps, ad_order.key.clone());
+    let stored: Vec<FlightCap> = match ws.get(&target)? {
+        Some(e) => serde_json::from_value(e.working)?,
+        None => Vec::new(),
+    };
+    // A cap on a new flight names it by the reference its pending change fills in.
+    let waiting = ws
+        .pending()?
+        .into_iter()
+        .rev()
+        .find(|c| c.target == target)
+        .map(|c| c.parents)
+        .unwrap_or_default();
+    let caps = stored
+        .iter()
+        .enumerate()
+        .map(|(i, cap)| {
+            let pointer = format!("/{i}/flightId");
+            waiting
+                .iter()
+                .find(|p| p.pointer == pointer && p.target.kind == Kind::Flight)
+                .map(|p| p.target.clone())
+                .or_else(|| {
+                    cap.flight_id
+                        .map(|id| EntityRef::new(Kind::Flight, Key::Id(id)))
+                })
+        })
+        .collect();
+    Ok(CapChoices {
+        campaign,
+        flights,
+        caps,
+    })
+}
+
+/// Broken rules of a flight-caps form. A cap on a new flight gets a stand-in id (below
+/// any real one, one per flight), allowed while the campaign still has that flight, as
+/// the workspace checks the saved caps.
+fn check_caps(
+    ws: &Workspace,
+    order: Option<&EntityRef>,
+    mut caps: Vec<FlightCap>,
+    mut allowed: Vec<Id>,
+    flights: &[Option<EntityRef>],
+) -> Result<Vec<FieldError>> {
+    let campaign = match order {
+        Some(o) => campaign_of(ws, o)?,
+        None => None,
+    };
+    let listed = match &campaign {
+        Some(c) if ws.get(c)?.is_some() => Some(ws.flights_of(c)?),
+        _ => None,
+    };
+    if let Some(listed) = &listed {
+        allowed.extend(listed.iter().filter_map(|(_, f)| f.id));
+    }
+    let mut stand_ins: Vec<&EntityRef> = Vec::new();
+    let mut named_new = Vec::new();
+    for (i, cap) in caps.iter_mut().enumerate() {
+        match flights.get(i).and_then(Option::as_ref) {
+            Some(EntityRef {
+                key: Key::Id(id), ..
+            }) => cap.flight_id = Some(*id),
+            Some(flight) => {
+                let n = match stand_ins.iter().position(|f| *f == flight) {
+                    Some(n) => n,
+                    None => {
+                        stand_ins.push(flight);
+                        stand_ins.len() - 1
+                    }
+                };
+                let stand_in = -1 - Id::try_from(n).unwrap_or(0);
+                cap.flight_id = Some(stand_in);
+                named_new.push((i, stand_in));
+                let still_there = listed
+                    .as_ref()
+                    .is_none_or(|l| l.iter().any(|(f, _)| f == flight));
+                if still_there && !allowed.contains(&stand_in) {
+                    allowed.push(stand_in);
+                }
+            }
+            None => {}
+        }
+    }
+    let mut errors = validate::flight_caps(&caps, &allowed)
+        .err()
+        .map(|e| e.0)
+        .unwrap_or_default();
+    // Messages never show a stand-in.
+    for e in &mut errors {
+        for (i, stand_in) in &named_new {
+            if e.field == format!("[{i}].flightId") {
+                e.message = e
+                    .message
+                    .replace(&format!("flight {stand_in} "), "this new flight ");
+            }
+        }
+    }
+    Ok(errors)
+}
+
+/// Sets the flight caps of an ad order, each with the flight it is for: a posted flight,
+/// or a new flight of the campaign, draft or posted (the caps post in the same push,
+/// after the campaign change that adds the flight). A cap with no flight chosen is kept
+/// with its error, unless other caps name new flights: then the save is refused at its
+/// `[i].flightId`, nothing saved.
 #[tauri::command]
 #[specta::specta]
 pub fn save_flight_caps(
     state: State<'_, AppState>,
     ad_order: EntityRef,
-    caps: Vec<FlightCap>,
+    caps: Vec<CapOnFlight>,
 ) -> Result<Saved> {
-    with_workspace(&state, |ws| ws.set_flight_caps(&ad_order, caps))?;
+    let unchosen: Vec<usize> = caps
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.flight.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let names_new = caps
+        .iter()
+        .any(|c| matches!(&c.flight, Some(f) if !matches!(f.key, Key::Id(_))));
+    if unchosen.is_empty() {
+        let pairs = caps
+            .into_iter()
+            .filter_map(|c| Some((c.cap, c.flight?)))
+            .collect();
+        with_workspace(&state, |ws| ws.set_flight_caps_for(&ad_order, pairs))?;
+    } else if !names_new {
+        let list = caps
+            .into_iter()
+            .map(|CapOnFlight { mut cap, flight }| {
+                if let Some(EntityRef {
+                    key: Key::Id(id), ..
+                }) = flight
+                {
+                    cap.flight_id = Some(id);
+                }
+                cap
+            })
+            .collect();
+        with_workspace(&state, |ws| ws.set_flight_caps(&ad_order, list))?;
+    } else {
+        return Err(flightdeck_model::ValidationErrors(
+            unchosen
+                .into_iter()
+                .map(|i| {
+                    FieldError::new(
+                        format!("[{i}].flightId"),
+                        validate::codes::REQUIRED,
+                        "choose the flight this cap is for",
+                    )
+                })
+                .collect(),
+        )
+        .into());
+    }
     with_saved(&state, EntityRef::new(Kind::FlightCaps, ad_order.key))
 }
 

@@ -25,7 +25,8 @@ const uploads: UploadView[] = [
     status: "applied",
     values: 1200,
     countryCode: "US",
-    result: { message: "Audience data payload processed.", published: 1198, failed_publishes: 2, bad_records: 0, bad_records_details: "" },
+    // The form sends the whole file as one record: the service counts records.
+    result: { message: "Audience data payload processed.", published: 1, failed_publishes: 0, bad_records: 0, bad_records_details: "" },
     message: null,
   },
   {
@@ -63,7 +64,7 @@ describe("audience segment form", () => {
     commands.audienceUploads.mockReturnValue(ok(uploads));
   });
 
-  it("lists each upload with its status and published / bad-record counts", async () => {
+  it("lists each upload with its status and published-record / bad-record counts", async () => {
     const { q, c } = renderForm(posted);
     await flush();
     expect(commands.audienceUploads).toHaveBeenCalledWith(posted.target);
@@ -71,8 +72,10 @@ describe("audience segment form", () => {
     expect(rows.map((r) => r.getAttribute("data-status"))).toEqual(["applied", "failed", "pending"]);
     const cell = (i: number, col: string) => rows[i].querySelector(`[data-col="${col}"]`)?.textContent;
     expect(cell(0, "values")).toBe("1,200");
-    expect(cell(0, "published")).toBe("1,198");
-    expect(cell(0, "failed")).toBe("2");
+    expect(cell(0, "published")).toBe("1");
+    expect(cell(0, "failed")).toBe("0");
+    // The count is of records, not identifiers, and the heading says so.
+    expect(q('[data-testid="upload-list"] th[data-col="published"]')?.textContent).toBe("Records published");
     expect(cell(0, "bad")).toBe("0");
     expect(cell(1, "published")).toBe("0");
     expect(cell(1, "bad")).toBe("3");

@@ -280,7 +280,9 @@ export function Uploads({ segment }: { segment: EntityRef }) {
               <th scope="col">Status</th>
               <th scope="col">Identifiers</th>
               <th scope="col">Country</th>
-              <th scope="col">Published</th>
+              <th scope="col" data-col="published" title="Counts records, not identifiers: the app sends an upload's identifiers as one record per request.">
+                Records published
+              </th>
               <th scope="col">Failed</th>
               <th scope="col">Bad records</th>
               <th scope="col">Message</th>

@@ -1,14 +1,18 @@
+import { useEffect, useId, useState } from "react";
 import { commands } from "../bindings";
-import type { EntityRef, FlightCap, FlightCapsRow } from "../api/types";
+import { unwrap } from "../api/call";
+import type { CapChoices, CapFlight, EntityRef, FlightCap, FlightCapsRow } from "../api/types";
 import { useApp } from "../state/app";
-import { formatDateTime } from "../util/time";
-import { money } from "../util/format";
 import { appendAt, removeAt } from "../util/path";
-import { sameRef } from "../util/refs";
+import { parseRef, refKey, sameRef } from "../util/refs";
 import { useSaveFlow } from "./common";
-import { FormFrame, NumberField, SelectField, useFormState } from "./kit";
+import { FieldErrors, FormFrame, NumberField, useField, useFormState } from "./kit";
 
-/** The per-flight caps of one ad order (`[i].flightId`, `[i].maxBudget`, …). */
+/**
+ * The per-flight caps of one ad order (`[i].flightId`, `[i].maxBudget`, …). Every flight
+ * of the order's campaign is offered, new ones too: a cap on a new flight posts in the
+ * same push as the campaign, once the flight has its id.
+ */
 export function FlightCapsForm({
   adOrder,
   campaign,
@@ -20,45 +24,112 @@ export function FlightCapsForm({
   row?: FlightCapsRow | null;
   embedded?: boolean;
 }) {
+  const [choices, setChoices] = useState<CapChoices | null>(null);
+  const orderKey = refKey(adOrder);
+  const campaignKey = campaign ? refKey(campaign) : "";
+  useEffect(() => {
+    let live = true;
+    void unwrap(commands.flightCapChoices(adOrder)).then((c) => {
+      if (live) setChoices(c ?? { campaign: null, flights: [], caps: [] });
+    });
+    return () => {
+      live = false;
+    };
+    // The references are compared by value.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [orderKey, campaignKey]);
+  if (choices === null) return <p className="muted">Loading flights…</p>;
+  return <CapsEditor adOrder={adOrder} campaign={campaign} choices={choices} row={row} embedded={embedded} />;
+}
+
+/** The flight a stored cap is for: as the workspace says, else its `flightId`. */
+function initialPick(cap: FlightCap, stored: EntityRef | null | undefined): string {
+  if (stored) return refKey(stored);
+  if (cap.flightId != null) return refKey({ kind: "flight", key: { type: "id", value: cap.flightId } });
+  return "";
+}
+
+function CapsEditor({
+  adOrder,
+  campaign,
+  choices,
+  row,
+  embedded,
+}: {
+  adOrder: EntityRef;
+  campaign: EntityRef | null;
+  choices: CapChoices;
+  row?: FlightCapsRow | null;
+  embedded?: boolean;
+}) {
   const app = useApp();
-  const campaignRow = app.campaigns.find((c) => sameRef(c.target, campaign));
+  const campaignRow = app.campaigns.find((c) => sameRef(c.target, choices.campaign ?? campaign));
   const zone = app.zoneOf(campaignRow?.parent ?? null);
-  const flights = (campaignRow?.value.flights ?? []).filter((f): f is typeof f & { id: number } => typeof f.id === "number");
-  const flightIds = flights.map((f) => f.id);
+  const flights = choices.flights;
+  const postedIds = flights.flatMap((f) => (f.id != null ? [f.id] : []));
+  const initial = row?.value ?? [];
+  // The flight of each cap, by position: a reference's JSON, "" when none is chosen. A
+  // new flight has no id for `flightId`, so the choice lives beside the caps.
+  const [picks, setPicks] = useState<string[]>(() => initial.map((c, i) => initialPick(c, choices.caps[i])));
   const form = useFormState<FlightCap[]>(
-    row?.value ?? [],
-    (value) => ({ draft: { kind: "flight_caps", value, campaignFlightIds: flightIds }, parent: adOrder, existing: true }),
+    initial,
+    (value) => ({
+      draft: { kind: "flight_caps", value, campaignFlightIds: postedIds, flights: value.map((_, i) => parseRef(picks[i] ?? "")) },
+      parent: adOrder,
+      existing: true,
+    }),
     row != null,
   );
   const flow = useSaveFlow(form, adOrder, !embedded);
   const caps = form.value;
-  const flightOptions = flights.map((f) => ({
-    value: String(f.id),
-    label: `#${f.id}: ${formatDateTime(f.startDate, zone.iana, false)} – ${formatDateTime(f.endDate, zone.iana, false)} (${money(f.maxBudget)})`,
-  }));
+  const newCount = flights.filter((f) => f.id == null).length;
+
+  const pick = (i: number, key: string) => {
+    const flight = flights.find((f) => refKey(f.flight) === key);
+    setPicks((p) => p.map((k, j) => (j === i ? key : k)));
+    form.set(`[${i}].flightId`, flight?.id ?? null);
+  };
+  const addCap = () => {
+    const free = flights.find((f) => !picks.includes(refKey(f.flight)));
+    setPicks((p) => [...p, free ? refKey(free.flight) : ""]);
+    form.setValue((v) => {
+      const cap: FlightCap = { id: null, flightId: free?.id ?? null };
+      return appendAt(v, "", cap);
+    });
+  };
+  const removeCap = (i: number) => {
+    setPicks((p) => p.filter((_, j) => j !== i));
+    form.setValue((v) => removeAt(v, "", i));
+  };
+  const save = () =>
+    flow
+      .save(() =>
+        commands.saveFlightCaps(
+          adOrder,
+          form.value.map((cap, i) => ({ cap, flight: parseRef(picks[i] ?? "") })),
+        ),
+      )
+      .then(() => undefined);
+
+  const subtitle =
+    flights.length === 0
+      ? "The campaign has no flights yet: add one to the campaign, then cap it here."
+      : `${caps.length} caps over ${flights.length} flights${newCount > 0 ? ` (${newCount} new: their caps post right after the campaign)` : ""}`;
 
   return (
     <FormFrame
       form={form}
       kind="flight_caps"
       title="Flight caps"
-      subtitle={flights.length === 0 ? "The campaign has no posted flights yet: caps need a flight id." : `${caps.length} caps over ${flights.length} flights`}
+      subtitle={subtitle}
       zone={zone.iana}
-      onSubmit={() => flow.save(() => commands.saveFlightCaps(adOrder, form.value)).then(() => undefined)}
+      onSubmit={save}
       onCancel={embedded ? undefined : app.closeEditor}
       saveLabel={embedded ? "Save flight caps" : "Save"}
       busy={flow.busy}
       autoFocus={!embedded}
       buttons={
-        <button
-          type="button"
-          className="small"
-          data-action="add-cap"
-          onClick={() => form.setValue((v) => {
-            const cap: FlightCap = { id: null, flightId: flightIds.find((id) => !v.some((c) => c.flightId === id)) ?? null };
-            return appendAt(v, "", cap);
-          })}
-        >
+        <button type="button" className="small" data-action="add-cap" onClick={addCap}>
           + Add cap
         </button>
       }
@@ -71,7 +142,7 @@ export function FlightCapsForm({
               {c.id != null ? ` · #${c.id}` : " · new"}
             </legend>
             <div className="grid">
-              <SelectField path={`[${i}].flightId`} label="Flight" options={flightOptions} numeric className="wide" />
+              <FlightPicker index={i} flights={flights} value={picks[i] ?? ""} onPick={(k) => pick(i, k)} />
               <NumberField path={`[${i}].maxBudget`} label="Max budget" kind="money" />
               <NumberField path={`[${i}].dailyBudget`} label="Daily budget" kind="money" />
               <NumberField path={`[${i}].lifetimeImpressions`} label="Lifetime impressions" kind="integer" />
@@ -84,7 +155,7 @@ export function FlightCapsForm({
               aria-label={`Remove cap ${i + 1}`}
               disabled={c.id != null}
               title={c.id != null ? "Posted caps cannot be removed here (the service has no delete call for them)." : "Remove this cap"}
-              onClick={() => form.setValue((v) => removeAt(v, "", i))}
+              onClick={() => removeCap(i)}
             >
               Remove cap
             </button>
@@ -93,5 +164,53 @@ export function FlightCapsForm({
       </div>
       {caps.length === 0 && <p className="muted">No flight caps.</p>}
     </FormFrame>
+  );
+}
+
+/**
+ * The flight of cap `index`, at `[index].flightId` so its errors land here. Options are
+ * the flights' references; a new flight is marked `data-new-flight`.
+ */
+function FlightPicker({ index, flights, value, onPick }: { index: number; flights: CapFlight[]; value: string; onPick: (key: string) => void }) {
+  const { errorsAt, readOnly } = useField();
+  const id = useId();
+  const path = `[${index}].flightId`;
+  const errId = `${id}-err`;
+  const invalid = errorsAt(path).length > 0;
+  const known = value === "" || flights.some((f) => refKey(f.flight) === value);
+  return (
+    <div className="field wide">
+      <label htmlFor={id}>
+        Flight
+        <span className="req" title="Required">
+          {" "}
+          *
+        </span>
+      </label>
+      <select
+        id={id}
+        name={path}
+        data-testid="cap-flight"
+        value={value}
+        disabled={readOnly}
+        aria-invalid={invalid || undefined}
+        aria-required
+        aria-describedby={invalid ? errId : undefined}
+        onChange={(e) => onPick(e.target.value)}
+      >
+        <option value="">Choose…</option>
+        {!known && (
+          <option value={value} data-unknown="">
+            A flight the campaign no longer has
+          </option>
+        )}
+        {flights.map((f) => (
+          <option key={refKey(f.flight)} value={refKey(f.flight)} data-new-flight={f.id == null ? "" : undefined}>
+            {f.label}
+          </option>
+        ))}
+      </select>
+      <FieldErrors path={path} id={errId} />
+    </div>
   );
 }

@@ -46,6 +46,7 @@ export const commands = {
   saveCampaign: vi.fn<Real["saveCampaign"]>(() => ok(saved)),
   saveAdOrder: vi.fn<Real["saveAdOrder"]>(() => ok(saved)),
   saveFlightCaps: vi.fn<Real["saveFlightCaps"]>(() => ok(saved)),
+  flightCapChoices: vi.fn<Real["flightCapChoices"]>(() => ok({ campaign: null, flights: [], caps: [] })),
   saveCreative: vi.fn<Real["saveCreative"]>(() => ok(saved)),
   saveSiteList: vi.fn<Real["saveSiteList"]>(() => ok(saved)),
   saveAudienceSegment: vi.fn<Real["saveAudienceSegment"]>(() => ok(saved)),
