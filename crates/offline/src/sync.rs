@@ -1327,7 +1327,12 @@ fn to_value<T: Serialize>(v: &T) -> Value {
 }
 
 fn typed<T: DeserializeOwned>(body: &Value) -> Result<T, ClientError> {
-    T::deserialize(body).map_err(|e| ClientError::Rejected {
+    T::deserialize(body).map_err(malformed)
+}
+
+/// A stored change that cannot become its request: refused here, never sent.
+fn malformed(e: impl std::fmt::Display) -> ClientError {
+    ClientError::Rejected {
         status: 0,
         messages: vec![ServerMessage {
             level: flightdeck_model::MessageLevel::Error,
@@ -1335,7 +1340,7 @@ fn typed<T: DeserializeOwned>(body: &Value) -> Result<T, ClientError> {
             message: format!("the change does not fit its resource and cannot be posted: {e}"),
             field: None,
         }],
-    })
+    }
 }
 
 /// The remote key and the answer of a successful post, with its messages.
@@ -1383,15 +1388,7 @@ pub fn wire_body(kind: Kind, body: &Value, base: Option<&Value>) -> Result<Value
 }
 
 fn request_body(job: &Job, body: &Value) -> Result<Value, ClientError> {
-    wire_body(job.target.kind, body, job.base.as_ref()).map_err(|e| ClientError::Rejected {
-        status: 0,
-        messages: vec![ServerMessage {
-            level: flightdeck_model::MessageLevel::Error,
-            code: "MALFORMED".into(),
-            message: format!("the change does not fit its resource and cannot be posted: {e}"),
-            field: None,
-        }],
-    })
+    wire_body(job.target.kind, body, job.base.as_ref()).map_err(malformed)
 }
 
 /// One request for the change.

@@ -8,7 +8,7 @@ use flightdeck_model::{
     CreativeType, FieldError, FlightCap, Id, MediaType, Millis, SiteList, TimezoneName,
 };
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::{PENDING_PARENT_ID, Workspace};
+use flightdeck_offline::workspace::{PENDING_PARENT_ID, Workspace, flight_caps_on_new_flights};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::State;
@@ -460,9 +460,9 @@ pub fn flight_cap_choices(state: State<'_, AppState>, ad_order: EntityRef) -> Re
     })
 }
 
-/// Broken rules of a flight-caps form. A cap on a new flight gets a stand-in id (below
-/// any real one, one per flight), allowed while the campaign still has that flight, as
-/// the workspace checks the saved caps.
+/// Broken rules of a flight-caps form, checked as the workspace checks the saved caps
+/// (`flight_caps_on_new_flights`): a cap on a new flight is allowed while the campaign
+/// still has that flight.
 fn check_caps(
     ws: &Workspace,
     order: Option<&EntityRef>,
@@ -481,49 +481,26 @@ fn check_caps(
     if let Some(listed) = &listed {
         allowed.extend(listed.iter().filter_map(|(_, f)| f.id));
     }
-    let mut stand_ins: Vec<&EntityRef> = Vec::new();
-    let mut named_new = Vec::new();
+    let mut on_new = Vec::new();
     for (i, cap) in caps.iter_mut().enumerate() {
         match flights.get(i).and_then(Option::as_ref) {
             Some(EntityRef {
                 key: Key::Id(id), ..
             }) => cap.flight_id = Some(*id),
-            Some(flight) => {
-                let n = match stand_ins.iter().position(|f| *f == flight) {
-                    Some(n) => n,
-                    None => {
-                        stand_ins.push(flight);
-                        stand_ins.len() - 1
-                    }
-                };
-                let stand_in = -1 - Id::try_from(n).unwrap_or(0);
-                cap.flight_id = Some(stand_in);
-                named_new.push((i, stand_in));
-                let still_there = listed
-                    .as_ref()
-                    .is_none_or(|l| l.iter().any(|(f, _)| f == flight));
-                if still_there && !allowed.contains(&stand_in) {
-                    allowed.push(stand_in);
-                }
-            }
+            Some(flight) => on_new.push((i, flight)),
             None => {}
         }
     }
-    let mut errors = validate::flight_caps(&caps, &allowed)
-        .err()
-        .map(|e| e.0)
-        .unwrap_or_default();
-    // Messages never show a stand-in.
-    for e in &mut errors {
-        for (i, stand_in) in &named_new {
-            if e.field == format!("[{i}].flightId") {
-                e.message = e
-                    .message
-                    .replace(&format!("flight {stand_in} "), "this new flight ");
-            }
-        }
-    }
-    Ok(errors)
+    Ok(flight_caps_on_new_flights(
+        caps,
+        &on_new,
+        allowed,
+        |flight| {
+            listed
+                .as_ref()
+                .is_none_or(|l| l.iter().any(|(f, _)| f == *flight))
+        },
+    ))
 }
 
 /// Sets the flight caps of an ad order, each with the flight it is for: a posted flight,

@@ -39,7 +39,7 @@ mod pull;
 mod resolve;
 mod uploads;
 mod validate;
-pub use validate::{PENDING_PARENT_ID, PENDING_SEGMENT_ID};
+pub use validate::{PENDING_PARENT_ID, PENDING_SEGMENT_ID, flight_caps_on_new_flights};
 
 use std::path::Path;
 

@@ -25,6 +25,52 @@ pub const PENDING_PARENT_ID: Id = i64::MAX;
 /// before the segment is posted (filled in when it lands).
 pub const PENDING_SEGMENT_ID: &str = "(assigned when the segment is posted)";
 
+/// The flight-caps rule for caps of which some are on a new flight of the campaign
+/// (`on_new`: cap index and the new flight). Each new flight gets a stand-in id below any
+/// real one, allowed while `still_new` says the campaign still has that flight, and
+/// messages say "this new flight" instead of the stand-in. Public so the app's live
+/// check of the caps form is this same check.
+pub fn flight_caps_on_new_flights<K: PartialEq>(
+    mut caps: Vec<FlightCap>,
+    on_new: &[(usize, K)],
+    mut allowed: Vec<Id>,
+    still_new: impl Fn(&K) -> bool,
+) -> Vec<FieldError> {
+    let mut flights: Vec<&K> = Vec::new();
+    let mut named = Vec::new();
+    for (i, flight) in on_new {
+        let n = flights
+            .iter()
+            .position(|f| *f == flight)
+            .unwrap_or_else(|| {
+                flights.push(flight);
+                flights.len() - 1
+            });
+        let stand_in = -1 - Id::try_from(n).unwrap_or(0);
+        if let Some(cap) = caps.get_mut(*i) {
+            cap.flight_id = Some(stand_in);
+            named.push((*i, stand_in));
+        }
+        if still_new(flight) && !allowed.contains(&stand_in) {
+            allowed.push(stand_in);
+        }
+    }
+    let mut errors = validate::flight_caps(&caps, &allowed)
+        .err()
+        .map(|e| e.0)
+        .unwrap_or_default();
+    for e in &mut errors {
+        for (i, stand_in) in &named {
+            if e.field == format!("[{i}].flightId") {
+                e.message = e
+                    .message
+                    .replace(&format!("flight {stand_in} "), "this new flight ");
+            }
+        }
+    }
+    errors
+}
+
 /// What checking a change needs beyond the change itself.
 #[derive(Default)]
 pub(crate) struct With<'a> {
@@ -145,46 +191,32 @@ impl<'c> Checker<'c> {
                 }
                 // Without the campaign in the workspace the references cannot be checked
                 // here; the service checks them.
-                let (mut flights, new_flights) = match self.flights_of_order(key)? {
+                let (flights, new_flights) = match self.flights_of_order(key)? {
                     Some(known) => known,
                     None => (
                         caps.iter().filter_map(|c| c.flight_id).collect(),
                         Vec::new(),
                     ),
                 };
-                // A cap on a new flight: a stand-in id per flight (below any real id),
-                // a flight of the campaign while the campaign still has that new flight.
-                // Once the campaign has landed, the flight's parent reference names its
-                // id and `flightId` carries it: that cap is checked as it will be sent.
-                let mut stand_ins: Vec<&Key> = Vec::new();
-                for p in parents
+                // Caps on a new flight; once the campaign has landed, the flight's parent
+                // reference names its id and `flightId` carries it: that cap is checked
+                // as it will be sent.
+                let on_new: Vec<(usize, &Key)> = parents
                     .iter()
                     .filter(|p| p.target.kind == Kind::Flight && p.target.key.is_local())
-                {
-                    let Some(i) = p
-                        .pointer
-                        .strip_prefix('/')
-                        .and_then(|r| r.strip_suffix("/flightId"))
-                        .and_then(|i| i.parse::<usize>().ok())
-                    else {
-                        continue;
-                    };
-                    let n = match stand_ins.iter().position(|k| **k == p.target.key) {
-                        Some(n) => n,
-                        None => {
-                            stand_ins.push(&p.target.key);
-                            stand_ins.len() - 1
-                        }
-                    };
-                    let stand_in = -1 - Id::try_from(n).unwrap_or(0);
-                    if let Some(cap) = caps.get_mut(i) {
-                        cap.flight_id = Some(stand_in);
-                    }
-                    if new_flights.contains(&p.target.key) && !flights.contains(&stand_in) {
-                        flights.push(stand_in);
-                    }
-                }
-                validate::flight_caps(&caps, &flights)
+                    .filter_map(|p| {
+                        let i = p
+                            .pointer
+                            .strip_prefix('/')?
+                            .strip_suffix("/flightId")?
+                            .parse::<usize>()
+                            .ok()?;
+                        Some((i, &p.target.key))
+                    })
+                    .collect();
+                return Ok(flight_caps_on_new_flights(caps, &on_new, flights, |k| {
+                    new_flights.contains(k)
+                }));
             }
             // No update endpoint: an update (only an older workspace can hold one) is
             // never posted.
