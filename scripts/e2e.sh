@@ -14,6 +14,7 @@
 # The embedded sandbox gets a throwaway FLIGHTDECK_SANDBOX_ADMIN_TOKEN, so the scenario can
 # move its clock past token expiry.
 set -euo pipefail
+source "$(dirname "$0")/keyring-bus.sh"
 
 if [ -z "${FLIGHTDECK_E2E_INNER:-}" ]; then
   cd "$(dirname "$0")/.."
@@ -56,7 +57,8 @@ if [ -z "${FLIGHTDECK_E2E_INNER:-}" ]; then
     # Daemons of the private session may still be writing there for a moment.
     trap 'rm -rf "$tmp" 2>/dev/null || { sleep 2; rm -rf "$tmp"; }' EXIT
   fi
-  mkdir -m 700 -p "$tmp/home/.local/share" "$tmp/home/.config" "$tmp/home/.cache" "$tmp/runtime" "$tmp/data"
+  mkdir -m 700 -p "$tmp/home/.local/share" "$tmp/home/.config" "$tmp/home/.cache" "$tmp/runtime" "$tmp/data" "$tmp/bus"
+  keyring_bus_config "$tmp/bus" flightdeck-e2e
 
   # A stand-in for the system browser: the app's "open in browser" lands here (xdg-open
   # runs $BROWSER when no desktop environment is detected). The test plays the browser.
@@ -95,7 +97,7 @@ BROWSER
     FLIGHTDECK_E2E_INNER=1 \
     timeout --kill-after=20 "${FLIGHTDECK_E2E_TIMEOUT:-900}" \
     xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
-    dbus-run-session -- bash "$repo/scripts/e2e.sh" "$@" 2>&1 |
+    dbus-run-session --config-file="$tmp/bus/bus.conf" -- bash "$repo/scripts/e2e.sh" "$@" 2>&1 |
     grep --line-buffered -v -E "$noise"
   status="${PIPESTATUS[0]}"
   set -e
@@ -106,25 +108,10 @@ BROWSER
   exit "$status"
 fi
 
-# Inside Xvfb and the private D-Bus session: unlock a throwaway login keyring (as in
+# Inside Xvfb and the private D-Bus session: start the throwaway keyring (as in
 # scripts/with-keyring.sh), start tauri-driver, run the scenario, stop what was started.
 cd "$(dirname "$0")/.."
-eval "$(printf 'flightdeck-e2e' | gnome-keyring-daemon --unlock --components=secrets)"
-export GNOME_KEYRING_CONTROL
-keyring_pid=""
-for _ in $(seq 100); do
-  if reply="$(dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus \
-    /org/freedesktop/DBus org.freedesktop.DBus.GetConnectionUnixProcessID \
-    string:org.freedesktop.secrets 2>/dev/null)"; then
-    keyring_pid="${reply##* }"
-    break
-  fi
-  sleep 0.1
-done
-if [ -z "$keyring_pid" ]; then
-  echo "gnome-keyring-daemon did not start its Secret Service within 10 s" >&2
-  exit 1
-fi
+keyring_bus_start
 
 log="$FLIGHTDECK_E2E_TMP/tauri-driver.log"
 # RUST_BACKTRACE=0: tauri-driver logs every dropped proxy connection, with a backtrace otherwise.
@@ -133,7 +120,7 @@ driver_pid=$!
 stop() {
   kill "$driver_pid" 2>/dev/null || true
   wait "$driver_pid" 2>/dev/null || true
-  kill "$keyring_pid" 2>/dev/null || true
+  keyring_bus_stop
 }
 trap stop EXIT
 

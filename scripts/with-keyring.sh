@@ -8,8 +8,10 @@
 #   data/     XDG_DATA_HOME: gnome-keyring writes keyrings/login.keyring here (encrypted);
 #   runtime/  XDG_RUNTIME_DIR: the daemon's control socket. A fresh one (and no inherited
 #             GNOME_KEYRING_CONTROL) keeps `--unlock` from reaching the desktop's own
-#             gnome-keyring and unlocking the user's keyring with the test password.
+#             gnome-keyring and unlocking the user's keyring with the test password;
+#   bus/      the session bus configuration that starts the daemon (scripts/keyring-bus.sh).
 set -euo pipefail
+source "$(dirname "$0")/keyring-bus.sh"
 if [ -z "${FLIGHTDECK_IN_KEYRING_SESSION:-}" ]; then
   for tool in dbus-run-session gnome-keyring-daemon; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -19,7 +21,8 @@ if [ -z "${FLIGHTDECK_IN_KEYRING_SESSION:-}" ]; then
   done
   FLIGHTDECK_KEYRING_DIR="$(mktemp -d "${TMPDIR:-/tmp}/flightdeck-keyring.XXXXXX")"
   trap 'rm -rf "$FLIGHTDECK_KEYRING_DIR"' EXIT
-  mkdir -m 700 "$FLIGHTDECK_KEYRING_DIR/data" "$FLIGHTDECK_KEYRING_DIR/runtime"
+  mkdir -m 700 "$FLIGHTDECK_KEYRING_DIR/data" "$FLIGHTDECK_KEYRING_DIR/runtime" "$FLIGHTDECK_KEYRING_DIR/bus"
+  keyring_bus_config "$FLIGHTDECK_KEYRING_DIR/bus" flightdeck-test
   export FLIGHTDECK_KEYRING_DIR
   export XDG_DATA_HOME="$FLIGHTDECK_KEYRING_DIR/data"
   export XDG_RUNTIME_DIR="$FLIGHTDECK_KEYRING_DIR/runtime"
@@ -27,30 +30,12 @@ if [ -z "${FLIGHTDECK_IN_KEYRING_SESSION:-}" ]; then
   export FLIGHTDECK_IN_KEYRING_SESSION=1
   status=0
   # dbus-daemon's "Failed to set fd limit" warning is harmless (unprivileged containers).
-  dbus-run-session -- bash "$0" "$@" || status=$?
+  dbus-run-session --config-file="$FLIGHTDECK_KEYRING_DIR/bus/bus.conf" -- bash "$0" "$@" || status=$?
   exit "$status"
 fi
-# Inside the session: create and unlock a login keyring with a throwaway password.
-eval "$(printf 'flightdeck-test' | gnome-keyring-daemon --unlock --components=secrets)"
-export GNOME_KEYRING_CONTROL
-# The daemon claims org.freedesktop.secrets a moment after it returns: wait for that, or
-# the first keyring call may find no Secret Service (and a daemon whose session ends
-# before it has claimed the name stays behind). Its PID is stopped afterwards.
-keyring_pid=""
-for _ in $(seq 100); do
-  if reply="$(dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus \
-    /org/freedesktop/DBus org.freedesktop.DBus.GetConnectionUnixProcessID \
-    string:org.freedesktop.secrets 2>/dev/null)"; then
-    keyring_pid="${reply##* }"
-    break
-  fi
-  sleep 0.1
-done
-if [ -z "$keyring_pid" ]; then
-  echo "gnome-keyring-daemon did not start its Secret Service within 10 s" >&2
-  exit 1
-fi
+# Inside the session: a login keyring unlocked with a throwaway password.
+keyring_bus_start
 status=0
 "$@" || status=$?
-kill "$keyring_pid" 2>/dev/null || true
+keyring_bus_stop
 exit "$status"
