@@ -1,15 +1,19 @@
-//! (a) Download an account of 100,000 ad orders into a fresh workspace, (b) "Check
-//! changes" over 100,000 pending changes, (c) the row markers of those 100,000 drafts.
+//! (a) Download an account of 100,000 ad orders into a fresh workspace, then again with
+//! their flight caps (one request per order, against the same requests made without a
+//! workspace), (b) "Check changes" over 100,000 pending changes, (c) the row markers of
+//! those 100,000 drafts.
 //!
-//! Run with `cargo bench -p flightdeck-offline`. Figures go in the issue notes, never in
-//! tests. `BENCH_AD_ORDERS` and `BENCH_CHANGES` shrink the workload for a quick look.
+//! Run with `cargo bench -p flightdeck-offline --bench offline`. Figures go in the issue
+//! notes, never in tests. `BENCH_AD_ORDERS` and `BENCH_CHANGES` shrink the workload for a
+//! quick look; `BENCH_CAPS=0` skips the download with caps.
 
 use std::time::Instant;
 
 use flightdeck_client::{Client, ClientConfig, Credentials};
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_offline::workspace::{Progress, PullOptions, PullScope, Workspace};
 use flightdeck_sandbox::testing::{self, ad_order_body};
+use futures_util::{StreamExt, TryStreamExt, stream};
 use serde_json::Value;
 
 fn env_or(name: &str, default: usize) -> usize {
@@ -71,8 +75,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.of(Kind::AdOrder).unchanged,
         t.elapsed().as_secs_f64() * 1000.0
     );
-    running.stop().await?;
     drop(ws);
+
+    if env_or("BENCH_CAPS", 1) != 0 {
+        pull_with_caps(&client, dir.path()).await?;
+    }
+    running.stop().await?;
 
     // (b) Check changes.
     let mut ws = Workspace::open(dir.path().join("check.sqlite"))?;
@@ -120,6 +128,63 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         times[times.len() / 2],
         times[0],
         times[times.len() - 1]
+    );
+    Ok(())
+}
+
+/// The download with flight caps against its floor: the same `byAdOrder` requests, as
+/// many at once, with nothing written.
+async fn pull_with_caps(
+    client: &Client,
+    dir: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let options = PullOptions {
+        audiences: false,
+        ..PullOptions::default()
+    };
+    let t = Instant::now();
+    let ids: Vec<i64> = client
+        .all_ad_orders()
+        .await?
+        .entity
+        .iter()
+        .filter_map(|o| o.id)
+        .collect();
+    let fetched: Vec<usize> = stream::iter(ids.iter().copied())
+        .map(|id| async move {
+            Ok::<_, flightdeck_client::Error>(client.flight_caps_save(id, &[]).await?.entity.len())
+        })
+        .buffer_unordered(options.caps_concurrency)
+        .try_collect()
+        .await?;
+    let floor = t.elapsed();
+    println!(
+        "fetch only: getAllAdOrders once and {} byAdOrder calls, {} at once: {:.0} ms",
+        fetched.len(),
+        options.caps_concurrency,
+        floor.as_secs_f64() * 1000.0
+    );
+
+    let mut ws = Workspace::open(dir.join("caps.sqlite"))?;
+    let mut ticks = 0usize;
+    let mut last: Option<Progress> = None;
+    let t = Instant::now();
+    let report = ws
+        .pull_with(client, PullScope::All, options, |p| {
+            ticks += 1;
+            last = Some(p);
+        })
+        .await?;
+    let took = t.elapsed();
+    println!(
+        "pull(All) with flight caps into a fresh workspace: {} ad orders and {} caps lists \
+         added in {:.0} ms ({:.2}x the fetch-only floor); {} progress reports, the last {:?}",
+        report.of(Kind::AdOrder).added,
+        report.of(Kind::FlightCaps).added,
+        took.as_secs_f64() * 1000.0,
+        took.as_secs_f64() / floor.as_secs_f64(),
+        ticks,
+        last
     );
     Ok(())
 }

@@ -28,6 +28,62 @@ pub enum Kind {
     AudienceSegment,
 }
 
+impl Kind {
+    /// Every kind, in posting order.
+    pub const ALL: [Kind; 8] = [
+        Kind::Advertiser,
+        Kind::Campaign,
+        Kind::Flight,
+        Kind::AdOrder,
+        Kind::FlightCaps,
+        Kind::Creative,
+        Kind::SiteList,
+        Kind::AudienceSegment,
+    ];
+
+    /// What the buyer reads for the kind, lower case, so hosts need no table of their own
+    /// ("ad order", "flight caps").
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Advertiser => "advertiser",
+            Kind::Campaign => "campaign",
+            Kind::Flight => "flight",
+            Kind::AdOrder => "ad order",
+            Kind::FlightCaps => "flight caps",
+            Kind::Creative => "creative",
+            Kind::SiteList => "site list",
+            Kind::AudienceSegment => "audience segment",
+        }
+    }
+
+    /// The wire fields that carry the buyer's own client reference on a create, the one
+    /// a create whose answer was lost is found again by. The first is where a generated
+    /// reference goes; the others are spellings the service treats as the same value
+    /// (`ioNumber` for campaigns and ad orders), so only one of them may be sent. Empty
+    /// for kinds without one.
+    pub fn client_reference_fields(self) -> &'static [&'static str] {
+        match self {
+            Kind::Advertiser => &["externalAdvertiserId"],
+            Kind::Campaign => &["externalCampaignId", "ioNumber"],
+            Kind::AdOrder => &["externalAdOrderId", "ioNumber"],
+            Kind::Creative => &["externalCreativeid"],
+            Kind::AudienceSegment => &["externalAudienceId"],
+            Kind::Flight | Kind::FlightCaps | Kind::SiteList => &[],
+        }
+    }
+
+    /// Whether a create whose answer was lost can be looked up on the service by its
+    /// client reference: the kind has one and the service lists the kind. Creatives carry
+    /// a reference but have no listing, and site lists have neither; such a create goes to
+    /// the buyer for review rather than risk a duplicate.
+    pub fn lost_create_lookup(self) -> bool {
+        matches!(
+            self,
+            Kind::Advertiser | Kind::Campaign | Kind::AdOrder | Kind::AudienceSegment
+        )
+    }
+}
+
 /// Identity of an entity in the workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -194,4 +250,81 @@ pub struct PendingChange {
     pub status: ChangeStatus,
     /// The reference written into the resource's external-id field for exactly-once creates.
     pub client_ref: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flightdeck_model::{AdOrder, Advertiser, AudienceSegment, Campaign, Creative};
+
+    #[test]
+    fn labels_are_what_hosts_showed() {
+        let labels: Vec<&str> = Kind::ALL.iter().map(|k| k.label()).collect();
+        assert_eq!(
+            labels,
+            [
+                "advertiser",
+                "campaign",
+                "flight",
+                "ad order",
+                "flight caps",
+                "creative",
+                "site list",
+                "audience segment"
+            ]
+        );
+        let mut sorted = Kind::ALL.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, Kind::ALL, "ALL is in posting order");
+    }
+
+    /// Each client-reference field is a member the kind's wire type reads and writes
+    /// back: a misspelt one would be dropped on the way out and never found again.
+    #[test]
+    fn client_reference_fields_are_wire_members_of_their_kind() {
+        fn round_trips<T: serde::de::DeserializeOwned + Serialize>(field: &str) -> bool {
+            let sent = serde_json::json!({ field: "fd-0123456789abcdef" });
+            let Ok(parsed) = serde_json::from_value::<T>(sent) else {
+                return false;
+            };
+            let back = serde_json::to_value(&parsed).unwrap_or_default();
+            back.get(field).and_then(Value::as_str) == Some("fd-0123456789abcdef")
+        }
+        for kind in Kind::ALL {
+            for field in kind.client_reference_fields() {
+                let ok = match kind {
+                    Kind::Advertiser => round_trips::<Advertiser>(field),
+                    Kind::Campaign => round_trips::<Campaign>(field),
+                    Kind::AdOrder => round_trips::<AdOrder>(field),
+                    Kind::Creative => round_trips::<Creative>(field),
+                    Kind::AudienceSegment => round_trips::<AudienceSegment>(field),
+                    _ => false,
+                };
+                assert!(ok, "{kind:?}: {field} is not a member of its wire type");
+            }
+        }
+    }
+
+    #[test]
+    fn only_listed_kinds_with_a_reference_can_find_a_lost_create() {
+        let found: Vec<Kind> = Kind::ALL
+            .into_iter()
+            .filter(|k| k.lost_create_lookup())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                Kind::Advertiser,
+                Kind::Campaign,
+                Kind::AdOrder,
+                Kind::AudienceSegment
+            ]
+        );
+        for kind in found {
+            assert!(!kind.client_reference_fields().is_empty(), "{kind:?}");
+        }
+        // A creative is written with a reference but cannot be listed to find it.
+        assert!(!Kind::Creative.client_reference_fields().is_empty());
+        assert!(Kind::SiteList.client_reference_fields().is_empty());
+    }
 }

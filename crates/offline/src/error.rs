@@ -15,6 +15,18 @@ pub enum Error {
     /// The service (through the client) failed.
     #[error(transparent)]
     Client(#[from] flightdeck_client::Error),
+    /// A pending change Flightdeck cannot turn into its request: its stored payload does
+    /// not fit its resource, the service has no endpoint for its operation, or what it
+    /// targets has no id on the service. Found before anything is sent, so, unlike
+    /// [`Error::Client`], it never stands for an answer of the service. A push records it
+    /// on the change, as a message with this `code`, rather than returning it.
+    #[error("{message}")]
+    Unpostable {
+        /// The code of the message the change is recorded with.
+        code: &'static str,
+        /// Why, in the buyer's words.
+        message: String,
+    },
     /// The caller asked for something that does not exist in the workspace.
     #[error("{0}")]
     NotFound(String),

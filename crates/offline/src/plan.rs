@@ -450,14 +450,9 @@ fn stopped_cause(c: &PendingChange) -> String {
 /// "campaign 12", "ad order draft 1a2b3c4d", "audience segment 0a1b2c3d4e5f6a7b".
 fn describe(target: &EntityRef) -> String {
     let kind = match target.kind {
-        Kind::Advertiser => "advertiser",
-        Kind::Campaign => "campaign",
-        Kind::Flight => "flight",
-        Kind::AdOrder => "ad order",
+        // Keyed by their ad order's key.
         Kind::FlightCaps => "flight caps of ad order",
-        Kind::Creative => "creative",
-        Kind::SiteList => "site list",
-        Kind::AudienceSegment => "audience segment",
+        other => other.label(),
     };
     if let Some((campaign, start)) = target.draft_flight_parts() {
         return format!(

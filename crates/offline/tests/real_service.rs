@@ -707,7 +707,7 @@ fn a_refused_upload_keeps_the_services_counts() {
         "bad_records": 1, "bad_records_details": "[0].values[1]: not a hash"
     }));
     let message = flightdeck_offline::workspace::ChangeMessage {
-        level: "ERROR".into(),
+        level: flightdeck_model::MessageLevel::Error,
         code: "BAD_RECORDS".into(),
         message: "the ad platform refused the upload: 1 bad record".into(),
         field: None,

@@ -46,8 +46,10 @@ async fn pull_all_downloads_the_account_then_reports_only_server_changes() {
     assert_eq!(report.of(Kind::Advertiser).added, 3);
     assert_eq!(report.of(Kind::Campaign).added, 4);
     assert_eq!(report.of(Kind::AdOrder).added, 10);
-    // Only Acme Spring Launch has flights; its three ad orders are asked for caps.
-    assert_eq!(report.of(Kind::FlightCaps).added, 3);
+    // Only Acme Spring Launch has flights; its three ad orders are asked for caps. None
+    // has any: their empty lists are stored, but nothing was added.
+    assert_eq!(ws.count(Kind::FlightCaps).unwrap(), 3);
+    assert_eq!(report.of(Kind::FlightCaps).added, 0);
     assert_eq!(report.of(Kind::AudienceSegment).added, 1);
     assert_eq!(ws.count(Kind::AdOrder).unwrap(), 10);
     assert_eq!(ws.count(Kind::Campaign).unwrap(), 4);

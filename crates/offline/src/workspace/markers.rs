@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use super::{Workspace, key_from_text, kind_text};
+use super::{Workspace, key_from_text, key_text, kind_text};
 use crate::Result;
 use crate::change::{EntityRef, Kind};
 
@@ -28,6 +28,28 @@ pub enum Marker {
     New,
     /// A downloaded entity with changes waiting to be posted.
     Changed,
+}
+
+impl Marker {
+    /// The one marker of an entity (or a change) with open changes: what needs the buyer
+    /// most wins; otherwise a draft the service has never seen is `New`.
+    pub fn of(conflict: bool, invalid: bool, failed: bool, draft: bool) -> Marker {
+        marker(conflict, invalid, failed, draft)
+    }
+}
+
+fn marker(conflict: bool, invalid: bool, failed: bool, draft: bool) -> Marker {
+    if conflict {
+        Marker::Conflict
+    } else if invalid {
+        Marker::Invalid
+    } else if failed {
+        Marker::Failed
+    } else if draft {
+        Marker::New
+    } else {
+        Marker::Changed
+    }
 }
 
 /// One row per entity of a kind with open changes: its key and which statuses it has.
@@ -54,18 +76,40 @@ impl Workspace {
         let mut out = HashMap::new();
         while let Some(r) = rows.next()? {
             let key: String = r.get(0)?;
-            let marker = if r.get::<_, bool>(1)? {
-                Marker::Conflict
-            } else if r.get::<_, bool>(2)? {
-                Marker::Invalid
-            } else if r.get::<_, bool>(3)? {
-                Marker::Failed
-            } else if key.starts_with("local:") {
-                Marker::New
-            } else {
-                Marker::Changed
-            };
+            let marker = marker(r.get(1)?, r.get(2)?, r.get(3)?, key.starts_with("local:"));
             out.insert(EntityRef::new(kind, key_from_text(&key)?), marker);
+        }
+        Ok(out)
+    }
+}
+
+impl Workspace {
+    /// The markers of `targets` (all of one kind) only: what a table window needs, one
+    /// look-up per row in the outbox's `(kind, key, status)` index, however many other
+    /// rows have changes.
+    pub fn markers_of(&self, targets: &[EntityRef]) -> Result<HashMap<EntityRef, Marker>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT MAX(status = 'conflict'), MAX(status = 'invalid'), \
+             MAX(status IN ('failed', 'needs_review')), COUNT(*) \
+             FROM outbox WHERE kind = ?1 AND key = ?2 AND status <> 'applied'",
+        )?;
+        let mut out = HashMap::new();
+        for target in targets {
+            let key = key_text(&target.key);
+            let (conflict, invalid, failed, n): (Option<bool>, Option<bool>, Option<bool>, i64) =
+                stmt.query_row(params![kind_text(target.kind), key], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?;
+            if n == 0 {
+                continue;
+            }
+            let m = marker(
+                conflict == Some(true),
+                invalid == Some(true),
+                failed == Some(true),
+                target.key.is_local(),
+            );
+            out.insert(target.clone(), m);
         }
         Ok(out)
     }

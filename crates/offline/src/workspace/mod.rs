@@ -32,11 +32,13 @@
 //! any edit of a posted creative or audience segment (no update endpoint;
 //! [`read_only_reason`]). [`Workspace::duplicate_as_new`] is the way to change those.
 
+mod draft;
 mod edit;
 mod markers;
 mod outbox;
 mod pull;
 mod resolve;
+mod scan;
 mod uploads;
 mod validate;
 pub use validate::{PENDING_PARENT_ID, PENDING_SEGMENT_ID, flight_caps_on_new_flights};
@@ -55,6 +57,7 @@ use flightdeck_model::{Campaign, CampaignFlight, TimezoneName};
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op};
 use crate::{Error, Result};
 
+pub use draft::{Draft, SiteListEdit, UploadRequest, upload_form_paths};
 pub use edit::{Batch, read_only_reason};
 pub use markers::Marker;
 pub use outbox::ChangeMessage;
@@ -62,6 +65,7 @@ pub use pull::{
     KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
 };
 pub use resolve::Pick;
+pub use scan::Scanned;
 pub use uploads::AudienceUpload;
 
 fn migrations() -> Migrations<'static> {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use flightdeck_model::{FieldError, SiteList, TimezoneName};
+use flightdeck_model::{FieldError, MessageLevel, SiteList, TimezoneName};
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,8 +23,8 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ChangeMessage {
-    /// `INFO`, `WARNING` or `ERROR`.
-    pub level: String,
+    /// `INFO`, `WARNING` or `ERROR` (or a level the service added).
+    pub level: MessageLevel,
     /// Machine-readable code; may be empty.
     pub code: String,
     /// The text.
@@ -36,7 +36,7 @@ pub struct ChangeMessage {
 impl From<&flightdeck_client::ServerMessage> for ChangeMessage {
     fn from(m: &flightdeck_client::ServerMessage) -> Self {
         ChangeMessage {
-            level: format!("{:?}", m.level).to_uppercase(),
+            level: m.level.clone(),
             code: m.code.clone(),
             message: m.message.clone(),
             field: m.field.clone(),
@@ -122,6 +122,23 @@ impl Workspace {
             .query_row(
                 &format!("{CHANGE_SELECT} WHERE seq = ?1"),
                 [seq],
+                raw_change,
+            )
+            .optional()?;
+        raw.map(into_change).transpose()
+    }
+
+    /// The latest change of `target` not applied yet: what an edit just saved, with the
+    /// rules it breaks. One look-up in the outbox's `(kind, key, status)` index.
+    pub fn latest_change(&self, target: &EntityRef) -> Result<Option<PendingChange>> {
+        let raw = self
+            .conn
+            .query_row(
+                &format!(
+                    "{CHANGE_SELECT} WHERE kind = ?1 AND key = ?2 AND status <> 'applied' \
+                     ORDER BY seq DESC LIMIT 1"
+                ),
+                params![kind_text(target.kind), key_text(&target.key)],
                 raw_change,
             )
             .optional()?;

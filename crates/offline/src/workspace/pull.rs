@@ -10,12 +10,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use flightdeck_client::Client;
 use flightdeck_model::Id;
 use futures_util::{StreamExt, TryStreamExt, stream};
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
 
 use super::{Workspace, hash_text, key_text, kind_text, now_ms, to_json};
-use crate::Result;
 use crate::change::{EntityRef, Key, Kind};
+use crate::{Error, Result};
 
 /// What to download.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,15 +57,22 @@ impl Default for PullOptions {
     }
 }
 
-/// How far a download is, reported after each listing (and each batch of caps).
+/// How far a download is, for a progress bar per kind. Kinds come in order (advertisers,
+/// campaigns, ad orders, flight caps, audience segments); each starts with `done` 0 and
+/// ends with `done == total`. What is counted:
+///
+/// * advertisers, ad orders and audience segments: entities. The total is unknown
+///   (`None`) while the listing downloads, then known while it is written;
+/// * campaigns: advertisers whose campaigns are listed, one request each;
+/// * flight caps: ad orders whose caps are fetched and written, one request each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Progress {
     /// The kind being downloaded.
     pub kind: Kind,
-    /// Listings (or entities, for caps) done for this kind.
+    /// Steps done for this kind (see the type's notes for what a step is).
     pub done: usize,
-    /// How many there are, when known.
+    /// How many steps there are, when known.
     pub total: Option<usize>,
 }
 
@@ -175,27 +183,169 @@ enum Covers {
     Nothing,
 }
 
+/// Caps answers written per transaction: each commit is one disk sync.
+const CAPS_CHUNK: usize = 500;
+/// The longest caps answers wait to be written, so progress moves on a slow service.
+const CAPS_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
+/// Rows of a listing between two progress reports while it is written.
+const WRITE_TICK: usize = 10_000;
+/// Audience segments per page, and per progress report while they download.
+const SEGMENT_PAGE: u32 = 500;
+
+/// Caps requests under way on their own task, so they keep going while the current task
+/// writes to SQLite. Dropped early (an error, a cancelled download), it stops them.
+struct CapsFetch {
+    total: usize,
+    answers: mpsc::Receiver<Result<(Id, Option<Id>, String)>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl CapsFetch {
+    /// Starts fetching the caps of `orders` (with the advertiser each belongs to),
+    /// `concurrency` requests at once.
+    fn start(client: &Client, orders: Vec<(Id, Option<Id>)>, concurrency: usize) -> CapsFetch {
+        let total = orders.len();
+        // Room for the answers that arrive while a listing is written.
+        let (send, answers) = mpsc::channel(4 * CAPS_CHUNK);
+        let client = client.clone();
+        let task = tokio::spawn(async move {
+            let client = &client;
+            let mut fetched = stream::iter(orders)
+                .map(|(order, advertiser)| async move {
+                    let caps = client.flight_caps_save(order, &[]).await?.entity;
+                    Ok((order, advertiser, to_json(&caps)?))
+                })
+                .buffer_unordered(concurrency.max(1));
+            while let Some(answer) = fetched.next().await {
+                let failed = answer.is_err();
+                if send.send(answer).await.is_err() || failed {
+                    break;
+                }
+            }
+        });
+        CapsFetch {
+            total,
+            answers,
+            task,
+        }
+    }
+
+    /// Waits for the task; a panic in it is raised here, not read as "no more caps".
+    async fn finish(&mut self) -> Result<()> {
+        match (&mut self.task).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(Error::Invalid(
+                "the flight caps download was cancelled".into(),
+            )),
+        }
+    }
+}
+
+impl Drop for CapsFetch {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// `(base_hash, server_hash, scope)` of what the last download stored for a key.
+type Stored = (Option<String>, Option<String>, Option<Id>);
+
+/// What a listing is compared with.
+enum Known {
+    /// Every stored row of the kind, and the keys with open changes: a listing that
+    /// can tell what is gone needs them all.
+    All {
+        existing: HashMap<String, Stored>,
+        dirty: HashSet<String>,
+    },
+    /// Looked up key by key (a partial listing).
+    PerKey,
+}
+
+impl Known {
+    fn all(tx: &rusqlite::Transaction<'_>, kt: &str) -> Result<Known> {
+        let mut existing = HashMap::new();
+        let mut stmt = tx.prepare(
+            "SELECT key, base_hash, server_hash, scope FROM entities \
+             WHERE kind = ?1 AND remote_json IS NOT NULL",
+        )?;
+        let mut rows = stmt.query([kt])?;
+        while let Some(r) = rows.next()? {
+            existing.insert(r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?));
+        }
+        let mut dirty = HashSet::new();
+        let mut stmt =
+            tx.prepare("SELECT DISTINCT key FROM outbox WHERE kind = ?1 AND status <> 'applied'")?;
+        let mut rows = stmt.query([kt])?;
+        while let Some(r) = rows.next()? {
+            dirty.insert(r.get(0)?);
+        }
+        Ok(Known::All { existing, dirty })
+    }
+
+    /// What the last download stored for `key`; `None` when it stored nothing.
+    fn stored(
+        &mut self,
+        tx: &rusqlite::Transaction<'_>,
+        kt: &str,
+        key: &str,
+    ) -> Result<Option<Stored>> {
+        match self {
+            Known::All { existing, .. } => Ok(existing.get(key).cloned()),
+            Known::PerKey => Ok(tx
+                .prepare_cached(
+                    "SELECT base_hash, server_hash, scope FROM entities \
+                     WHERE kind = ?1 AND key = ?2 AND remote_json IS NOT NULL",
+                )?
+                .query_row(params![kt, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()?),
+        }
+    }
+
+    /// Whether `key` has changes not applied yet.
+    fn dirty(&self, tx: &rusqlite::Transaction<'_>, kt: &str, key: &str) -> Result<bool> {
+        match self {
+            Known::All { dirty, .. } => Ok(dirty.contains(key)),
+            Known::PerKey => Ok(tx
+                .prepare_cached(
+                    "SELECT EXISTS(SELECT 1 FROM outbox WHERE kind = ?1 AND key = ?2 \
+                     AND status <> 'applied')",
+                )?
+                .query_row(params![kt, key], |r| r.get(0))?),
+        }
+    }
+}
+
 impl Workspace {
     /// Downloads with [`PullOptions::default`].
     pub async fn pull(
         &mut self,
         client: &Client,
         scope: PullScope,
-        progress: impl FnMut(Progress),
+        progress: impl FnMut(Progress) + Send,
     ) -> Result<PullReport> {
         self.pull_with(client, scope, PullOptions::default(), progress)
             .await
     }
 
     /// Downloads advertisers, campaigns with flights, ad orders, flight caps and audience
-    /// segments (all, or one advertiser's), reporting progress as it goes. On error, the
-    /// listings written so far stay written (each is consistent on its own).
+    /// segments (all, or one advertiser's), reporting progress as it goes (see
+    /// [`Progress`]). On error, the listings written so far stay written (each is
+    /// consistent on its own).
+    ///
+    /// Flight caps cost one request per ad order: they are fetched
+    /// [`PullOptions::caps_concurrency`] at once from the moment the ad orders are listed,
+    /// while the ad orders and then earlier caps are written. An ad order's first caps
+    /// list is stored even when empty (later caps edits merge against it), but only caps
+    /// count as added: an empty list is no server change. The caps requests run on a
+    /// task of their own, so this needs a Tokio runtime.
     pub async fn pull_with(
         &mut self,
         client: &Client,
         scope: PullScope,
         options: PullOptions,
-        mut progress: impl FnMut(Progress),
+        mut progress: impl FnMut(Progress) + Send,
     ) -> Result<PullReport> {
         let mut report = PullReport::default();
         let covers = match scope {
@@ -206,8 +356,12 @@ impl Workspace {
             PullScope::All => true,
             PullScope::Advertiser(want) => id == want,
         };
+        let mut step = |kind: Kind, done: usize, total: Option<usize>| {
+            progress(Progress { kind, done, total });
+        };
 
         if options.business {
+            step(Kind::Advertiser, 0, None);
             let advertisers = client.advertisers(None).await?.entity;
             let mut advertiser_ids = Vec::new();
             let mut items = Vec::new();
@@ -222,16 +376,14 @@ impl Workspace {
                     });
                 }
             }
-            self.apply_listing(Kind::Advertiser, items, covers, &mut report)?;
-            progress(Progress {
-                kind: Kind::Advertiser,
-                done: 1,
-                total: Some(1),
-            });
+            let n = items.len();
+            self.apply_listing(Kind::Advertiser, items, covers, &mut report, &mut |_| {})?;
+            step(Kind::Advertiser, n, Some(n));
 
             let mut campaign_advertiser: HashMap<Id, Id> = HashMap::new();
             let mut with_flights: HashSet<Id> = HashSet::new();
             let mut items = Vec::new();
+            step(Kind::Campaign, 0, Some(advertiser_ids.len()));
             for (i, advertiser) in advertiser_ids.iter().enumerate() {
                 for c in client.campaigns_by_advertiser(*advertiser).await?.entity {
                     let Some(id) = c.id else { continue };
@@ -246,14 +398,11 @@ impl Workspace {
                         scope: Some(*advertiser),
                     });
                 }
-                progress(Progress {
-                    kind: Kind::Campaign,
-                    done: i + 1,
-                    total: Some(advertiser_ids.len()),
-                });
+                step(Kind::Campaign, i + 1, Some(advertiser_ids.len()));
             }
-            self.apply_listing(Kind::Campaign, items, covers, &mut report)?;
+            self.apply_listing(Kind::Campaign, items, covers, &mut report, &mut |_| {})?;
 
+            step(Kind::AdOrder, 0, None);
             let orders = client.all_ad_orders().await?.entity;
             let mut capped_orders: Vec<(Id, Option<Id>)> = Vec::new();
             let mut items = Vec::with_capacity(orders.len());
@@ -278,49 +427,37 @@ impl Workspace {
                 });
             }
             drop(orders);
-            let removed = self.apply_listing(Kind::AdOrder, items, covers, &mut report)?;
+            // The caps requests start now and run while the ad orders are written.
+            let caps = options
+                .flight_caps
+                .then(|| CapsFetch::start(client, capped_orders, options.caps_concurrency));
+            let n = items.len();
+            step(Kind::AdOrder, 0, Some(n));
+            let removed =
+                self.apply_listing(Kind::AdOrder, items, covers, &mut report, &mut |done| {
+                    step(Kind::AdOrder, done, Some(n))
+                })?;
             self.drop_orphan_caps(&removed)?;
-            progress(Progress {
-                kind: Kind::AdOrder,
-                done: 1,
-                total: Some(1),
-            });
+            step(Kind::AdOrder, n, Some(n));
 
-            if options.flight_caps {
-                let total = capped_orders.len();
-                let mut done = 0;
-                for chunk in capped_orders.chunks(500) {
-                    let fetched: Vec<(Id, Option<Id>, String)> =
-                        stream::iter(chunk.iter().copied())
-                            .map(|(order, advertiser)| async move {
-                                let caps = client.flight_caps_save(order, &[]).await?.entity;
-                                Ok::<_, crate::Error>((order, advertiser, to_json(&caps)?))
-                            })
-                            .buffer_unordered(options.caps_concurrency.max(1))
-                            .try_collect()
-                            .await?;
-                    let items = fetched
-                        .into_iter()
-                        .map(|(order, advertiser, text)| Item {
-                            key: Key::Id(order),
-                            text,
-                            parent: Some(EntityRef::new(Kind::AdOrder, Key::Id(order))),
-                            scope: advertiser,
-                        })
-                        .collect();
-                    self.apply_listing(Kind::FlightCaps, items, Covers::Nothing, &mut report)?;
-                    done += chunk.len();
-                    progress(Progress {
-                        kind: Kind::FlightCaps,
-                        done,
-                        total: Some(total),
-                    });
-                }
+            if let Some(caps) = caps {
+                self.write_caps(caps, &mut report, &mut |done, total| {
+                    step(Kind::FlightCaps, done, Some(total));
+                })
+                .await?;
             }
         }
 
         if options.audiences {
-            let segments: Vec<_> = client.audiences_stream(500).try_collect().await?;
+            step(Kind::AudienceSegment, 0, None);
+            let mut segments = Vec::new();
+            let mut stream = std::pin::pin!(client.audiences_stream(SEGMENT_PAGE));
+            while let Some(s) = stream.try_next().await? {
+                segments.push(s);
+                if segments.len() % SEGMENT_PAGE as usize == 0 {
+                    step(Kind::AudienceSegment, segments.len(), None);
+                }
+            }
             let mut items = Vec::new();
             for s in &segments {
                 let Some(id) = s.service_segment_id.clone() else {
@@ -345,12 +482,15 @@ impl Workspace {
                 PullScope::All => Covers::All,
                 PullScope::Advertiser(_) => Covers::Nothing,
             };
-            self.apply_listing(Kind::AudienceSegment, items, covers, &mut report)?;
-            progress(Progress {
-                kind: Kind::AudienceSegment,
-                done: 1,
-                total: Some(1),
-            });
+            let n = items.len();
+            self.apply_listing(
+                Kind::AudienceSegment,
+                items,
+                covers,
+                &mut report,
+                &mut |_| {},
+            )?;
+            step(Kind::AudienceSegment, n, Some(n));
         }
 
         self.conn.execute(
@@ -360,41 +500,89 @@ impl Workspace {
         Ok(report)
     }
 
-    /// Compares one listing with the snapshot and writes it, in one transaction. Returns
-    /// the keys removed from the snapshot.
+    /// Writes caps as their requests answer, in transactions of up to [`CAPS_CHUNK`]
+    /// ad orders (or what arrived within [`CAPS_FLUSH`]), reporting `(done, total)`
+    /// after each.
+    async fn write_caps(
+        &mut self,
+        mut caps: CapsFetch,
+        report: &mut PullReport,
+        progress: &mut (dyn FnMut(usize, usize) + Send),
+    ) -> Result<()> {
+        let total = caps.total;
+        progress(0, total);
+        let mut done = 0;
+        let mut chunk: Vec<Result<(Id, Option<Id>, String)>> = Vec::with_capacity(CAPS_CHUNK);
+        let mut open = true;
+        while open {
+            let flush_at = tokio::time::Instant::now() + CAPS_FLUSH;
+            while chunk.len() < CAPS_CHUNK {
+                let want = CAPS_CHUNK - chunk.len();
+                match tokio::time::timeout_at(flush_at, caps.answers.recv_many(&mut chunk, want))
+                    .await
+                {
+                    Ok(0) => {
+                        open = false;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(_elapsed) => break,
+                }
+            }
+            if chunk.is_empty() {
+                continue;
+            }
+            let mut items = Vec::with_capacity(chunk.len());
+            for answer in chunk.drain(..) {
+                let (order, advertiser, text) = answer?;
+                items.push(Item {
+                    key: Key::Id(order),
+                    text,
+                    parent: Some(EntityRef::new(Kind::AdOrder, Key::Id(order))),
+                    scope: advertiser,
+                });
+            }
+            done += items.len();
+            self.apply_listing(
+                Kind::FlightCaps,
+                items,
+                Covers::Nothing,
+                report,
+                &mut |_| {},
+            )?;
+            progress(done, total);
+        }
+        caps.finish().await?;
+        if done != total {
+            return Err(Error::Invalid(format!(
+                "the flight caps download stopped after {done} of {total} ad orders"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Compares one listing with the snapshot and writes it, in one transaction,
+    /// reporting the rows written every [`WRITE_TICK`]. Returns the keys removed from the
+    /// snapshot.
+    ///
+    /// A listing that can tell what is gone ([`Covers::All`], [`Covers::Scope`]) is
+    /// compared with every stored row of its kind, read once; a partial one (a chunk of
+    /// caps) looks up only its own keys, so a download in many chunks stays linear.
     fn apply_listing(
         &mut self,
         kind: Kind,
         items: Vec<Item>,
         covers: Covers,
         report: &mut PullReport,
+        written: &mut dyn FnMut(usize),
     ) -> Result<Vec<String>> {
         let prepared = prepare(items);
         let kt = kind_text(kind);
         let tx = self.conn.transaction()?;
-        // key -> (base_hash, server_hash, scope) of what the last download stored.
-        type Stored = (Option<String>, Option<String>, Option<Id>);
-        let mut existing: HashMap<String, Stored> = HashMap::new();
-        {
-            let mut stmt = tx.prepare(
-                "SELECT key, base_hash, server_hash, scope FROM entities \
-                 WHERE kind = ?1 AND remote_json IS NOT NULL",
-            )?;
-            let mut rows = stmt.query([kt])?;
-            while let Some(r) = rows.next()? {
-                existing.insert(r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?));
-            }
-        }
-        let mut dirty: HashSet<String> = HashSet::new();
-        {
-            let mut stmt = tx.prepare(
-                "SELECT DISTINCT key FROM outbox WHERE kind = ?1 AND status <> 'applied'",
-            )?;
-            let mut rows = stmt.query([kt])?;
-            while let Some(r) = rows.next()? {
-                dirty.insert(r.get(0)?);
-            }
-        }
+        let mut known = match covers {
+            Covers::Nothing => Known::PerKey,
+            Covers::All | Covers::Scope(_) => Known::all(&tx, kt)?,
+        };
         let now = now_ms();
         let mut seen: HashSet<String> = HashSet::with_capacity(prepared.len());
         let mut removed = Vec::new();
@@ -413,11 +601,15 @@ impl Workspace {
                 "UPDATE entities SET server_json = ?3, server_hash = ?4, server_removed = 0, \
                  updated_at = ?5 WHERE kind = ?1 AND key = ?2",
             )?;
-            for p in prepared {
-                seen.insert(p.key_text.clone());
-                let target = EntityRef::new(kind, p.key);
-                let last = existing.get(&p.key_text);
-                let change = match last {
+            for (i, p) in prepared.into_iter().enumerate() {
+                if i > 0 && i % WRITE_TICK == 0 {
+                    written(i);
+                }
+                let last = known.stored(&tx, kt, &p.key_text)?;
+                if matches!(known, Known::All { .. }) {
+                    seen.insert(p.key_text.clone());
+                }
+                let change = match &last {
                     None => Some(ServerChangeKind::Added),
                     Some((base, server, _)) => {
                         let last_seen = server.as_ref().or(base.as_ref());
@@ -428,9 +620,9 @@ impl Workspace {
                     report.counts.entry(kind).or_default().unchanged += 1;
                     continue;
                 };
-                let held_back = last.is_some() && dirty.contains(&p.key_text);
+                let held_back = last.is_some() && known.dirty(&tx, kt, &p.key_text)?;
                 if held_back {
-                    let back_to_base = last.and_then(|l| l.0.as_ref()) == Some(&p.hash);
+                    let back_to_base = last.as_ref().and_then(|l| l.0.as_ref()) == Some(&p.hash);
                     let (json, hash) = if back_to_base {
                         (None, None)
                     } else {
@@ -449,33 +641,40 @@ impl Workspace {
                         now
                     ])?;
                 }
-                report.record(target, change, held_back);
+                // An ad order's first caps list, empty: stored as the base, but nothing
+                // was added on the server.
+                let no_caps = kind == Kind::FlightCaps && last.is_none() && p.text == "[]";
+                if !no_caps {
+                    report.record(EntityRef::new(kind, p.key), change, held_back);
+                }
             }
-            for (key, (_, _, scope)) in &existing {
-                let covered = match covers {
-                    Covers::All => true,
-                    Covers::Scope(s) => *scope == Some(s),
-                    Covers::Nothing => false,
-                };
-                if !covered || seen.contains(key) {
-                    continue;
+            if let Known::All { existing, dirty } = &known {
+                for (key, (_, _, scope)) in existing {
+                    let covered = match covers {
+                        Covers::All => true,
+                        Covers::Scope(s) => *scope == Some(s),
+                        Covers::Nothing => false,
+                    };
+                    if !covered || seen.contains(key) {
+                        continue;
+                    }
+                    let held_back = dirty.contains(key);
+                    if held_back {
+                        tx.execute(
+                            "UPDATE entities SET server_removed = 1, updated_at = ?3 \
+                             WHERE kind = ?1 AND key = ?2",
+                            params![kt, key, now],
+                        )?;
+                    } else {
+                        tx.execute(
+                            "DELETE FROM entities WHERE kind = ?1 AND key = ?2",
+                            params![kt, key],
+                        )?;
+                        removed.push(key.clone());
+                    }
+                    let target = EntityRef::new(kind, super::key_from_text(key)?);
+                    report.record(target, ServerChangeKind::Removed, held_back);
                 }
-                let held_back = dirty.contains(key);
-                if held_back {
-                    tx.execute(
-                        "UPDATE entities SET server_removed = 1, updated_at = ?3 \
-                         WHERE kind = ?1 AND key = ?2",
-                        params![kt, key, now],
-                    )?;
-                } else {
-                    tx.execute(
-                        "DELETE FROM entities WHERE kind = ?1 AND key = ?2",
-                        params![kt, key],
-                    )?;
-                    removed.push(key.clone());
-                }
-                let target = EntityRef::new(kind, super::key_from_text(key)?);
-                report.record(target, ServerChangeKind::Removed, held_back);
             }
         }
         tx.commit()?;

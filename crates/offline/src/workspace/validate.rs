@@ -380,6 +380,36 @@ pub(crate) fn check_one(
     checker.check(kind, key, op, payload, parents, with)
 }
 
+/// [`check_one`] for a create not saved yet: dates read in the timezone of `under`'s
+/// advertiser, where the saved draft's own parent chain would lead.
+pub(crate) fn check_unsaved(
+    conn: &Connection,
+    kind: Kind,
+    payload: &Value,
+    parents: &[ParentRef],
+    under: Option<&EntityRef>,
+) -> Result<Vec<FieldError>> {
+    let mut checker = Checker::new(conn);
+    let tz = match under {
+        Some(p) if needs_timezone(kind) => checker.timezone_of(p.kind, &p.key)?,
+        _ => None,
+    };
+    let with = With {
+        tz: tz.as_ref(),
+        base: None,
+    };
+    // Nothing is stored under this key: creates look nothing up by their own key.
+    let key = Key::Local(String::new());
+    checker.check(
+        kind,
+        &key,
+        Op::Create,
+        Payload::Value(payload),
+        parents,
+        with,
+    )
+}
+
 /// Whether checking a change looks at other entities (a site list's stored type, the
 /// flights an ad order's caps may point at).
 pub(crate) fn needs_workspace(kind: Kind, op: Op) -> bool {

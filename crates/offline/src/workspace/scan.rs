@@ -1,0 +1,88 @@
+//! Raw reads for indexes kept outside the workspace (the core's table windows): the
+//! working JSON of every entity of a kind, without decoding it, so the reader extracts
+//! only the few fields it needs.
+
+use rusqlite::params;
+
+use super::{Workspace, key_from_text, key_text, kind_text};
+use crate::Result;
+use crate::change::{EntityRef, Kind};
+
+/// One entity as [`Workspace::scan`] hands it over.
+#[derive(Debug)]
+pub struct Scanned<'a> {
+    /// Which entity.
+    pub target: EntityRef,
+    /// Its owner, when known.
+    pub parent: Option<EntityRef>,
+    /// The working copy's JSON text (pending edits applied).
+    pub json: &'a str,
+    /// Insertion order in the workspace: a stable order for drafts, which have no id.
+    pub order: i64,
+}
+
+const SCAN: &str = "SELECT e.key, COALESCE(e.working_json, e.remote_json), e.parent_kind, e.parent_key, e.rowid \
+     FROM entities e WHERE e.kind = ?1";
+
+fn parent_of(kind: Option<String>, key: Option<String>) -> Result<Option<EntityRef>> {
+    match (kind, key) {
+        (Some(k), Some(key)) => Ok(Some(EntityRef::new(
+            super::kind_from_text(&k)?,
+            key_from_text(&key)?,
+        ))),
+        _ => Ok(None),
+    }
+}
+
+impl Workspace {
+    /// Calls `f` with every entity of `kind`, in no particular order.
+    pub fn scan(&self, kind: Kind, mut f: impl FnMut(Scanned<'_>) -> Result<()>) -> Result<()> {
+        let mut stmt = self.conn.prepare_cached(SCAN)?;
+        let mut rows = stmt.query(params![kind_text(kind)])?;
+        while let Some(r) = rows.next()? {
+            let key: String = r.get(0)?;
+            let Some(json) = r
+                .get_ref(1)?
+                .as_str_or_null()
+                .map_err(rusqlite::Error::from)?
+            else {
+                continue;
+            };
+            let parent = parent_of(r.get(2)?, r.get(3)?)?;
+            f(Scanned {
+                target: EntityRef::new(kind, key_from_text(&key)?),
+                parent,
+                json,
+                order: r.get(4)?,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Like [`Workspace::scan`] for one entity; `f` is not called when it is gone.
+    pub fn scan_one(
+        &self,
+        target: &EntityRef,
+        mut f: impl FnMut(Scanned<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{SCAN} AND e.key = ?2"))?;
+        let mut rows = stmt.query(params![kind_text(target.kind), key_text(&target.key)])?;
+        if let Some(r) = rows.next()?
+            && let Some(json) = r
+                .get_ref(1)?
+                .as_str_or_null()
+                .map_err(rusqlite::Error::from)?
+        {
+            let parent = parent_of(r.get(2)?, r.get(3)?)?;
+            f(Scanned {
+                target: target.clone(),
+                parent,
+                json,
+                order: r.get(4)?,
+            })?;
+        }
+        Ok(())
+    }
+}
