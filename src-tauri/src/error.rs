@@ -134,6 +134,21 @@ impl From<flightdeck_offline::Error> for AppError {
     }
 }
 
+impl From<flightdeck_core::Error> for AppError {
+    fn from(e: flightdeck_core::Error) -> Self {
+        use flightdeck_core::Error as E;
+        match e {
+            E::Client(c) => c.into(),
+            E::Offline(o) => o.into(),
+            E::Invalid(field) => ValidationErrors(vec![field]).into(),
+            E::NotFound(m) => AppError::new(ErrorCode::NotFound, m),
+            E::State(m) => AppError::state(m),
+            E::SignInRequired(m) => AppError::new(ErrorCode::SignInRequired, m),
+            E::Storage(m) => AppError::storage(m),
+        }
+    }
+}
+
 impl From<ValidationErrors> for AppError {
     fn from(e: ValidationErrors) -> Self {
         let field_errors = e.0;

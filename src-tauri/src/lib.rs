@@ -14,16 +14,14 @@ pub mod error;
 pub mod probe;
 pub mod state;
 
-use std::path::PathBuf;
-
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_specta::Builder;
 
 use crate::state::AppState;
 
 /// Where the app keeps its data when `FLIGHTDECK_DATA_DIR` does not say otherwise
-/// (tests and e2e runs point it at a temporary directory).
-pub const DATA_DIR_ENV: &str = "FLIGHTDECK_DATA_DIR";
+/// (tests and e2e runs point it at a temporary directory). The CLI reads the same.
+pub use flightdeck_core::paths::DATA_DIR_ENV;
 
 /// Every command and event on runtime `$r`. A macro because `collect_commands!` cannot
 /// name a generic parameter: the app uses `tauri::Wry`, the command tests the mock runtime.
@@ -41,24 +39,24 @@ macro_rules! specta_builder {
                 session::sign_out,
                 session::set_sandbox_running::<$r>,
                 tables::refresh::<$r>,
-                tables::list_advertisers,
-                tables::list_campaigns,
-                tables::list_ad_orders,
+                tables::query_advertisers,
+                tables::query_campaigns,
+                tables::query_ad_orders,
+                tables::query_creatives,
+                tables::query_site_lists,
+                tables::query_audience_segments,
                 tables::list_flight_caps,
-                tables::list_creatives,
-                tables::list_site_lists,
-                tables::list_audience_segments,
                 forms::validate,
-                forms::save_advertiser,
-                forms::save_campaign,
-                forms::save_ad_order,
-                forms::save_flight_caps,
+                forms::save_advertiser::<$r>,
+                forms::save_campaign::<$r>,
+                forms::save_ad_order::<$r>,
+                forms::save_flight_caps::<$r>,
                 forms::flight_cap_choices,
-                forms::save_creative,
-                forms::save_site_list,
-                forms::save_audience_segment,
-                forms::duplicate_as_new,
-                audiences::upload_audience_data,
+                forms::save_creative::<$r>,
+                forms::save_site_list::<$r>,
+                forms::save_audience_segment::<$r>,
+                forms::duplicate_as_new::<$r>,
+                audiences::upload_audience_data::<$r>,
                 audiences::read_identifiers,
                 audiences::audience_uploads,
                 forms::creative_matrix,
@@ -67,7 +65,7 @@ macro_rules! specta_builder {
                 pending::pending_changes,
                 pending::check_changes,
                 pending::discard_changes::<$r>,
-                pending::resolve_conflict,
+                pending::resolve_conflict::<$r>,
                 pending::post_changes::<$r>,
             ])
             .events(tauri_specta::collect_events![
@@ -75,6 +73,8 @@ macro_rules! specta_builder {
                 commands::SyncFinished,
                 commands::SessionChanged,
                 commands::SignInRequired,
+                commands::DownloadProgress,
+                commands::WorkspaceChanged,
             ])
             // Ids and Unix-ms dates are i64 on the wire; both stay far below 2^53.
             .dangerously_cast_bigints_to_number()
@@ -93,13 +93,6 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
             path,
         )
         .map_err(|e| e.to_string())
-}
-
-fn data_dir<R: Runtime>(app: &AppHandle<R>) -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os(DATA_DIR_ENV) {
-        return Ok(PathBuf::from(dir));
-    }
-    app.path().app_data_dir().map_err(|e| e.to_string())
 }
 
 /// Handles `flightdeck://oauth/callback?...` URLs, whichever way they arrived.
@@ -134,7 +127,9 @@ pub fn setup<R: Runtime>(
 ) -> Result<(), Box<dyn std::error::Error>> {
     builder.mount_events(app);
     let handle = app.handle().clone();
-    let dir = data_dir(&handle)?;
+    // The core's directory, not Tauri's `app_data_dir`: the same one on every OS (it
+    // is built the same way), and the one the CLI reads.
+    let dir = flightdeck_core::paths::data_dir()?;
     let state = tauri::async_runtime::block_on(AppState::open(&dir))?;
     app.manage(state);
     probe::start(handle);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tauri::{AppHandle, Manager, Runtime};
 
 use crate::commands::announce;
-use crate::state::{AppState, set_online};
+use crate::state::AppState;
 
 /// How often the service is probed.
 const EVERY: Duration = Duration::from_secs(3);
@@ -25,7 +25,7 @@ pub async fn probe_now<R: Runtime>(app: &AppHandle<R>, state: &AppState) {
             .is_ok(),
         Err(_) => false,
     };
-    if set_online(&active, online) {
+    if active.set_online(online) {
         announce(app, state).await;
     }
 }

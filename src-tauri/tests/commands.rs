@@ -136,7 +136,21 @@ impl Harness {
     }
 
     fn advertisers(&self) -> Vec<Value> {
-        rows(self.ok("list_advertisers", json!({})))
+        self.query("query_advertisers", Value::Null)
+    }
+
+    /// Every row of a table, through its window command (one window of 10,000 rows).
+    fn query(&self, cmd: &str, parent: Value) -> Vec<Value> {
+        let window = self.window(cmd, parent, "", 0, 10_000);
+        rows(window["rows"].clone())
+    }
+
+    /// One window of a table.
+    fn window(&self, cmd: &str, parent: Value, filter: &str, offset: u32, limit: u32) -> Value {
+        self.ok(
+            cmd,
+            json!({"query": {"parent": parent, "filter": filter, "sort": null, "offset": offset, "limit": limit}}),
+        )
     }
 
     fn pending(&self) -> Vec<Value> {
@@ -450,7 +464,7 @@ fn refresh_downloads_the_demo_account() {
     assert_eq!(acme["target"]["kind"], "advertiser");
     assert_eq!(acme["target"]["key"]["type"], "id");
 
-    let campaigns = rows(h.ok("list_campaigns", json!({"advertiser": acme["target"]})));
+    let campaigns = h.query("query_campaigns", acme["target"].clone());
     let mut names: Vec<&str> = campaigns
         .iter()
         .filter_map(|r| r["value"]["name"].as_str())
@@ -469,7 +483,7 @@ fn refresh_downloads_the_demo_account() {
         assert!(f["startDate"].as_i64() < f["endDate"].as_i64(), "{f}");
     }
 
-    let all = rows(h.ok("list_campaigns", json!({"advertiser": null})));
+    let all = h.query("query_campaigns", Value::Null);
     assert_eq!(all.len(), 4, "all campaigns without a filter");
     h.close();
 }
@@ -643,7 +657,7 @@ fn pending_changes_post_in_the_background_exactly_once() {
     let row = named(&h.advertisers(), "Posted Co").clone();
     assert_eq!(row["marker"], Value::Null);
     assert_eq!(row["pending"], false);
-    let campaigns = rows(h.ok("list_campaigns", json!({"advertiser": row["target"]})));
+    let campaigns = h.query("query_campaigns", row["target"].clone());
     assert_eq!(campaigns.len(), 1);
     assert_eq!(campaigns[0]["value"]["name"], "Posted campaign");
     assert_eq!(campaigns[0]["pending"], false);
@@ -922,9 +936,11 @@ fn partner_sign_in_completes_from_the_redirect_and_refuses_a_forged_state() {
             forged.as_str(),
         ),
     );
+    // Compared under the lock before anything else: the pending sign-in stays for the
+    // real redirect.
     let e = result.expect_err("a forged state is refused");
-    assert_eq!(e.code, flightdeck_app::error::ErrorCode::Invalid, "{e:?}");
-    assert!(e.message.contains("state mismatch"), "{e:?}");
+    assert_eq!(e.code, flightdeck_app::error::ErrorCode::State, "{e:?}");
+    assert!(e.message.contains("does not belong"), "{e:?}");
     assert_eq!(h.snapshot()["session"], Value::Null);
     assert!(keyring_is_empty_for(&base, "demo-partner", true));
 
@@ -1010,7 +1026,7 @@ fn a_data_partner_can_refresh_its_audience_segments() {
     partner_sign_in(&h);
     let summary = h.refresh();
     assert_eq!(summary["added"], 1, "the one segment: {summary}");
-    let page = h.ok("list_audience_segments", json!({"offset": 0, "limit": 50}));
+    let page = h.window("query_audience_segments", Value::Null, "", 0, 50);
     assert_eq!(page["total"], 1, "{page}");
     assert_eq!(
         page["rows"][0]["value"]["name"], "Partner Segment",
@@ -1097,7 +1113,7 @@ fn edits_the_service_would_ignore_are_refused_with_the_field() {
     h.sign_in_demo();
     h.refresh();
 
-    let orders = rows(h.ok("list_ad_orders", json!({"campaign": null})));
+    let orders = h.query("query_ad_orders", json!(null));
     let order = orders
         .iter()
         .find(|o| o["target"]["key"]["type"] == "id")
@@ -1200,10 +1216,10 @@ fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
         "the campaign, then the creative: {report}"
     );
 
-    let campaigns = rows(h.ok("list_campaigns", json!({"advertiser": acme["target"]})));
+    let campaigns = h.query("query_campaigns", acme["target"].clone());
     let campaign_id = named(&campaigns, "Creative campaign")["value"]["id"].clone();
     assert!(campaign_id.is_i64(), "{campaigns:?}");
-    let creatives = rows(h.ok("list_creatives", json!({"advertiser": null})));
+    let creatives = h.query("query_creatives", json!(null));
     let posted = named(&creatives, "Hero banner").clone();
     assert_eq!(posted["target"]["key"]["type"], "id", "{posted}");
     assert_eq!(posted["value"]["campaignId"], campaign_id, "{posted}");
@@ -1249,7 +1265,7 @@ fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
     assert_eq!(saved["errors"], json!([]), "{saved}");
     let report = h.post_all();
     assert_eq!(report["applied"], 1, "{report}");
-    let creatives = rows(h.ok("list_creatives", json!({"advertiser": null})));
+    let creatives = h.query("query_creatives", json!(null));
     let first = named(&creatives, "Hero banner")["value"]["id"].clone();
     let second = named(&creatives, "Hero banner v2")["value"]["id"].clone();
     assert!(
@@ -1267,7 +1283,7 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
     sandbox_create_segment(&base, "Upload Segment");
     h.sign_in_demo();
     h.refresh();
-    let page = h.ok("list_audience_segments", json!({"offset": 0, "limit": 50}));
+    let page = h.window("query_audience_segments", Value::Null, "", 0, 50);
     let segment = named(&rows(page["rows"].clone()), "Upload Segment").clone();
     assert_eq!(segment["target"]["key"]["type"], "segment", "{segment}");
     assert!(segment["readOnly"].is_string(), "{segment}");
@@ -1339,7 +1355,7 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
 
     // The sandbox applies an upload at once: 1,200 identifiers activate the segment.
     h.refresh();
-    let page = h.ok("list_audience_segments", json!({"offset": 0, "limit": 50}));
+    let page = h.window("query_audience_segments", Value::Null, "", 0, 50);
     let segment_now = named(&rows(page["rows"].clone()), "Upload Segment").clone();
     assert_eq!(segment_now["value"]["dataCount"], 1200, "{segment_now}");
     assert_eq!(segment_now["value"]["status"], "ACTIVE", "{segment_now}");
@@ -1431,7 +1447,7 @@ fn site_list_calls_follow_the_stored_type_and_keep_the_name() {
     assert_eq!(removed["errors"], json!([]), "{removed}");
 
     // The table shows what the list holds now, under its new name.
-    let lists = rows(h.ok("list_site_lists", json!({})));
+    let lists = h.query("query_site_lists", Value::Null);
     let row = named(&lists, "Premium sites 2027");
     assert_eq!(row["value"]["siteIds"], json!([11, 13]), "{row}");
 
@@ -1546,14 +1562,14 @@ fn a_cap_on_a_new_flight_of_a_draft_campaign_posts_in_one_push() {
     assert!(h.pending().is_empty());
 
     let campaign = named(
-        &rows(h.ok("list_campaigns", json!({"advertiser": acme["target"]}))),
+        &h.query("query_campaigns", acme["target"].clone()),
         "Capped campaign",
     )
     .clone();
     let flight_id = campaign["value"]["flights"][0]["id"].clone();
     assert!(flight_id.is_i64(), "{campaign}");
     let order_row = named(
-        &rows(h.ok("list_ad_orders", json!({"campaign": campaign["target"]}))),
+        &h.query("query_ad_orders", json!(campaign["target"])),
         "Capped order",
     )
     .clone();

@@ -3,14 +3,15 @@ import { commands } from "./bindings";
 import { call } from "./api/call";
 import { Toaster } from "./api/toast";
 import type { AppSnapshot } from "./api/types";
-import { AppProvider, useApp } from "./state/app";
+import { AppProvider } from "./state/app";
+import { sessionKey, useSession } from "./state/session";
 import { Shell } from "./screens/Shell";
 import { SignIn } from "./screens/SignIn";
 
 function Gate() {
-  const { snapshot, setSnapshot } = useApp();
+  const { snapshot, setSnapshot } = useSession();
   if (!snapshot.session) return <SignIn snapshot={snapshot} onSnapshot={setSnapshot} />;
-  return <Shell key={`${snapshot.activeId}|${snapshot.session.account}`} />;
+  return <Shell key={sessionKey(snapshot)} />;
 }
 
 export function App() {

@@ -24,26 +24,29 @@ export const commands = {
 	signOut: () => typedError<AppSnapshot, AppError>(__TAURI_INVOKE("sign_out")),
 	/**  Stops or starts the embedded sandbox (to work offline and come back). */
 	setSandboxRunning: (running: boolean) => typedError<AppSnapshot, AppError>(__TAURI_INVOKE("set_sandbox_running", { running })),
-	/**  Downloads the account into the workspace. Pending entities keep the buyer's version. */
+	/**
+	 *  Downloads the account into the workspace, with progress events. Pending entities keep
+	 *  the buyer's version.
+	 */
 	refresh: () => typedError<PullSummary, AppError>(__TAURI_INVOKE("refresh")),
-	/**  Advertisers. */
-	listAdvertisers: () => typedError<Row<Advertiser>[], AppError>(__TAURI_INVOKE("list_advertisers")),
-	/**  Campaigns, all or one advertiser's, with their flights. */
-	listCampaigns: (advertiser: EntityRef | null) => typedError<Row<Campaign>[], AppError>(__TAURI_INVOKE("list_campaigns", { advertiser })),
-	/**  Ad orders, all or one campaign's. */
-	listAdOrders: (campaign: EntityRef | null) => typedError<Row<AdOrder>[], AppError>(__TAURI_INVOKE("list_ad_orders", { campaign })),
+	/**  Advertisers: one window of the table. */
+	queryAdvertisers: (query: TableQuery) => typedError<Window<Row<Advertiser>>, AppError>(__TAURI_INVOKE("query_advertisers", { query })),
+	/**  Campaigns with their flights: one window of all, or of one advertiser's (`parent`). */
+	queryCampaigns: (query: TableQuery) => typedError<Window<Row<Campaign>>, AppError>(__TAURI_INVOKE("query_campaigns", { query })),
+	/**  Ad orders: one window of all, or of one campaign's (`parent`). */
+	queryAdOrders: (query: TableQuery) => typedError<Window<Row<AdOrder>>, AppError>(__TAURI_INVOKE("query_ad_orders", { query })),
+	/**  Creatives: one window. The workspace is their only record. */
+	queryCreatives: (query: TableQuery) => typedError<Window<Row<Creative>>, AppError>(__TAURI_INVOKE("query_creatives", { query })),
+	/**  Site lists: one window. The workspace is their only record. */
+	querySiteLists: (query: TableQuery) => typedError<Window<Row<SiteList>>, AppError>(__TAURI_INVOKE("query_site_lists", { query })),
+	/**  Audience segments: one window. */
+	queryAudienceSegments: (query: TableQuery) => typedError<Window<Row<AudienceSegment>>, AppError>(__TAURI_INVOKE("query_audience_segments", { query })),
 	/**  The flight caps of one ad order, or `None` when none were downloaded or drafted. */
 	listFlightCaps: (adOrder: EntityRef) => typedError<Row<FlightCap[]> | null, AppError>(__TAURI_INVOKE("list_flight_caps", { adOrder })),
-	/**  Creatives, all or one advertiser's. The workspace is their only record. */
-	listCreatives: (advertiser: EntityRef | null) => typedError<Row<Creative>[], AppError>(__TAURI_INVOKE("list_creatives", { advertiser })),
-	/**  Site lists. The workspace is their only record. */
-	listSiteLists: () => typedError<Row<SiteList>[], AppError>(__TAURI_INVOKE("list_site_lists")),
-	/**  Audience segments, one page at a time. */
-	listAudienceSegments: (offset: number, limit: number) => typedError<Page<Row<AudienceSegment>>, AppError>(__TAURI_INVOKE("list_audience_segments", { offset, limit })),
 	/**
-	 *  Broken rules of a form's content. `parent` is the entity the form hangs under
-	 *  (advertiser of a campaign, advertiser or campaign of a creative, campaign of an ad
-	 *  order, segment of an upload), draft or not.
+	 *  Broken rules of a form's content, exactly as saving it would record them. `parent` is
+	 *  the entity the form hangs under (advertiser of a campaign, campaign of an ad order,
+	 *  segment of an upload), draft or not.
 	 */
 	validate: (draft: Draft, parent: EntityRef | null, existing: boolean) => typedError<FieldError[], AppError>(__TAURI_INVOKE("validate", { draft, parent, existing })),
 	/**  Saves an advertiser: a new draft when `target` is `None`. */
@@ -101,8 +104,7 @@ export const commands = {
 	uploadAudienceData: (segment: EntityRef, upload: UploadRequest) => typedError<Saved, AppError>(__TAURI_INVOKE("upload_audience_data", { segment, upload })),
 	/**
 	 *  Reads identifiers from a file's text: one per line, or one column of a CSV
-	 *  (`column` names it; without it the header decides). A file the buyer must pick a
-	 *  column of answers its columns and the problem rather than an error.
+	 *  (`column` names it; without it the header decides).
 	 */
 	readIdentifiers: (text: string, column: string | null) => typedError<IdentifierFile, AppError>(__TAURI_INVOKE("read_identifiers", { text, column })),
 	/**  The uploads of a segment, oldest first, with their counts. */
@@ -134,10 +136,12 @@ export const commands = {
 
 /** Events */
 export const events = {
+	downloadProgress: makeEvent<DownloadProgress, DownloadProgress>("download-progress"),
 	sessionChanged: makeEvent<SessionChanged, SessionChanged>("session-changed"),
 	signInRequired: makeEvent<SignInRequired, SignInRequired>("sign-in-required"),
 	syncFinished: makeEvent<SyncFinished, SyncFinished>("sync-finished"),
 	syncProgress: makeEvent<SyncProgress, SyncProgress>("sync-progress"),
+	workspaceChanged: makeEvent<WorkspaceChanged, WorkspaceChanged>("workspace-changed"),
 };
 
 /* Types */
@@ -432,15 +436,15 @@ export type CapOnFlight = {
 	/**  The cap (`flightId` is filled in from `flight`). */
 	cap: FlightCap,
 	/**
-	 *  The flight, as [`flight_cap_choices`] lists it (a new flight has no id yet), or
-	 *  `None` when the buyer has not chosen one.
+	 *  The flight (a new flight has a local key until its campaign lands), or `None`
+	 *  when the buyer has not chosen one.
 	 */
 	flight: EntityRef | null,
 };
 
 /**  A message from the service about a change's last attempt, kept for the buyer. */
 export type ChangeMessage = {
-	/**  `INFO`, `WARNING` or `ERROR`. */
+	/**  `INFO`, `WARNING` or `ERROR` (or a level the service added). */
 	level: string,
 	/**  Machine-readable code; may be empty. */
 	code: string,
@@ -481,8 +485,12 @@ export type ChangeView = {
 	seq: number,
 	/**  The entity it changes. */
 	target: EntityRef,
-	/**  The entity's name. */
+	/**  The entity's name, or its kind and key when it has none. */
 	label: string,
+	/**  What the entity is, for people ("ad order"). */
+	kindLabel: string,
+	/**  The marker its row shows. */
+	marker: Marker,
 	/**  What posting does. */
 	op: Op,
 	/**  Where it stands. */
@@ -578,7 +586,20 @@ export type DoohAsset = {
 	mediaUrls?: string[] | null,
 };
 
-/**  A form's current content, to validate as the buyer types. */
+/**  A download's progress, after each listing and each batch of flight caps. */
+export type DownloadProgress = {
+	/**  What is being downloaded. */
+	kind: Kind,
+	/**  Done so far (entities, or listings where the total is unknown). */
+	done: number,
+	/**  How many there are, when known. */
+	total: number | null,
+};
+
+/**
+ *  A form's current content, to check as the buyer types
+ *  ([`Workspace::validate_draft`]).
+ */
 export type Draft = 
 /**  An advertiser. */
 { kind: "advertiser"; 
@@ -596,11 +617,14 @@ value: AdOrder } |
 { kind: "flight_caps"; 
 /**  The caps. */
 value: FlightCap[]; 
-/**  Flights of the ad order's campaign, which caps must point at. */
+/**
+ *  Flights of the ad order's campaign, which caps must point at. Not read: the
+ *  check takes the campaign's flights from the workspace, as at save.
+ */
 campaignFlightIds: number[]; 
 /**
- *  The flight each cap is for, by position, as [`flight_cap_choices`] lists them:
- *  a new flight has no id for `flightId` yet, so the form names it here.
+ *  The flight each cap is for, by position, as the caps form lists them: a new
+ *  flight has no id for `flightId` yet, so the form names it here.
  */
 flights?: (EntityRef | null)[] } | 
 /**  A creative. */
@@ -840,14 +864,6 @@ export type Op =
 /**  `POST /v1/audiences/{id}/data`. */
 "audience_data";
 
-/**  One page of a long listing. */
-export type Page<T> = {
-	/**  The rows of this page. */
-	rows: T[],
-	/**  Rows in all pages. */
-	total: number,
-};
-
 /**  A partner sign-in that waits for the browser. */
 export type PartnerStarted = {
 	/**  The login page (with `state` and the PKCE challenge). */
@@ -898,6 +914,10 @@ export type Row<T> = {
 	target: EntityRef,
 	/**  Its owner (advertiser, campaign, ad order), when known. */
 	parent: EntityRef | null,
+	/**  The owner's label, for the parent column. */
+	parentLabel: string | null,
+	/**  The advertiser's timezone, in which the row's dates are shown. */
+	timezone: string | null,
 	/**  The working copy. */
 	value: T,
 	/**  New, changed, invalid, conflicting or failed; `None` when nothing is pending. */
@@ -908,7 +928,7 @@ export type Row<T> = {
 	label: string,
 	/**
 	 *  Why the entity cannot be edited (a posted creative or segment: the service has no
-	 *  update for them), or `None` when it can. The form shows it and offers a copy.
+	 *  update for them), or `None` when it can.
 	 */
 	readOnly: string | null,
 };
@@ -991,6 +1011,14 @@ export type Size = {
 	height?: number | null,
 };
 
+/**  A sort order. */
+export type SortBy = {
+	/**  A column id of the kind ([`columns`]). */
+	column: string,
+	/**  Largest first. Empty cells come last either way. */
+	descending: boolean,
+};
+
 /**  A post finished: how many changes ended where. */
 export type SyncFinished = {
 	/**  Applied by the service. */
@@ -1019,6 +1047,26 @@ export type SyncProgress = {
 	seq: number,
 	/**  Its status. */
 	status: ChangeStatus,
+};
+
+/**  What a table view shows. */
+export type TableQuery = {
+	/**
+	 *  Only the rows under this entity (an advertiser's campaigns, a campaign's ad
+	 *  orders, an advertiser's ad orders through its campaigns), or every row of the kind.
+	 */
+	parent: EntityRef | null,
+	/**  Words that must all appear in a row's cells, in any case and any column. */
+	filter: string,
+	/**
+	 *  The column to sort by; the default order (ids ascending, then drafts in the order
+	 *  they were made) when absent.
+	 */
+	sort: SortBy | null,
+	/**  The first row of the window, in the filtered and sorted order. */
+	offset: number,
+	/**  How many rows at most. */
+	limit: number,
 };
 
 /**  What the flights editor draws. */
@@ -1085,7 +1133,11 @@ export type TypeObject = {
 	videoType?: string | null,
 };
 
-/**  One upload as the segment form makes it. */
+/**
+ *  One upload as the segment form makes it: one country and its identifiers. The body the
+ *  service takes (records naming the segment) is built from it, so a form never names a
+ *  segment id it may not know yet.
+ */
 export type UploadRequest = {
 	/**  ISO 3166-1 alpha-2 country of the identifiers, such as `US`. */
 	countryCode: string,
@@ -1116,6 +1168,29 @@ export type VideoAsset = {
 	vastUrl?: string | null,
 	vastXml?: string | null,
 	mediaUrls?: string[] | null,
+};
+
+/**  The rows a view shows, and how many there are. */
+export type Window<T> = {
+	/**  The rows from `offset`, at most `limit`. */
+	rows: T[],
+	/**  Where the window starts (the query's offset, clamped to the total). */
+	offset: number,
+	/**  Rows that match the filter. */
+	total: number,
+	/**  Rows of the kind (or of the parent) without the filter. */
+	unfiltered: number,
+};
+
+/**
+ *  Entities changed in the workspace: views showing these kinds (or these entities)
+ *  ask for their window again; nothing else re-renders.
+ */
+export type WorkspaceChanged = {
+	/**  Kinds with changed rows (every kind after a download or a post). */
+	kinds: Kind[],
+	/**  The entities saved, when known; empty when whole kinds changed. */
+	ids: EntityRef[],
 };
 
 /* Tauri Specta runtime */

@@ -5,19 +5,17 @@
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use flightdeck_client::auth::{LoopbackListener, PartnerAuth, PkceMethod};
-use flightdeck_client::session::Session;
-use flightdeck_client::token_store::{Profile, TokenStore};
-use flightdeck_client::{Client, ClientConfig, Credentials, Error, SecretString};
+use flightdeck_client::auth::LoopbackListener;
+use flightdeck_client::{Client, ClientConfig, Error, SecretString};
+use flightdeck_core::{Account, Core, Selection};
 use flightdeck_model::validate::format_millis;
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Parser)]
@@ -27,14 +25,20 @@ use serde_json::Value;
     about = "Flightdeck on the command line: sign in and list what the ad platform holds"
 )]
 struct Cli {
-    /// Service root; the embedded sandbox listens on http://127.0.0.1:8700.
+    /// Service root (the standalone sandbox listens on http://127.0.0.1:8700). Uses the
+    /// saved profile of that service, adding one when there is none. Default: the
+    /// profile the desktop app has active; profiles, sign-ins and workspaces are shared
+    /// with the app.
+    #[arg(long, env = "FLIGHTDECK_BASE_URL", global = true)]
+    base_url: Option<String>,
+    /// A saved profile by id (as the app names it), instead of --base-url.
     #[arg(
         long,
-        env = "FLIGHTDECK_BASE_URL",
-        default_value = "http://127.0.0.1:8700",
-        global = true
+        env = "FLIGHTDECK_PROFILE",
+        global = true,
+        conflicts_with = "base_url"
     )]
-    base_url: String,
+    profile: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long, global = true)]
     json: bool,
@@ -181,22 +185,6 @@ enum CampaignList {
     },
 }
 
-/// Which account the commands use: written by `login`, holds no secret.
-#[derive(Serialize, Deserialize)]
-struct Current {
-    base_url: String,
-    account: String,
-    partner: bool,
-}
-
-fn current_path() -> PathBuf {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-        .unwrap_or_else(|| PathBuf::from("."));
-    base.join("flightdeck").join("cli.json")
-}
-
 mod work;
 
 /// Everything a command can fail with.
@@ -208,9 +196,22 @@ enum CliError {
     /// From the local workspace.
     #[error(transparent)]
     Workspace(#[from] flightdeck_offline::Error),
+    /// From the shared core (profiles, sessions).
+    #[error(transparent)]
+    Core(flightdeck_core::Error),
     /// Bad arguments or local files.
     #[error("{0}")]
     Usage(String),
+}
+
+impl From<flightdeck_core::Error> for CliError {
+    fn from(e: flightdeck_core::Error) -> Self {
+        match e {
+            flightdeck_core::Error::Client(c) => CliError::Client(c),
+            flightdeck_core::Error::Offline(o) => CliError::Workspace(o),
+            other => CliError::Core(other),
+        }
+    }
 }
 
 impl CliError {
@@ -221,6 +222,7 @@ impl CliError {
                 | CliError::Workspace(flightdeck_offline::Error::Client(
                     Error::SignInRequired { .. } | Error::Unauthenticated { .. }
                 ))
+                | CliError::Core(flightdeck_core::Error::SignInRequired(_))
         )
     }
 }
@@ -241,24 +243,35 @@ async fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), CliError> {
-    let config = ClientConfig::new(&cli.base_url)?;
+    let selection = match (&cli.profile, &cli.base_url) {
+        (Some(id), _) => Selection::Profile(id.clone()),
+        (None, Some(url)) => {
+            // A bad address is reported as such, not as a profile problem.
+            ClientConfig::new(url)?;
+            Selection::Url(url.clone())
+        }
+        (None, None) => Selection::Active,
+    };
+    let options = flightdeck_core::OpenOptions::default();
+    let core = Core::open(&flightdeck_core::paths::data_dir()?, selection, options).await?;
+    let account = core.active()?;
     let workspace = cli.workspace.clone();
     match cli.command {
         Command::Pull { advertiser } => {
-            let client = client(&config).await?;
+            let signed = account.require_signed()?;
             work::pull(
-                work::open(&config, workspace)?,
-                &client,
+                work::open(&account, workspace)?,
+                &signed,
                 advertiser,
                 cli.json,
             )
             .await
         }
         Command::Edit { kind, id, set } => {
-            work::edit(work::open(&config, workspace)?, kind, &id, &set)
+            work::edit(work::open(&account, workspace)?, kind, &id, &set)
         }
         Command::Duplicate { kind, id } => {
-            work::duplicate(work::open(&config, workspace)?, kind, &id)
+            work::duplicate(work::open(&account, workspace)?, kind, &id)
         }
         Command::Audiences {
             action:
@@ -270,7 +283,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                     offline,
                 },
         } => {
-            let ws = work::open(&config, workspace)?;
+            let ws = work::open(&account, workspace)?;
             let upload = work::Upload {
                 segment: &segment,
                 file: &file,
@@ -280,7 +293,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let client = if offline {
                 None
             } else {
-                match client(&config).await {
+                match client(&account) {
                     Ok(c) => Some(c),
                     // Not signed in is "offline" here: the upload waits in the workspace.
                     Err(e) if e.needs_sign_in() => {
@@ -292,13 +305,15 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             };
             work::upload(ws, client.as_ref(), &upload, cli.json).await
         }
-        Command::Changes { diff } => work::changes(work::open(&config, workspace)?, diff, cli.json),
-        Command::Check => work::check(work::open(&config, workspace)?, cli.json),
-        Command::Discard { changes } => work::discard(work::open(&config, workspace)?, &changes),
+        Command::Changes { diff } => {
+            work::changes(work::open(&account, workspace)?, diff, cli.json)
+        }
+        Command::Check => work::check(work::open(&account, workspace)?, cli.json),
+        Command::Discard { changes } => work::discard(work::open(&account, workspace)?, &changes),
         Command::Push { concurrency } => {
-            let client = client(&config).await?;
+            let client = client(&account)?;
             work::push(
-                work::open(&config, workspace)?,
+                work::open(&account, workspace)?,
                 &client,
                 concurrency,
                 cli.json,
@@ -309,21 +324,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             user,
             partner,
             password_stdin,
-        } => Ok(login(&config, user, partner, password_stdin).await?),
+        } => login(&core, user, partner, password_stdin).await,
         Command::Logout => {
-            if let Some(session) = restore(&config).await? {
-                session.sign_out().await?;
-            }
-            let path = current_path();
-            if path.exists() {
-                std::fs::remove_file(&path)
-                    .map_err(|e| Error::Config(format!("removing {}: {e}", path.display())))?;
-            }
-            eprintln!("Signed out.");
+            core.sign_out().await?;
+            eprintln!("Signed out (pending changes stay in the workspace).");
             Ok(())
         }
         Command::Advertisers { action: List::List } => {
-            let client = client(&config).await?;
+            let client = client(&account)?;
             let reply = with_spinner("advertisers", client.advertisers(None)).await?;
             print_messages(&reply.messages);
             output(
@@ -355,7 +363,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Campaigns {
             action: CampaignList::List { advertiser },
         } => {
-            let client = client(&config).await?;
+            let client = client(&account)?;
             let reply =
                 with_spinner("campaigns", client.campaigns_by_advertiser(advertiser)).await?;
             print_messages(&reply.messages);
@@ -385,7 +393,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             )
         }
         Command::Adorders { action: List::List } => {
-            let client = client(&config).await?;
+            let client = client(&account)?;
             let reply = with_spinner("ad orders", client.all_ad_orders()).await?;
             print_messages(&reply.messages);
             output(
@@ -419,7 +427,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Audiences {
             action: AudienceAction::List,
         } => {
-            let client = client(&config).await?;
+            let client = client(&account)?;
             let bar = spinner("audience segments");
             let mut stream = std::pin::pin!(client.audiences_stream(100));
             let mut segments = Vec::new();
@@ -461,34 +469,20 @@ async fn run(cli: Cli) -> Result<(), CliError> {
 }
 
 async fn login(
-    config: &ClientConfig,
+    core: &Core,
     user: Option<String>,
     partner: Option<String>,
     from_stdin: bool,
-) -> Result<(), Error> {
+) -> Result<(), CliError> {
+    let base_url = core.active()?.config.base_url.clone();
     if let Some(client_id) = partner {
         let secret = read_secret(from_stdin, &format!("Client secret for {client_id}: "))?;
         let listener = LoopbackListener::bind().await?;
-        let auth = PartnerAuth::new(
-            config,
-            client_id.clone(),
-            secret,
-            listener.redirect_uri().clone(),
-        )?;
-        let pending = auth.begin(PkceMethod::S256);
-        eprintln!(
-            "Open this address in your browser to sign in:\n\n  {}\n",
-            pending.authorize_url()
-        );
+        let url = core.begin_partner(&client_id, secret, listener.redirect_uri().clone())?;
+        eprintln!("Open this address in your browser to sign in:\n\n  {url}\n");
         let redirect = listener.wait(Duration::from_secs(300)).await?;
-        let tokens = auth.finish(&pending, &redirect).await?;
-        let store = TokenStore::new(Profile::partner(config, &client_id));
-        Session::partner(config, auth, tokens, Some(store)).await?;
-        save_current(config, &client_id, true)?;
-        eprintln!(
-            "Signed in as data partner {client_id} at {}.",
-            config.base_url
-        );
+        core.finish_partner(&redirect).await?;
+        eprintln!("Signed in as data partner {client_id} at {base_url}.");
         return Ok(());
     }
     let username = match user {
@@ -496,78 +490,14 @@ async fn login(
         None => prompt_line("Username: ")?,
     };
     let password = read_secret(from_stdin, &format!("Password for {username}: "))?;
-    let store = TokenStore::new(Profile::user(config, &username));
-    Session::user(config, &username, password, Some(store)).await?;
-    save_current(config, &username, false)?;
-    eprintln!(
-        "Signed in as {username} at {} (tokens are in the OS keyring).",
-        config.base_url
-    );
+    core.sign_in_user(&username, password).await?;
+    eprintln!("Signed in as {username} at {base_url} (tokens are in the OS keyring).");
     Ok(())
 }
 
-fn save_current(config: &ClientConfig, account: &str, partner: bool) -> Result<(), Error> {
-    let current = Current {
-        base_url: config.base_url.to_string(),
-        account: account.to_owned(),
-        partner,
-    };
-    let path = current_path();
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::Config(format!("creating {}: {e}", dir.display())))?;
-    }
-    let text = serde_json::to_string_pretty(&current).map_err(|e| Error::Config(e.to_string()))?;
-    std::fs::write(&path, text)
-        .map_err(|e| Error::Config(format!("writing {}: {e}", path.display())))
-}
-
-/// What `login` last saved, if it saved anything. One reader for both the workspace
-/// commands (which only need the account name) and the session restore, so a damaged
-/// file is reported the same way by every command.
-fn read_current() -> Result<Option<Current>, CliError> {
-    let path = current_path();
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
-    };
-    serde_json::from_str(&text).map(Some).map_err(|e| {
-        CliError::Usage(format!(
-            "{} is damaged ({e}); run `flightdeck login`",
-            path.display()
-        ))
-    })
-}
-
-/// The account `login` last signed in to on this service, if any (no network, no keyring).
-fn current_account(config: &ClientConfig) -> Result<Option<String>, CliError> {
-    Ok(read_current()?
-        .filter(|c| c.base_url == config.base_url.as_str())
-        .map(|c| c.account))
-}
-
-/// The session of the account `login` last signed in to on this service, if any.
-async fn restore(config: &ClientConfig) -> Result<Option<Session>, CliError> {
-    let Some(current) = read_current()?.filter(|c| c.base_url == config.base_url.as_str()) else {
-        return Ok(None);
-    };
-    let profile = if current.partner {
-        Profile::partner(config, &current.account)
-    } else {
-        Profile::user(config, &current.account)
-    };
-    Ok(Session::restore(config, TokenStore::new(profile)).await?)
-}
-
-async fn client(config: &ClientConfig) -> Result<Client, CliError> {
-    let session = restore(config)
-        .await?
-        .ok_or_else(|| Error::SignInRequired {
-            reason: format!("not signed in to {}", config.base_url),
-        })?;
-    Ok(Client::new(
-        config.clone(),
-        Credentials::Session(Arc::new(session)),
-    )?)
+/// The client of the profile's signed-in session.
+fn client(account: &Account) -> Result<Client, CliError> {
+    Ok(account.require_signed()?.client)
 }
 
 fn read_secret(from_stdin: bool, prompt: &str) -> Result<SecretString, Error> {

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use flightdeck_client::{Client, ClientConfig};
+use flightdeck_client::Client;
+use flightdeck_core::{Account, Signed};
 use flightdeck_model::validate;
 use flightdeck_model::{
     AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, Advertiser, AudienceDataRecord, AudienceSegment, Campaign,
@@ -14,51 +15,37 @@ use flightdeck_offline::sync::{self, PushOptions};
 use flightdeck_offline::workspace::{PullScope, Workspace};
 use serde_json::Value;
 
-use crate::{CliError, EditKind, current_account, output, spinner};
+use crate::{CliError, EditKind, output, spinner};
 
-/// The workspace file: the one given, or one per signed-in account and service.
-pub fn open(config: &ClientConfig, path: Option<PathBuf>) -> Result<Workspace, CliError> {
-    let path = match path {
-        Some(p) => p,
-        None => {
-            let account = current_account(config)?.ok_or_else(|| {
-                CliError::Usage(
-                    "no workspace yet: run `flightdeck login`, then `flightdeck pull`".into(),
-                )
-            })?;
-            let name: String = format!("{}_{account}", config.base_url)
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            data_dir().join("workspaces").join(format!("{name}.db"))
+/// The workspace file: the one given, or the profile's current account's, the same file
+/// the desktop app uses.
+pub fn open(account: &Account, path: Option<PathBuf>) -> Result<Workspace, CliError> {
+    if let Some(path) = path {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| CliError::Usage(format!("creating {}: {e}", dir.display())))?;
         }
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Usage(format!("creating {}: {e}", dir.display())))?;
+        return Ok(Workspace::open(&path)?);
     }
-    Ok(Workspace::open(&path)?)
-}
-
-fn data_dir() -> PathBuf {
-    std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("."))
-        .join("flightdeck")
+    if account.profile.last_account.is_none() {
+        return Err(CliError::Usage(
+            "no workspace yet: run `flightdeck login`, then `flightdeck pull`".into(),
+        ));
+    }
+    Ok(account.open_workspace()?)
 }
 
 pub async fn pull(
     mut ws: Workspace,
-    client: &Client,
+    signed: &Signed,
     advertiser: Option<i64>,
     json: bool,
 ) -> Result<(), CliError> {
     let scope = advertiser.map_or(PullScope::All, PullScope::Advertiser);
     let bar = spinner("the account");
     let report = ws
-        .pull(client, scope, |p| {
-            bar.set_message(format!("downloading {}: {}", kind_name(p.kind), p.done));
+        .pull_with(&signed.client, scope, signed.pull_options(), |p| {
+            bar.set_message(format!("downloading {}: {}", p.kind.label(), p.done));
         })
         .await;
     bar.finish_and_clear();
@@ -79,7 +66,7 @@ pub async fn pull(
         let c = report.of(kind);
         println!(
             "{:<18} {} added, {} changed, {} removed on the server, {} kept (pending changes)",
-            kind_name(kind),
+            kind.label(),
             c.added,
             c.changed,
             c.removed,
@@ -133,7 +120,7 @@ pub fn target(ws: &Workspace, kind: Kind, id: &str) -> Result<EntityRef, CliErro
         [] => Err(CliError::Usage(format!(
             "{} {id} is not in the workspace: run `flightdeck pull` first \
              (drafts are named as `flightdeck changes` shows them)",
-            kind_name(kind)
+            kind.label()
         ))),
         _ => Err(CliError::Usage(format!(
             "{} drafts start with {prefix}; give more of the key",
@@ -163,7 +150,7 @@ pub fn edit(mut ws: Workspace, kind: EditKind, id: &str, sets: &[String]) -> Res
     let target = target(&ws, kind, id)?;
     // Before anything is parsed: a posted creative or segment takes no edit at all.
     if let Some(why) = flightdeck_offline::workspace::read_only_reason(&target) {
-        eprintln!("refused: {} {}: {why}", kind_name(kind), target.key);
+        eprintln!("refused: {} {}: {why}", kind.label(), target.key);
         return Err(CliError::Usage(format!(
             "the edit was refused; nothing was saved (`flightdeck duplicate {} {id}` makes an editable copy)",
             match kind {
@@ -175,7 +162,7 @@ pub fn edit(mut ws: Workspace, kind: EditKind, id: &str, sets: &[String]) -> Res
     let entity = ws.get(&target)?.ok_or_else(|| {
         CliError::Usage(format!(
             "{} {id} is not in the workspace: run `flightdeck pull` first",
-            kind_name(kind)
+            kind.label()
         ))
     })?;
     let mut value = entity.working;
@@ -187,7 +174,7 @@ pub fn edit(mut ws: Workspace, kind: EditKind, id: &str, sets: &[String]) -> Res
         set_path(&mut value, path, new)?;
     }
     let bad = |e: serde_json::Error| {
-        CliError::Usage(format!("the edited {} does not fit: {e}", kind_name(kind)))
+        CliError::Usage(format!("the edited {} does not fit: {e}", kind.label()))
     };
     let saved = match kind {
         Kind::Advertiser => ws.update_advertiser(
@@ -246,7 +233,7 @@ pub fn duplicate(mut ws: Workspace, kind: EditKind, id: &str) -> Result<(), CliE
         .find(|c| c.target == copy)
         .map(|c| c.errors)
         .unwrap_or_default();
-    println!("{} {} \"{name}\"", kind_name(kind), copy.key);
+    println!("{} {} \"{name}\"", kind.label(), copy.key);
     if problems.is_empty() {
         eprintln!("Copied as a new draft; `flightdeck push` posts it.");
     } else {
@@ -325,7 +312,7 @@ pub async fn upload(
     };
     eprintln!(
         "Queued {count} identifier(s) for {} as {changes}.",
-        kind_name(Kind::AudienceSegment)
+        Kind::AudienceSegment.label()
     );
     if let Some(client) = client {
         let options = PushOptions {
@@ -565,18 +552,5 @@ pub async fn push(
 }
 
 fn describe(c: &PendingChange) -> String {
-    format!("{} {}", kind_name(c.target.kind), c.target.key)
-}
-
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Advertiser => "advertiser",
-        Kind::Campaign => "campaign",
-        Kind::Flight => "flight",
-        Kind::AdOrder => "ad order",
-        Kind::FlightCaps => "flight caps",
-        Kind::Creative => "creative",
-        Kind::SiteList => "site list",
-        Kind::AudienceSegment => "audience segment",
-    }
+    format!("{} {}", c.target.kind.label(), c.target.key)
 }

@@ -35,6 +35,8 @@ impl Cli {
             .args(args)
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("FLIGHTDECK_DATA_DIR", self.home.path().join("data"))
+            .env_remove("FLIGHTDECK_PROFILE")
             .env_remove("FLIGHTDECK_BASE_URL")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -271,6 +273,7 @@ async fn a_push_killed_midway_finishes_exactly_once_after_restart() {
         .args(["push", "--concurrency", "4"])
         .env("HOME", cli.home.path())
         .env("XDG_CONFIG_HOME", cli.home.path().join("config"))
+        .env("FLIGHTDECK_DATA_DIR", cli.home.path().join("data"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -521,4 +524,62 @@ async fn audiences_upload_from_a_file_and_refused_edits() {
         .filter_map(|s| s["name"].as_str())
         .collect();
     assert_eq!(names, ["Readers list", "Readers list 2"]);
+}
+
+/// The CLI and the desktop app share one core: what `flightdeck login` and `pull` leave
+/// behind (the profile, its current account, the session in the keyring, the workspace
+/// file) is what the app's core opens, with nothing copied between them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_and_the_app_read_the_same_profile_session_and_workspace() {
+    let (_sandbox, running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = cli.run(&["pull"], None);
+    assert!(out.status.success(), "{}", text(&out).1);
+
+    // The app opens the data directory the CLI wrote, on that service's profile.
+    let data = cli.home.path().join("data");
+    let core = flightdeck_core::Core::open(
+        &data,
+        flightdeck_core::Selection::Url(running.base_url()),
+        flightdeck_core::OpenOptions::default(),
+    )
+    .await
+    .expect("core");
+    let account = core.active().expect("active");
+    let last = account
+        .profile
+        .last_account
+        .clone()
+        .expect("the CLI's sign-in");
+    assert_eq!((last.account.as_str(), last.partner), ("buyer", false));
+    assert!(
+        account.signed().is_some(),
+        "the session the CLI saved in the keyring is restored"
+    );
+    let names: Vec<String> = account
+        .workspace()
+        .expect("workspace")
+        .list(Kind::Advertiser)
+        .expect("list")
+        .into_iter()
+        .filter_map(|e| e.working["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(names.iter().any(|n| n == "Harbor Books"), "{names:?}");
+
+    // Signing out in the app signs the CLI out too.
+    core.sign_out().await.expect("sign out");
+    let out = cli.run(&["advertisers", "list"], None);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).1.contains("flightdeck login"),
+        "{}",
+        text(&out).1
+    );
+    // Its pending work stays readable offline.
+    let out = cli.run(&["changes"], None);
+    assert!(out.status.success(), "{}", text(&out).1);
 }

@@ -9,14 +9,15 @@ pub mod tables;
 
 use std::sync::Arc;
 
-use flightdeck_offline::change::ChangeStatus;
+use flightdeck_offline::change::{ChangeStatus, EntityRef, Kind};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::{AppHandle, Runtime};
 use tauri_specta::Event;
 
 use crate::error::{AppError, ErrorCode, Result};
-use crate::state::{Active, AppState, SandboxState};
+use crate::state::{AppState, SandboxState};
+use flightdeck_core::Account;
 
 /// Who is signed in on the active profile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
@@ -127,6 +128,76 @@ pub struct SyncFinished {
     pub stopped: Option<String>,
 }
 
+/// A download's progress, after each listing and each batch of flight caps.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadProgress {
+    /// What is being downloaded.
+    pub kind: Kind,
+    /// Done so far (entities, or listings where the total is unknown).
+    pub done: u32,
+    /// How many there are, when known.
+    pub total: Option<u32>,
+}
+
+impl From<flightdeck_offline::workspace::Progress> for DownloadProgress {
+    fn from(p: flightdeck_offline::workspace::Progress) -> Self {
+        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        DownloadProgress {
+            kind: p.kind,
+            done: n(p.done),
+            total: p.total.map(n),
+        }
+    }
+}
+
+/// Entities changed in the workspace: views showing these kinds (or these entities)
+/// ask for their window again; nothing else re-renders.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceChanged {
+    /// Kinds with changed rows (every kind after a download or a post).
+    pub kinds: Vec<Kind>,
+    /// The entities saved, when known; empty when whole kinds changed.
+    pub ids: Vec<EntityRef>,
+}
+
+impl WorkspaceChanged {
+    /// Every kind changed (a download, a post, a discard).
+    pub fn everything() -> Self {
+        WorkspaceChanged {
+            kinds: vec![
+                Kind::Advertiser,
+                Kind::Campaign,
+                Kind::AdOrder,
+                Kind::FlightCaps,
+                Kind::Creative,
+                Kind::SiteList,
+                Kind::AudienceSegment,
+            ],
+            ids: Vec::new(),
+        }
+    }
+
+    /// One entity saved.
+    pub fn saved(target: &EntityRef) -> Self {
+        WorkspaceChanged {
+            kinds: vec![target.kind],
+            ids: vec![target.clone()],
+        }
+    }
+}
+
+/// Runs workspace work on the blocking pool, off the thread that paints the window.
+pub async fn on_pool<T: Send + 'static>(
+    f: impl FnOnce() -> flightdeck_core::Result<T> + Send + 'static,
+) -> Result<T> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(|e| AppError::state(format!("the work stopped: {e}")))?
+        .map_err(AppError::from)
+}
+
 /// The shell changed (sign-in through a deep link, expiry, connectivity).
 #[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
 pub struct SessionChanged(pub AppSnapshot);
@@ -142,7 +213,10 @@ pub struct SignInRequired {
 /// The shell's state now.
 pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
     let active = state.active()?;
-    let (profiles, active_id) = state.profiles()?;
+    let flightdeck_core::profiles::Profiles {
+        profiles,
+        active: active_id,
+    } = state.core().profiles()?;
     let embedded = active.profile.embedded;
     let session = active.signed().map(|s| SessionInfo {
         account: s.session.account().to_owned(),
@@ -152,7 +226,7 @@ pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
             AccountType::User
         },
     });
-    let pending_count = active.workspace()?.pending_count()?;
+    let pending_count = active.pending_count()?;
     Ok(AppSnapshot {
         profiles: profiles
             .into_iter()
@@ -166,14 +240,14 @@ pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
         active_id,
         session,
         demo: embedded.then(demo_credentials),
-        online: active.online.load(std::sync::atomic::Ordering::SeqCst),
+        online: active.is_online(),
         sandbox: if embedded {
             Some(state.sandbox_state().await)
         } else {
             None
         },
         pending_count: u32::try_from(pending_count).unwrap_or(u32::MAX),
-        posting: active.posting.load(std::sync::atomic::Ordering::SeqCst),
+        posting: active.is_posting(),
     })
 }
 
@@ -201,7 +275,7 @@ pub async fn announce<R: Runtime>(app: &AppHandle<R>, state: &AppState) {
 /// already gone), tell the UI, and pass the error on. Everything pending stays.
 pub fn on_session_error<R: Runtime>(
     app: &AppHandle<R>,
-    active: &Arc<Active>,
+    active: &Arc<Account>,
     e: AppError,
 ) -> AppError {
     if e.code == ErrorCode::SignInRequired {

@@ -24,7 +24,7 @@ pub async fn add_profile(
     name: String,
     base_url: String,
 ) -> Result<AppSnapshot> {
-    state.add_profile(&name, &base_url).await?;
+    state.core().add_profile(&name, &base_url).await?;
     snapshot(&state).await
 }
 
@@ -32,7 +32,7 @@ pub async fn add_profile(
 #[tauri::command]
 #[specta::specta]
 pub async fn switch_profile(state: State<'_, AppState>, id: String) -> Result<AppSnapshot> {
-    state.switch(&id).await?;
+    state.core().switch(&id).await?;
     snapshot(&state).await
 }
 
@@ -81,7 +81,7 @@ pub struct PartnerStarted {
 #[tauri::command]
 #[specta::specta]
 pub async fn sign_out(state: State<'_, AppState>) -> Result<AppSnapshot> {
-    state.sign_out().await?;
+    state.core().sign_out().await?;
     snapshot(&state).await
 }
 
@@ -112,7 +112,11 @@ pub async fn complete_partner_sign_in<R: Runtime>(
 ) -> Result<()> {
     let url = url::Url::parse(url)
         .map_err(|e| AppError::state(format!("the sign-in link is not a URL: {e}")))?;
-    let result = state.finish_partner(&url).await;
+    let result = state
+        .core()
+        .finish_partner(&url)
+        .await
+        .map_err(AppError::from);
     announce(app, state).await;
     result
 }

@@ -4,14 +4,14 @@ import type { AdOrder, AdOrderRow } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { commands, SIGNED_IN } from "../test/fakeBindings";
 import { AdOrderForm } from "../forms/AdOrderForm";
 import { AppProvider } from "../state/app";
 
 const campaign = { kind: "campaign" as const, key: { type: "id" as const, value: 10 } };
 
 function orderRow(value: AdOrder): AdOrderRow {
-  return { target: { kind: "ad_order", key: { type: "id", value: 77 } }, parent: campaign, label: "Order", marker: null, pending: false, readOnly: null, value: { id: 77, name: "Order", ...value } };
+  return { target: { kind: "ad_order", key: { type: "id", value: 77 } }, parent: campaign, parentLabel: "Spring sale", timezone: "ET", label: "Order", marker: null, pending: false, readOnly: null, value: { id: 77, name: "Order", ...value } };
 }
 
 async function setup(row: AdOrderRow) {

@@ -12,6 +12,8 @@ import { AppProvider } from "../state/app";
 const posted: SegmentRow = {
   target: { kind: "audience_segment", key: { type: "segment", value: "fpsegmab12" } },
   parent: null,
+  parentLabel: null,
+  timezone: null,
   label: "Loyal buyers",
   marker: null,
   pending: false,

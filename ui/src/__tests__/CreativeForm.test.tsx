@@ -4,7 +4,7 @@ import type { CampaignRow, CreativeRow, MatrixCell } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { commands, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { CreativeForm } from "../forms/CreativeForm";
 import { EditPanel } from "../forms/EditPanel";
 import { AppProvider } from "../state/app";
@@ -37,6 +37,8 @@ const advertiser = { kind: "advertiser" as const, key: { type: "id" as const, va
 const draftCampaign: CampaignRow = {
   target: { kind: "campaign", key: { type: "local", value: "c0ffee" } },
   parent: advertiser,
+  parentLabel: "Acme",
+  timezone: null,
   label: "Summer (not posted)",
   marker: "new",
   pending: true,
@@ -71,8 +73,8 @@ describe("creative form", () => {
     vi.useFakeTimers();
     vi.clearAllMocks();
     commands.creativeMatrix.mockResolvedValue(MATRIX);
-    commands.listAdvertisers.mockReturnValue(ok([{ target: advertiser, parent: null, label: "Acme", marker: null, pending: false, readOnly: null, value: { id: 1, name: "Acme" } }]));
-    commands.listCampaigns.mockReturnValue(ok([draftCampaign]));
+    commands.queryAdvertisers.mockImplementation(tableOf([{ target: advertiser, parent: null, parentLabel: null, timezone: null, label: "Acme", marker: null, pending: false, readOnly: null, value: { id: 1, name: "Acme" } }]));
+    commands.queryCampaigns.mockImplementation(tableOf([draftCampaign]));
   });
 
   it("offers only pairs of the matrix and shows only the chosen cell's fields", async () => {
@@ -163,6 +165,8 @@ describe("creative form", () => {
     const postedRow: CreativeRow = {
       target: { kind: "creative", key: { type: "id", value: 900 } },
       parent: advertiser,
+      parentLabel: null,
+      timezone: null,
       label: "Hero banner",
       marker: null,
       pending: false,

@@ -1,29 +1,58 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
-import { describe, expect, it, vi } from "vitest";
-import type { Marker } from "../api/types";
-import { type Column, DataTable } from "../components/DataTable";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { Marker, TableQuery, TableWindow } from "../api/types";
+
+vi.mock("../bindings", async () => await import("../test/fakeBindings"));
+
+import { events } from "../test/fakeBindings";
+import { type Column, DataTable, type Selection } from "../components/DataTable";
 
 type R = { id: number; name: string; budget: number; marker: Marker | null };
 
 const MARKERS: (Marker | null)[] = [null, null, null, "new", "changed", "invalid", "conflict", "failed"];
 
-function makeRows(n: number): R[] {
-  return Array.from({ length: n }, (_, i) => ({ id: i, name: `Campaign ${String(i).padStart(6, "0")}`, budget: (i * 7919) % 100000, marker: MARKERS[i % MARKERS.length] }));
+const rowAt = (i: number): R => ({ id: i, name: `Campaign ${String(i).padStart(6, "0")}`, budget: (i * 7919) % 100000, marker: MARKERS[i % MARKERS.length] });
+
+/**
+ * A stand-in for a query command over `n` rows: filters by every word in the name, sorts
+ * by name or budget, answers the window. Records every query.
+ */
+function server(n: number) {
+  const all = Array.from({ length: n }, (_, i) => rowAt(i));
+  const queries: TableQuery[] = [];
+  const answer = (q: TableQuery): TableWindow<R> => {
+    const words = q.filter.toLowerCase().split(/\s+/).filter(Boolean);
+    let hits = words.length ? all.filter((r) => words.every((w) => r.name.toLowerCase().includes(w))) : all;
+    if (q.sort) {
+      const col = q.sort.column === "budget" ? (r: R) => r.budget : (r: R) => r.id;
+      const dir = q.sort.descending ? -1 : 1;
+      hits = [...hits].sort((a, b) => dir * (col(a) - col(b)) || a.id - b.id);
+    }
+    const offset = Math.min(q.offset, hits.length);
+    return { rows: hits.slice(offset, offset + q.limit), offset, total: hits.length, unfiltered: n };
+  };
+  const fetch = vi.fn((q: TableQuery) => {
+    queries.push(q);
+    return Promise.resolve(answer(q));
+  });
+  return { fetch, queries, answer };
 }
 
 const columns: Column<R>[] = [
-  { id: "name", header: "Name", value: (r) => r.name },
-  { id: "budget", header: "Budget", value: (r) => r.budget, align: "right" },
-  { id: "id", header: "Id", value: (r) => r.id, hidden: true },
+  { id: "name", header: "Name", value: (r) => r.name, sortable: true },
+  { id: "budget", header: "Budget", value: (r) => r.budget, align: "right", sortable: true },
+  { id: "note", header: "Note", value: () => "—" },
+  { id: "id", header: "Id", value: (r) => r.id, hidden: true, sortable: true },
 ];
 
-function renderTable(rows: R[], extra: Partial<Parameters<typeof DataTable<R>>[0]> = {}) {
+function renderTable(fetch: (q: TableQuery) => Promise<TableWindow<R> | undefined>, extra: Partial<Parameters<typeof DataTable<R>>[0]> = {}) {
   return render(
     <DataTable<R>
       kind="campaign"
       label="Campaigns"
-      rows={rows}
+      fetch={fetch}
       columns={columns}
+      changes={["campaign"]}
       rowId={(r) => String(r.id)}
       rowLabel={(r) => r.name}
       rowMarker={(r) => r.marker}
@@ -32,45 +61,235 @@ function renderTable(rows: R[], extra: Partial<Parameters<typeof DataTable<R>>[0
   );
 }
 
-const bodyRows = (container: HTMLElement) => container.querySelectorAll("[data-row]");
+/** Lets an animation frame pass (the paint marks are set in one). */
+async function frame() {
+  await act(async () => {
+    await new Promise((r) => setTimeout(r, 40));
+  });
+}
 
-describe("DataTable", () => {
-  it("virtualizes 100,000 rows: renders only a screenful", () => {
-    const { container } = renderTable(makeRows(100_000));
+async function settle() {
+  for (let i = 0; i < 3; i++) {
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 0));
+    });
+  }
+}
+
+const bodyRows = (container: HTMLElement) => container.querySelectorAll("[data-row]");
+const labels = (container: HTMLElement) => [...bodyRows(container)].map((r) => r.getAttribute("data-label"));
+const filterBox = (container: HTMLElement) => container.querySelector<HTMLInputElement>("input[data-filter]")!;
+
+describe("windowed DataTable", () => {
+  beforeEach(() => vi.clearAllMocks());
+
+  it("asks only for the window in view of 100,000 rows, and renders a screenful", async () => {
+    const s = server(100_000);
+    const { container } = renderTable(s.fetch);
+    await settle();
     const n = bodyRows(container).length;
     expect(n).toBeGreaterThan(10);
     expect(n).toBeLessThan(100);
+    expect(labels(container)[0]).toBe("Campaign 000000");
     expect(screen.getByText("100,000 rows")).toBeTruthy();
-    expect(container.querySelector('table[data-table="campaign"]')).not.toBeNull();
+    expect(s.queries.length).toBeGreaterThan(0);
+    for (const q of s.queries) {
+      expect(q.offset).toBeLessThan(200);
+      expect(q.limit).toBeLessThanOrEqual(100);
+    }
+    expect(container.querySelector('table[data-table="campaign"]')?.getAttribute("aria-rowcount")).toBe("100001");
   });
 
-  it("sorts by a column when its header is clicked", () => {
-    const rows = makeRows(500);
-    const { container } = renderTable(rows);
-    fireEvent.click(container.querySelector('[data-sort="budget"]')!);
-    const first = bodyRows(container)[0].getAttribute("data-label");
-    const min = [...rows].sort((a, b) => a.budget - b.budget)[0].name;
-    expect(first).toBe(min);
-    fireEvent.click(container.querySelector('[data-sort="budget"]')!);
-    const max = [...rows].sort((a, b) => b.budget - a.budget)[0].name;
-    expect(bodyRows(container)[0].getAttribute("data-label")).toBe(max);
-  });
-
-  it("filters 100,000 rows by the text box", async () => {
-    const { container } = renderTable(makeRows(100_000));
-    const box = container.querySelector<HTMLInputElement>("input[data-filter]")!;
+  it("asks for the pages a scroll brings into view, and only those", async () => {
+    const s = server(100_000);
+    const { container } = renderTable(s.fetch);
+    await settle();
+    const seen = s.queries.length;
+    const scroller = container.querySelector<HTMLElement>(".dt-scroll")!;
     await act(async () => {
-      fireEvent.change(box, { target: { value: "Campaign 09999" } });
+      scroller.scrollTop = 50_000 * 26;
+      fireEvent.scroll(scroller);
     });
-    const labels = [...bodyRows(container)].map((r) => r.getAttribute("data-label"));
-    // "Campaign 099990" … "Campaign 099999", and "Campaign 009999".
-    expect(labels.length).toBe(11);
-    expect(labels.every((l) => l?.includes("09999"))).toBe(true);
-    expect(screen.getByText("11 of 100,000")).toBeTruthy();
+    await settle();
+    const asked = s.queries.slice(seen);
+    expect(asked.length).toBeGreaterThan(0);
+    for (const q of asked) {
+      expect(Math.abs(q.offset - 50_000)).toBeLessThan(200);
+      expect(q.limit).toBeLessThanOrEqual(150);
+    }
+    expect(labels(container)).toContain("Campaign 050005");
   });
 
-  it("marks pending rows with their marker and bold class", () => {
-    const { container } = renderTable(makeRows(16));
+  it("sends a filter keystroke to the query and shows the new total", async () => {
+    const s = server(100_000);
+    const { container } = renderTable(s.fetch);
+    await settle();
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 09999" } });
+    await settle();
+    expect(s.queries.at(-1)).toEqual(expect.objectContaining({ filter: "Campaign 09999", offset: 0 }));
+    // "Campaign 099990" … "Campaign 099999", and "Campaign 009999".
+    expect(labels(container)).toHaveLength(11);
+    expect(labels(container).every((l) => l?.includes("09999"))).toBe(true);
+    expect(screen.getByText("11 of 100,000")).toBeTruthy();
+    fireEvent.change(filterBox(container), { target: { value: "no such row" } });
+    await settle();
+    expect(container.querySelector(".dt-empty")?.textContent).toBe("No rows match the filter.");
+  });
+
+  it("never shows a slow answer to an older query over a newer one", async () => {
+    const s = server(1000);
+    const waiting: { q: TableQuery; resolve: () => void }[] = [];
+    const fetch = (q: TableQuery) =>
+      new Promise<TableWindow<R>>((resolve) => {
+        waiting.push({ q, resolve: () => resolve(s.answer(q)) });
+      });
+    const { container } = renderTable(fetch);
+    await settle();
+    waiting.shift()?.resolve();
+    await settle();
+    expect(screen.getByText("1,000 rows")).toBeTruthy();
+
+    fireEvent.change(filterBox(container), { target: { value: "00001" } });
+    fireEvent.change(filterBox(container), { target: { value: "000012" } });
+    await settle();
+    const older = waiting.find((w) => w.q.filter === "00001");
+    const newer = waiting.find((w) => w.q.filter === "000012");
+    expect(older && newer).toBeTruthy();
+    newer?.resolve();
+    await settle();
+    expect(labels(container)).toEqual(["Campaign 000012"]);
+    // The older query's answer lands last: the table keeps the newer one.
+    older?.resolve();
+    await settle();
+    expect(labels(container)).toEqual(["Campaign 000012"]);
+    expect(screen.getByText("1 of 1,000")).toBeTruthy();
+    await frame();
+    expect(container.querySelector("[data-table-root]")?.getAttribute("data-filter-applied")).toBe("000012");
+  });
+
+  it("refetches the visible window when its kind changes, and ignores other kinds", async () => {
+    const s = server(5000);
+    renderTable(s.fetch);
+    await settle();
+    const before = s.fetch.mock.calls.length;
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["advertiser", "site_list"], ids: [] });
+    });
+    await settle();
+    expect(s.fetch.mock.calls.length).toBe(before);
+
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["campaign"], ids: [{ kind: "campaign", key: { type: "id", value: 3 } }] });
+    });
+    await settle();
+    const again = s.queries.slice(before);
+    expect(again.length).toBeGreaterThan(0);
+    expect(again.every((q) => q.offset < 100 && q.limit <= 100)).toBe(true);
+  });
+
+  it("shows a renamed row after its kind changed", async () => {
+    let renamed = false;
+    const s = server(100);
+    const fetch = (q: TableQuery) => {
+      const w = s.answer(q);
+      return Promise.resolve({ ...w, rows: w.rows.map((r) => (renamed && r.id === 1 ? { ...r, name: "Renamed" } : r)) });
+    };
+    const { container } = renderTable(fetch);
+    await settle();
+    expect(labels(container)[1]).toBe("Campaign 000001");
+    renamed = true;
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["campaign"], ids: [] });
+    });
+    await settle();
+    expect(labels(container)[1]).toBe("Renamed");
+  });
+
+  it("sorts through the query when a sortable header is clicked", async () => {
+    const s = server(500);
+    const { container } = renderTable(s.fetch);
+    await settle();
+    fireEvent.click(container.querySelector('[data-sort="budget"]')!);
+    await settle();
+    await frame();
+    expect(s.queries.at(-1)?.sort).toEqual({ column: "budget", descending: false });
+    const min = s.answer({ parent: null, filter: "", sort: { column: "budget", descending: false }, offset: 0, limit: 1 }).rows[0].name;
+    expect(labels(container)[0]).toBe(min);
+    expect(container.querySelector("[data-table-root]")?.getAttribute("data-sort-applied")).toBe("budget:asc");
+    fireEvent.click(container.querySelector('[data-sort="budget"]')!);
+    await settle();
+    expect(s.queries.at(-1)?.sort).toEqual({ column: "budget", descending: true });
+    // A column the query cannot sort by has no sort button.
+    expect(container.querySelector('[data-sort="note"]')).toBeNull();
+    expect(container.querySelector('th[data-col="note"]')?.textContent).toBe("Note");
+  });
+
+  it("marks the painted window for the benchmark", async () => {
+    const mark = vi.spyOn(performance, "mark");
+    const s = server(300);
+    const { container } = renderTable(s.fetch);
+    await settle();
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 0001" } });
+    await settle();
+    await frame();
+    const root = container.querySelector<HTMLElement>('[data-table-root="campaign"]')!;
+    // "0001" is in 000001, 000010…000019 and 000100…000199.
+    expect(root.getAttribute("data-total")).toBe("111");
+    expect(root.getAttribute("data-filter-applied")).toBe("Campaign 0001");
+    expect(root.getAttribute("data-sort-applied")).toBe("");
+    expect(Number(root.getAttribute("data-painted-at"))).toBeGreaterThan(0);
+    expect(mark).toHaveBeenCalledWith("fd:table-painted");
+    mark.mockRestore();
+  });
+
+  it("selects all filtered rows as the query, and counts them by the total", async () => {
+    const s = server(100_000);
+    const onSelectionChange = vi.fn<(sel: Selection, count: number) => void>();
+    const { container } = renderTable(s.fetch, { onSelectionChange });
+    await settle();
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 09" } });
+    await settle();
+    const total = s.answer({ parent: null, filter: "Campaign 09", sort: null, offset: 0, limit: 1 }).total;
+    expect(total).toBeGreaterThan(10_000);
+    fireEvent.click(screen.getByLabelText("Select all rows"));
+    const [sel, count] = onSelectionChange.mock.calls.at(-1)!;
+    expect(count).toBe(total);
+    expect(sel.all).toEqual(expect.objectContaining({ filter: "Campaign 09" }));
+    expect(sel.ids.size).toBe(0);
+    expect(container.querySelector(".dt-count")?.textContent).toContain(`${total.toLocaleString()} selected`);
+    // Unticking one row keeps the query and leaves that row out.
+    const first = labels(container)[0]!;
+    fireEvent.click(screen.getByLabelText(`Select ${first}`));
+    const [after, n] = onSelectionChange.mock.calls.at(-1)!;
+    expect(n).toBe(total - 1);
+    expect([...after.except]).toEqual([String(Number(first.slice("Campaign ".length)))]);
+    // Another filter ends the "select all".
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 08" } });
+    await settle();
+    expect(onSelectionChange.mock.calls.at(-1)?.[1]).toBe(0);
+  });
+
+  it("selects by click, Ctrl-click and Shift-click", async () => {
+    const s = server(50);
+    const onSelectionChange = vi.fn<(sel: Selection, count: number) => void>();
+    const { container } = renderTable(s.fetch, { onSelectionChange });
+    await settle();
+    const row = (i: number) => bodyRows(container)[i];
+    fireEvent.click(row(2));
+    expect([...onSelectionChange.mock.calls.at(-1)![0].ids]).toEqual(["2"]);
+    fireEvent.click(row(5), { ctrlKey: true });
+    expect([...onSelectionChange.mock.calls.at(-1)![0].ids].sort()).toEqual(["2", "5"]);
+    fireEvent.click(row(8), { shiftKey: true });
+    expect([...onSelectionChange.mock.calls.at(-1)![0].ids].sort()).toEqual(["5", "6", "7", "8"]);
+    expect(container.querySelector(".dt-count")?.textContent).toContain("4 selected");
+    fireEvent.click(row(1));
+    expect(onSelectionChange.mock.calls.at(-1)![1]).toBe(1);
+  });
+
+  it("marks pending rows with their marker and bold class", async () => {
+    const s = server(16);
+    const { container } = renderTable(s.fetch);
+    await settle();
     const changed = container.querySelector('[data-row][data-marker="changed"]');
     expect(changed).not.toBeNull();
     expect(changed!.className).toContain("pending");
@@ -80,19 +299,12 @@ describe("DataTable", () => {
     expect(clean!.className).not.toContain("pending");
   });
 
-  it("selects all rows and reports the selection", () => {
-    const onSelectionChange = vi.fn();
-    renderTable(makeRows(1000), { onSelectionChange });
-    fireEvent.click(screen.getByLabelText("Select all rows"));
-    const last = onSelectionChange.mock.calls.at(-1)?.[0] as R[];
-    expect(last.length).toBe(1000);
-    fireEvent.click(screen.getByLabelText("Select Campaign 000003"));
-    expect((onSelectionChange.mock.calls.at(-1)?.[0] as R[]).length).toBe(999);
-  });
-
-  it("opens a row on double click and with Enter", () => {
+  it("opens a row on double click and with Enter", async () => {
     const onOpen = vi.fn();
-    const { container } = renderTable(makeRows(50), { onOpen });
+    const onActiveChange = vi.fn();
+    const s = server(50);
+    const { container } = renderTable(s.fetch, { onOpen, onActiveChange });
+    await settle();
     fireEvent.doubleClick(bodyRows(container)[2]);
     expect(onOpen).toHaveBeenCalledWith(expect.objectContaining({ id: 2 }));
     const grid = container.querySelector(".dt-scroll")!;
@@ -100,12 +312,17 @@ describe("DataTable", () => {
     fireEvent.keyDown(grid, { key: "ArrowDown" });
     fireEvent.keyDown(grid, { key: "Enter" });
     expect(onOpen).toHaveBeenLastCalledWith(expect.objectContaining({ id: 1 }));
+    await settle();
+    expect(onActiveChange).toHaveBeenLastCalledWith(expect.objectContaining({ id: 1 }));
   });
 
-  it("shows and hides columns from the column menu", () => {
-    const { container } = renderTable(makeRows(5));
+  it("shows and hides columns from the column menu", async () => {
+    const s = server(5);
+    const { container } = renderTable(s.fetch);
+    await settle();
     expect(container.querySelector('[data-sort="id"]')).toBeNull();
     fireEvent.click(within(screen.getByRole("group", { name: "Visible columns" })).getByLabelText("Id"));
     expect(container.querySelector('[data-sort="id"]')).not.toBeNull();
+    expect(container.querySelector('td[data-col="id"]')?.textContent).toBe("0");
   });
 });

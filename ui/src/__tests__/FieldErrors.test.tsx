@@ -5,7 +5,7 @@ import type { CampaignRow } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { commands, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { CampaignForm } from "../forms/CampaignForm";
 import { AdOrderForm } from "../forms/AdOrderForm";
 import { AppProvider } from "../state/app";
@@ -15,6 +15,8 @@ const advertiser = { kind: "advertiser" as const, key: { type: "id" as const, va
 const campaignRow: CampaignRow = {
   target: { kind: "campaign", key: { type: "id", value: 10 } },
   parent: advertiser,
+  parentLabel: "Acme",
+  timezone: "ET",
   label: "Spring sale",
   marker: "changed",
   pending: true,
@@ -41,8 +43,8 @@ describe("field errors", () => {
   beforeEach(() => {
     vi.useFakeTimers();
     vi.clearAllMocks();
-    commands.listAdvertisers.mockReturnValue(
-      ok([{ target: advertiser, parent: null, label: "Acme", marker: null, pending: false, readOnly: null, value: { id: 1, name: "Acme", timezoneName: "ET" } }]),
+    commands.queryAdvertisers.mockImplementation(
+      tableOf([{ target: advertiser, parent: null, parentLabel: null, timezone: "ET", label: "Acme", marker: null, pending: false, readOnly: null, value: { id: 1, name: "Acme", timezoneName: "ET" } }]),
     );
   });
 
@@ -89,10 +91,10 @@ describe("field errors", () => {
       }),
     );
     const campaignRef = campaignRow.target;
-    commands.listCampaigns.mockReturnValue(ok([campaignRow]));
+    commands.queryCampaigns.mockImplementation(tableOf([campaignRow]));
     const { container } = render(
       <AppProvider initial={SIGNED_IN}>
-        <AdOrderForm parent={campaignRef} />
+        <AdOrderForm parent={{ target: campaignRef, label: campaignRow.label, timezone: "ET", advertiser }} />
         <Toaster />
       </AppProvider>,
     );

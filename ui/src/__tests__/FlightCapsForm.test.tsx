@@ -81,6 +81,8 @@ describe("flight caps form", () => {
     const row: FlightCapsRow = {
       target: { kind: "flight_caps", key: order.key },
       parent: order,
+      parentLabel: null,
+      timezone: null,
       label: "flight caps",
       marker: "new",
       pending: true,

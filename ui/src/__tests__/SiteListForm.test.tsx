@@ -4,7 +4,7 @@ import type { SiteListRow } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { commands, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { SiteListForm } from "../forms/SiteListForm";
 import { App } from "../App";
 import { AppProvider } from "../state/app";
@@ -12,6 +12,8 @@ import { AppProvider } from "../state/app";
 const idList: SiteListRow = {
   target: { kind: "site_list", key: { type: "id", value: 55 } },
   parent: null,
+  parentLabel: null,
+  timezone: null,
   label: "Premium sites",
   marker: null,
   pending: false,
@@ -21,6 +23,8 @@ const idList: SiteListRow = {
 const ruleList: SiteListRow = {
   target: { kind: "site_list", key: { type: "id", value: 56 } },
   parent: null,
+  parentLabel: null,
+  timezone: null,
   label: "News domains",
   marker: null,
   pending: false,
@@ -73,7 +77,7 @@ describe("site lists", () => {
   });
 
   it("shows each list's current sites or rules in the table", async () => {
-    commands.listSiteLists.mockReturnValue(ok([idList, ruleList]));
+    commands.querySiteLists.mockImplementation(tableOf([idList, ruleList]));
     const { container } = render(<App />);
     await flush();
     fireEvent.click(container.querySelector('[data-nav="site_lists"]')!);

@@ -47,19 +47,25 @@ export type AudienceDataResult = NonNullable<UploadView["result"]>;
 export type Duplicate = Ok<Cmds["duplicateAsNew"]>;
 export type TimezoneName = NonNullable<Advertiser["timezoneName"]>;
 
-export type RowOf<F extends AnyCmd> = Ok<F> extends (infer R)[] ? R : never;
-export type AdvertiserRow = RowOf<Cmds["listAdvertisers"]>;
-export type CampaignRow = RowOf<Cmds["listCampaigns"]>;
-export type AdOrderRow = RowOf<Cmds["listAdOrders"]>;
+/** The rows of a windowed query command. */
+type WindowRowOf<F extends AnyCmd> = Ok<F> extends { rows: (infer R)[] } ? R : never;
+export type AdvertiserRow = WindowRowOf<Cmds["queryAdvertisers"]>;
+export type CampaignRow = WindowRowOf<Cmds["queryCampaigns"]>;
+export type AdOrderRow = WindowRowOf<Cmds["queryAdOrders"]>;
 export type FlightCapsRow = NonNullable<Ok<Cmds["listFlightCaps"]>>;
-export type CreativeRow = RowOf<Cmds["listCreatives"]>;
-export type SiteListRow = RowOf<Cmds["listSiteLists"]>;
-export type SegmentPage = Ok<Cmds["listAudienceSegments"]>;
-export type SegmentRow = SegmentPage["rows"][number];
+export type CreativeRow = WindowRowOf<Cmds["queryCreatives"]>;
+export type SiteListRow = WindowRowOf<Cmds["querySiteLists"]>;
+export type SegmentRow = WindowRowOf<Cmds["queryAudienceSegments"]>;
 export type Marker = NonNullable<AdvertiserRow["marker"]>;
 
+/** What a table view asks for: parent, filter, sort and the window's offset and limit. */
+export type TableQuery = Arg<Cmds["queryAdvertisers"], 0>;
+export type SortBy = NonNullable<TableQuery["sort"]>;
+/** One window of a table: its rows and the counts (with and without the filter). */
+export type TableWindow<T> = Omit<Ok<Cmds["queryAdvertisers"]>, "rows"> & { rows: T[] };
+
 /** The common shape of every table row. */
-export type AnyRow = { target: EntityRef; parent: EntityRef | null; marker: Marker | null; pending: boolean; label: string; readOnly: string | null };
+export type AnyRow = Omit<AdvertiserRow, "value">;
 
 export type Draft = Arg<Cmds["validate"], 0>;
 export type Saved = Ok<Cmds["saveAdvertiser"]>;
@@ -82,3 +88,5 @@ export type Pick = ConflictPick["pick"];
 export type SyncProgress = EventPayload<typeof events.syncProgress>;
 export type SyncFinished = EventPayload<typeof events.syncFinished>;
 export type SignInRequired = EventPayload<typeof events.signInRequired>;
+export type DownloadProgress = EventPayload<typeof events.downloadProgress>;
+export type WorkspaceChanged = EventPayload<typeof events.workspaceChanged>;

@@ -1,29 +1,38 @@
-import {
-  type ColumnDef,
-  type RowSelectionState,
-  type SortingState,
-  type VisibilityState,
-  getCoreRowModel,
-  useReactTable,
-} from "@tanstack/react-table";
+/**
+ * A windowed, virtualized grid. Rows come a window at a time from `fetch` (a query
+ * command, or `localSource` for a short list in memory): the filter, the sort and the
+ * window's offset and limit go to the Rust side, which answers the visible rows and the
+ * total. No table is ever held whole in JS. Built from hooks: `useWindowedRows` (page
+ * cache, latest request wins), `useSort`, `useSelection`, `useKeyboardCursor`, and the
+ * column menu.
+ *
+ * Timing marks, for scripts/bench-ui.sh: once a window is painted (every visible row of
+ * the latest query is on screen; set one animation frame after the commit), the root
+ * element `div.datatable[data-table-root="<kind>"]` carries
+ *   data-total           the rows matching the filter (the window's total)
+ *   data-filter-applied  the filter text of the painted window
+ *   data-sort-applied    its sort: "column:asc", "column:desc", or "" for the default order
+ *   data-painted-at      performance.now() at that frame
+ * and `performance.mark("fd:table-painted")` is recorded. They are set again after every
+ * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
+ *
+ * Selectors the end-to-end test relies on: `table[data-table=<kind>]`, `[data-row]` with
+ * `data-label` and `data-marker`, `input[data-filter]`, `[data-sort=<column>]`,
+ * `td[data-col=<column>]`.
+ */
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type KeyboardEvent, type ReactNode, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
-import type { Marker } from "../api/types";
+import { type MouseEvent, type ReactNode, useEffect, useRef, useState } from "react";
+import type { EntityRef, Kind, Marker } from "../api/types";
+import { useWorkspaceChanged } from "../state/events";
+import { type Column, ColumnMenu, displayValue, useColumnVisibility } from "../table/columns";
+import { useKeyboardCursor } from "../table/useKeyboardCursor";
+import { type Selection, useSelection } from "../table/useSelection";
+import { useSort } from "../table/useSort";
+import { useWindowedRows } from "../table/useWindowedRows";
+import { type WindowFetch, queryKey, sortText } from "../table/windowCache";
 
-export type CellValue = string | number | boolean | null | undefined;
-
-export type Column<T> = {
-  id: string;
-  header: string;
-  /** The value sorted and searched on. */
-  value: (row: T) => CellValue;
-  /** How the cell shows (defaults to the value). */
-  render?: (row: T) => ReactNode;
-  width?: number;
-  align?: "left" | "right";
-  /** Hidden until switched on in the column menu. */
-  hidden?: boolean;
-};
+export type { CellValue, Column } from "../table/columns";
+export type { Selection } from "../table/useSelection";
 
 export const ROW_HEIGHT = 26;
 
@@ -59,21 +68,26 @@ export type DataTableProps<T> = {
   kind: string;
   /** Accessible name of the grid. */
   label: string;
-  rows: T[];
   columns: Column<T>[];
+  /** Answers one window of the rows; a new function means the rows changed. */
+  fetch: WindowFetch<T>;
+  /** Only the children of this entity. */
+  parent?: EntityRef | null;
+  /** Refetch the visible window when the workspace changes rows of these kinds. */
+  changes?: readonly Kind[] | "any";
   rowId: (row: T) => string;
   rowLabel: (row: T) => string;
   rowMarker?: (row: T) => Marker | null;
   rowPending?: (row: T) => boolean;
   /** Double click or Enter on a row. */
   onOpen?: (row: T) => void;
-  /** The rows ticked, whenever that changes. */
-  onSelectionChange?: (rows: T[]) => void;
-  /** The row with the keyboard cursor (single click also moves it). */
-  onActiveChange?: (row: T | null) => void;
+  /** The selection and how many rows it holds, whenever either changes. */
+  onSelectionChange?: (selection: Selection, count: number) => void;
+  /** The row with the keyboard cursor (a click also moves it). */
+  onActiveChange?: (row: T) => void;
   /** Buttons shown in the toolbar, left of the filter. */
   toolbar?: ReactNode;
-  /** Shown under the toolbar, e.g. a pager. */
+  /** Shown under the grid. */
   footer?: ReactNode;
   emptyText?: string;
   /** Start with this filter text. */
@@ -84,260 +98,151 @@ export type DataTableProps<T> = {
   expanded?: (row: T) => ReactNode | null;
 };
 
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
-
-function compareValues(a: CellValue, b: CellValue): number {
-  const an = a === null || a === undefined || a === "";
-  const bn = b === null || b === undefined || b === "";
-  if (an || bn) return an === bn ? 0 : an ? 1 : -1;
-  if (typeof a === "number" && typeof b === "number") return a - b;
-  if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
-  return collator.compare(String(a), String(b));
+/** A click on a control inside a row (a button, a checkbox) is that control's, not the row's. */
+function onControl(e: MouseEvent<HTMLElement>): boolean {
+  const t = e.target;
+  return t instanceof Element && t !== e.currentTarget && t.closest("button, input, select, textarea, a, label") !== null;
 }
 
-/** A sortable, filterable, virtualized grid with row selection and a column menu. */
+const nextFrame = (cb: () => void): (() => void) => {
+  if (typeof requestAnimationFrame === "function") {
+    const id = requestAnimationFrame(cb);
+    return () => cancelAnimationFrame(id);
+  }
+  const id = setTimeout(cb, 16);
+  return () => clearTimeout(id);
+};
+
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { rows, columns, rowId, rowLabel, rowMarker, rowPending, onOpen, onSelectionChange, onActiveChange, selectable = true } = props;
+  const { columns, fetch, rowId, rowLabel, rowMarker, rowPending, onOpen, selectable = true } = props;
+  const parent = props.parent ?? null;
   const [filter, setFilter] = useState(props.initialFilter ?? "");
-  const deferredFilter = useDeferredValue(filter);
-  const [sorting, setSorting] = useState<SortingState>([]);
-  const [rowSelection, setRowSelection] = useState<RowSelectionState>({});
-  const [visibility, setVisibility] = useState<VisibilityState>(() =>
-    Object.fromEntries(columns.filter((c) => c.hidden).map((c) => [c.id, false])),
-  );
-  const [active, setActive] = useState<string | null>(null);
-  // Callers often pass inline functions: read them through a ref so a new function
-  // identity does not redo per-row work on 100,000 rows.
-  const fns = useRef({ rowId, rowLabel, rowMarker, onSelectionChange });
-  fns.current = { rowId, rowLabel, rowMarker, onSelectionChange };
+  const { sort, toggle: toggleSort } = useSort();
+  const query = { parent, filter, sort };
+  const currentKey = queryKey(query);
+  const rows = useWindowedRows(fetch, query);
+  const { want, refresh, rowAt, loadedBetween } = rows;
+  useWorkspaceChanged(props.changes ?? [], refresh);
 
-  // Search text per row, computed once per row object.
-  const searchCache = useRef(new WeakMap<object, string>());
-  const searchColumns = useMemo(() => columns.filter((c) => visibility[c.id] !== false), [columns, visibility]);
-  useEffect(() => {
-    searchCache.current = new WeakMap();
-  }, [searchColumns]);
-  const textOf = useCallback(
-    (row: T): string => {
-      const key = typeof row === "object" && row !== null ? row : null;
-      if (key) {
-        const hit = searchCache.current.get(key);
-        if (hit !== undefined) return hit;
-      }
-      const parts: string[] = [fns.current.rowLabel(row)];
-      for (const c of searchColumns) {
-        const v = c.value(row);
-        if (v !== null && v !== undefined) parts.push(String(v));
-      }
-      const marker = fns.current.rowMarker?.(row);
-      if (marker) parts.push(MARKER_TEXT[marker]);
-      const text = parts.join("\u0001").toLowerCase();
-      if (key) searchCache.current.set(key, text);
-      return text;
-    },
-    [searchColumns],
-  );
-
-  const filtered = useMemo(() => {
-    const q = deferredFilter.trim().toLowerCase();
-    if (!q) return rows;
-    const terms = q.split(/\s+/);
-    return rows.filter((r) => {
-      const t = textOf(r);
-      return terms.every((term) => t.includes(term));
-    });
-  }, [rows, deferredFilter, textOf]);
-
-  const columnById = useMemo(() => new Map(columns.map((c) => [c.id, c])), [columns]);
-
-  // Sorting is done here on plain arrays (fast on 100,000 rows); TanStack Table holds the
-  // column, sorting, visibility and selection state and renders the rows in view.
-  const sorted = useMemo(() => {
-    const spec = sorting[0];
-    const col = spec ? columnById.get(spec.id) : undefined;
-    if (!spec || !col) return filtered;
-    const keyed = filtered.map((r, i) => ({ r, i, v: col.value(r) }));
-    const dir = spec.desc ? -1 : 1;
-    keyed.sort((x, y) => {
-      const an = x.v === null || x.v === undefined || x.v === "";
-      const bn = y.v === null || y.v === undefined || y.v === "";
-      if (an || bn) return an === bn ? x.i - y.i : an ? 1 : -1; // empty cells last either way
-      return dir * compareValues(x.v, y.v) || x.i - y.i;
-    });
-    return keyed.map((k) => k.r);
-  }, [filtered, sorting, columnById]);
-
-  const columnDefs = useMemo<ColumnDef<T, CellValue>[]>(
-    () =>
-      columns.map((c) => ({
-        id: c.id,
-        header: c.header,
-        accessorFn: (row: T) => c.value(row),
-        size: c.width ?? 150,
-      })),
-    [columns],
-  );
+  const { visible, isVisible, toggle: toggleColumn } = useColumnVisibility(columns);
+  const sel = useSelection(queryKey({ parent, filter, sort: null }), rows.total);
 
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
-    count: sorted.length,
+    count: rows.total,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
     initialRect: { width: 1000, height: 600 },
   });
   const items = virtualizer.getVirtualItems();
-  const total = virtualizer.getTotalSize();
-  const padTop = items.length > 0 ? items[0].start : 0;
-  const padBottom = items.length > 0 ? total - items[items.length - 1].end : 0;
-  const windowRows = useMemo(() => items.map((vi) => sorted[vi.index]).filter((r): r is T => r !== undefined), [items, sorted]);
-
-  const table = useReactTable<T>({
-    data: windowRows,
-    columns: columnDefs,
-    state: { sorting, rowSelection, columnVisibility: visibility },
-    getRowId: (r) => rowId(r),
-    onSortingChange: setSorting,
-    onRowSelectionChange: setRowSelection,
-    onColumnVisibilityChange: setVisibility,
-    enableRowSelection: selectable,
-    enableMultiSort: false,
-    manualSorting: true,
-    sortDescFirst: false,
-    getCoreRowModel: getCoreRowModel(),
-  });
-  const windowModel = table.getRowModel().rows;
-  const modelByIndex = new Map<number, (typeof windowModel)[number]>();
-  items.forEach((vi, k) => {
-    const row = windowModel[k];
-    if (row) modelByIndex.set(vi.index, row);
-  });
-
-  // Report the selection (rows still present) whenever it changes.
-  const byId = useMemo(() => new Map(rows.map((r) => [fns.current.rowId(r), r])), [rows]);
+  const first = items.length > 0 ? items[0].index : 0;
+  const last = items.length > 0 ? items[items.length - 1].index : -1;
+  useEffect(() => want(first, last), [want, first, last]);
+  // A new filter, sort or parent starts at the top.
   useEffect(() => {
-    const report = fns.current.onSelectionChange;
-    if (!report) return;
-    const picked: T[] = [];
-    for (const [id, on] of Object.entries(rowSelection)) {
-      const r = on ? byId.get(id) : undefined;
-      if (r !== undefined) picked.push(r);
-    }
-    report(picked);
-  }, [rowSelection, byId]);
+    virtualizer.scrollToOffset(0);
+  }, [virtualizer, currentKey]);
 
-  const activeIndex = useMemo(() => (active === null ? -1 : sorted.findIndex((r) => fns.current.rowId(r) === active)), [active, sorted]);
-  const toggleRow = (r: T) => {
-    const id = rowId(r);
-    setRowSelection((sel) => {
-      const next = { ...sel };
-      if (next[id]) delete next[id];
-      else next[id] = true;
-      return next;
+  const cursor = useKeyboardCursor(currentKey, {
+    count: rows.total,
+    page: () => Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 600) / ROW_HEIGHT) - 1),
+    onMove: (i) => virtualizer.scrollToIndex(i, { align: "auto" }),
+    onOpen: (i) => {
+      const r = rowAt(i);
+      if (r !== undefined) onOpen?.(r);
+    },
+    onToggle: (i) => {
+      const r = rowAt(i);
+      if (r !== undefined && selectable) sel.toggle(rowId(r), i);
+    },
+  });
+
+  // Report the cursor's row once it is loaded (a keyboard move may land on a row not fetched yet).
+  const reported = useRef<string | null>(null);
+  const callbacks = useRef({ onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, rowId });
+  useEffect(() => {
+    callbacks.current = { onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, rowId };
+  });
+  const activeRow = cursor.active >= 0 ? rowAt(cursor.active) : undefined;
+  useEffect(() => {
+    if (activeRow === undefined) return;
+    const id = callbacks.current.rowId(activeRow);
+    if (id === reported.current) return;
+    reported.current = id;
+    callbacks.current.onActiveChange?.(activeRow);
+  }, [activeRow]);
+
+  useEffect(() => {
+    callbacks.current.onSelectionChange?.(sel.selection, sel.count);
+  }, [sel.selection, sel.count]);
+
+  // Timing marks (see the comment at the top).
+  const rootRef = useRef<HTMLDivElement>(null);
+  const painted = rows.complete && rows.shown ? `${rows.shownKey ?? ""}#${rows.version}` : null;
+  const shownQuery = rows.shown;
+  const total = rows.total;
+  useEffect(() => {
+    if (painted === null || shownQuery === null) return;
+    return nextFrame(() => {
+      const el = rootRef.current;
+      if (!el) return;
+      el.dataset.total = String(total);
+      el.dataset.filterApplied = shownQuery.filter;
+      el.dataset.sortApplied = sortText(shownQuery.sort);
+      el.dataset.paintedAt = String(performance.now());
+      if (typeof performance.mark === "function") performance.mark("fd:table-painted");
     });
-  };
-  const moveTo = (index: number) => {
-    if (sorted.length === 0) return;
-    const i = Math.max(0, Math.min(sorted.length - 1, index));
-    const r = sorted[i];
-    setActive(rowId(r));
-    onActiveChange?.(r);
-    virtualizer.scrollToIndex(i, { align: "auto" });
-  };
+  }, [painted, shownQuery, total]);
 
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLButtonElement) {
-      if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
-    }
-    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 600) / ROW_HEIGHT) - 1);
-    switch (e.key) {
-      case "ArrowDown":
-        moveTo(activeIndex + 1);
-        break;
-      case "ArrowUp":
-        moveTo(activeIndex < 0 ? 0 : activeIndex - 1);
-        break;
-      case "PageDown":
-        moveTo(activeIndex + page);
-        break;
-      case "PageUp":
-        moveTo(activeIndex - page);
-        break;
-      case "Home":
-        moveTo(0);
-        break;
-      case "End":
-        moveTo(sorted.length - 1);
-        break;
-      case "Enter":
-        if (activeIndex >= 0 && onOpen) onOpen(sorted[activeIndex]);
-        else return;
-        break;
-      case " ":
-        if (activeIndex >= 0 && selectable) toggleRow(sorted[activeIndex]);
-        else return;
-        break;
-      default:
-        return;
-    }
-    e.preventDefault();
-  };
-
-  const visibleColumns = table.getVisibleLeafColumns();
-  const selectedCount = useMemo(() => Object.values(rowSelection).filter(Boolean).length, [rowSelection]);
-  const { allSelected, someSelected } = useMemo(() => {
-    let on = 0;
-    for (const r of sorted) if (rowSelection[fns.current.rowId(r)]) on++;
-    return { allSelected: sorted.length > 0 && on === sorted.length, someSelected: on > 0 && on < sorted.length };
-  }, [sorted, rowSelection]);
-  const toggleAll = () => {
-    setRowSelection((sel) => {
-      const next = { ...sel };
-      for (const r of sorted) {
-        const id = rowId(r);
-        if (allSelected) delete next[id];
-        else next[id] = true;
-      }
-      return next;
-    });
-  };
-  const colSpan = visibleColumns.length + (selectable ? 1 : 0) + (rowMarker ? 1 : 0);
+  const padTop = items.length > 0 ? items[0].start : 0;
+  const padBottom = items.length > 0 ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
+  const colSpan = visible.length + (selectable ? 1 : 0) + (rowMarker ? 1 : 0);
   const hasExpansion = props.expanded !== undefined;
+  const between = (a: number, b: number) => loadedBetween(a, b).map((x) => rowId(x.row));
+  const activeId = activeRow !== undefined ? rowId(activeRow) : null;
 
+  const keys = new Set<string>();
   const renderRow = (index: number) => {
-    const row = modelByIndex.get(index);
-    if (!row) return null;
-    const r = row.original;
+    const r = rowAt(index);
+    if (r === undefined) {
+      return (
+        <tr key={`loading:${index}`} className="dt-loading" aria-busy="true" aria-rowindex={index + 2} data-index={hasExpansion ? undefined : index} style={{ height: ROW_HEIGHT }}>
+          <td colSpan={colSpan} />
+        </tr>
+      );
+    }
+    const id = rowId(r);
+    const key = keys.has(id) ? `${id}#${index}` : id;
+    keys.add(key);
     const marker = rowMarker ? rowMarker(r) : null;
     const pending = rowPending ? rowPending(r) : marker !== null;
-    const isActive = row.id === active;
-    const selected = row.getIsSelected();
+    const isActive = index === cursor.active && id === activeId;
+    const selected = selectable && sel.isSelected(id);
+    const label = rowLabel(r);
     return (
       <tr
-        key={row.id}
+        key={key}
         data-index={hasExpansion ? undefined : index}
         data-row=""
-        data-label={rowLabel(r)}
+        data-label={label}
         data-marker={marker ?? undefined}
         aria-rowindex={index + 2}
         aria-selected={selected}
         className={[pending ? "pending" : "", isActive ? "active" : "", selected ? "selected" : ""].join(" ").trim() || undefined}
         style={{ height: ROW_HEIGHT }}
-        onClick={() => {
-          setActive(row.id);
-          onActiveChange?.(r);
+        onClick={(e) => {
+          if (onControl(e)) return;
+          cursor.setActive(index);
+          if (selectable) sel.click(id, index, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }, between);
         }}
-        onDoubleClick={() => onOpen?.(r)}
+        onDoubleClick={(e) => {
+          if (!onControl(e)) onOpen?.(r);
+        }}
       >
         {selectable && (
           <td className="dt-check">
-            <input
-              type="checkbox"
-              aria-label={`Select ${rowLabel(r)}`}
-              checked={selected}
-              onChange={() => toggleRow(r)}
-              onClick={(e) => e.stopPropagation()}
-            />
+            <input type="checkbox" aria-label={`Select ${label}`} checked={selected} onChange={() => sel.toggle(id, index)} />
           </td>
         )}
         {rowMarker && (
@@ -345,27 +250,25 @@ export function DataTable<T>(props: DataTableProps<T>) {
             <MarkerBadge marker={marker} />
           </td>
         )}
-        {row.getVisibleCells().map((cell) => {
-          const col = columnById.get(cell.column.id);
-          const content = col?.render ? col.render(r) : displayValue(cell.getValue<CellValue>());
-          return (
-            <td key={cell.id} data-col={cell.column.id} className={col?.align === "right" ? "num" : undefined}>
-              {content}
-            </td>
-          );
-        })}
+        {visible.map((c) => (
+          <td key={c.id} data-col={c.id} className={c.align === "right" ? "num" : undefined}>
+            {c.render ? c.render(r) : displayValue(c.value(r))}
+          </td>
+        ))}
       </tr>
     );
   };
 
+  const countText = !rows.loaded && rows.shown === null ? "Loading…" : rows.total === rows.unfiltered ? `${rows.total.toLocaleString()} rows` : `${rows.total.toLocaleString()} of ${rows.unfiltered.toLocaleString()}`;
+
   return (
-    <div className="datatable">
+    <div className="datatable" ref={rootRef} data-table-root={props.kind}>
       <div className="dt-toolbar" role="toolbar" aria-label={`${props.label} tools`}>
         {props.toolbar}
         <span className="spacer" />
         <span className="dt-count" aria-live="polite">
-          {filtered.length === rows.length ? `${rows.length.toLocaleString()} rows` : `${filtered.length.toLocaleString()} of ${rows.length.toLocaleString()}`}
-          {selectedCount > 0 ? ` · ${selectedCount.toLocaleString()} selected` : ""}
+          {countText}
+          {sel.count > 0 ? ` · ${sel.count.toLocaleString()} selected` : ""}
         </span>
         <input
           type="search"
@@ -376,32 +279,15 @@ export function DataTable<T>(props: DataTableProps<T>) {
           value={filter}
           onChange={(e) => setFilter(e.target.value)}
         />
-        <details className="dt-columns">
-          <summary aria-label="Choose columns">Columns</summary>
-          <div className="menu" role="group" aria-label="Visible columns">
-            {table.getAllLeafColumns().map((col) => (
-              <label key={col.id} className="menu-item">
-                <input type="checkbox" checked={col.getIsVisible()} onChange={col.getToggleVisibilityHandler()} />
-                {columnById.get(col.id)?.header ?? col.id}
-              </label>
-            ))}
-          </div>
-        </details>
+        <ColumnMenu columns={columns} isVisible={isVisible} onToggle={toggleColumn} />
       </div>
-      <div
-        className="dt-scroll"
-        ref={scrollRef}
-        tabIndex={0}
-        role="region"
-        aria-label={`${props.label} rows`}
-        onKeyDown={onKeyDown}
-      >
-        <table className="dt" data-table={props.kind} aria-label={props.label} aria-rowcount={sorted.length + 1}>
+      <div className="dt-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label={`${props.label} rows`} onKeyDown={cursor.onKeyDown}>
+        <table className="dt" data-table={props.kind} aria-label={props.label} aria-rowcount={rows.total + 1}>
           <colgroup>
             {selectable && <col style={{ width: 30 }} />}
             {rowMarker && <col style={{ width: 92 }} />}
-            {visibleColumns.map((c) => (
-              <col key={c.id} style={{ width: c.getSize() }} />
+            {visible.map((c) => (
+              <col key={c.id} style={{ width: c.width ?? 150 }} />
             ))}
           </colgroup>
           <thead>
@@ -411,30 +297,32 @@ export function DataTable<T>(props: DataTableProps<T>) {
                   <input
                     type="checkbox"
                     aria-label="Select all rows"
-                    checked={allSelected}
+                    checked={sel.allSelected}
                     ref={(el) => {
-                      if (el) el.indeterminate = someSelected;
+                      if (el) el.indeterminate = sel.count > 0 && !sel.allSelected;
                     }}
-                    onChange={toggleAll}
+                    onChange={() => {
+                      if (sel.allSelected) sel.clear();
+                      else sel.selectAll({ parent, filter, sort, offset: 0, limit: rows.total });
+                    }}
                   />
                 </th>
               )}
               {rowMarker && <th className="dt-marker">State</th>}
-              {table.getHeaderGroups()[0]?.headers.map((h) => {
-                const sorted = h.column.getIsSorted();
-                const col = columnById.get(h.column.id);
+              {visible.map((c) => {
+                const dir = sort?.column === c.id ? (sort.descending ? "desc" : "asc") : null;
                 return (
-                  <th
-                    key={h.id}
-                    aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : "none"}
-                    className={col?.align === "right" ? "num" : undefined}
-                  >
-                    <button type="button" className="dt-sort" data-sort={h.column.id} onClick={h.column.getToggleSortingHandler()}>
-                      {col?.header ?? h.column.id}
-                      <span className="sort-indicator" aria-hidden="true">
-                        {sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : ""}
-                      </span>
-                    </button>
+                  <th key={c.id} data-col={c.id} aria-sort={dir === "asc" ? "ascending" : dir === "desc" ? "descending" : "none"} className={c.align === "right" ? "num" : undefined}>
+                    {c.sortable ? (
+                      <button type="button" className="dt-sort" data-sort={c.id} onClick={() => toggleSort(c.id)}>
+                        {c.header}
+                        <span className="sort-indicator" aria-hidden="true">
+                          {dir === "asc" ? "▲" : dir === "desc" ? "▼" : ""}
+                        </span>
+                      </button>
+                    ) : (
+                      <span className="dt-head">{c.header}</span>
+                    )}
                   </th>
                 );
               })}
@@ -449,11 +337,10 @@ export function DataTable<T>(props: DataTableProps<T>) {
           )}
           {hasExpansion ? (
             items.map((vi) => {
-              const row = modelByIndex.get(vi.index);
-              if (!row) return null;
-              const extra = props.expanded?.(row.original) ?? null;
+              const r = rowAt(vi.index);
+              const extra = r !== undefined ? (props.expanded?.(r) ?? null) : null;
               return (
-                <tbody key={row.id} ref={virtualizer.measureElement} data-index={vi.index}>
+                <tbody key={r !== undefined ? rowId(r) : `loading:${vi.index}`} ref={virtualizer.measureElement} data-index={vi.index}>
                   {renderRow(vi.index)}
                   {extra !== null && (
                     <tr className="dt-detail">
@@ -474,15 +361,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
             </tbody>
           )}
         </table>
-        {sorted.length === 0 && <div className="dt-empty">{rows.length === 0 ? props.emptyText ?? "Nothing here yet." : "No rows match the filter."}</div>}
+        {rows.loaded && rows.total === 0 && <div className="dt-empty">{rows.unfiltered === 0 ? (props.emptyText ?? "Nothing here yet.") : "No rows match the filter."}</div>}
       </div>
       {props.footer}
     </div>
   );
-}
-
-function displayValue(v: CellValue): string {
-  if (v === null || v === undefined) return "";
-  if (typeof v === "boolean") return v ? "Yes" : "No";
-  return String(v);
 }

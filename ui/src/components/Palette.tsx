@@ -1,18 +1,38 @@
 import { type KeyboardEvent, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
-import { SCREENS, useApp } from "../state/app";
-import { entitySources } from "../state/registry";
+import { ENTITY_SEARCHES } from "../screens/entities";
+import { SCREENS, useNavActions, useNavigation } from "../state/navigation";
+import { useSession } from "../state/session";
+import { useSync } from "../state/sync";
 import { fuzzyFilterBy, fuzzyScore } from "../util/fuzzy";
 
 export type PaletteItem = { id: string; group: "Go to" | "Action" | string; label: string; run: () => void };
 
-/** The palette list with fuzzy filtering; `items` are all candidates. */
-export function PaletteView({ items, onClose, limit = 60 }: { items: PaletteItem[]; onClose: () => void; limit?: number }) {
+/** Finds items by what was typed, elsewhere (the entities, by the query commands). */
+export type PaletteSearch = (text: string) => Promise<PaletteItem[]>;
+
+/**
+ * The palette list: `items` (screens, actions) filtered by fuzzy match, then what `search`
+ * finds for the text typed (the latest answer only).
+ */
+export function PaletteView({ items, onClose, limit = 60, search }: { items: PaletteItem[]; onClose: () => void; limit?: number; search?: PaletteSearch }) {
   const [query, setQuery] = useState("");
   const deferred = useDeferredValue(query);
   const [index, setIndex] = useState(0);
   const inputRef = useRef<HTMLInputElement>(null);
+  const [found, setFound] = useState<{ text: string; items: PaletteItem[] }>({ text: "", items: [] });
+  useEffect(() => {
+    const text = deferred.trim();
+    if (!search || text === "") return;
+    let live = true;
+    void search(text).then((items) => {
+      if (live) setFound({ text, items });
+    });
+    return () => {
+      live = false;
+    };
+  }, [search, deferred]);
   // The name counts most; the group ("Campaign", "Go to") helps only when the name alone does not match.
-  const results = useMemo(
+  const fixed = useMemo(
     () =>
       fuzzyFilterBy(
         items,
@@ -27,6 +47,7 @@ export function PaletteView({ items, onClose, limit = 60 }: { items: PaletteItem
       ),
     [items, deferred, limit],
   );
+  const results = useMemo(() => (found.text === deferred.trim() && found.text !== "" ? [...fixed, ...found.items] : fixed), [fixed, found, deferred]);
   useEffect(() => setIndex(0), [deferred]);
   useEffect(() => inputRef.current?.focus(), []);
 
@@ -83,60 +104,71 @@ export function PaletteView({ items, onClose, limit = 60 }: { items: PaletteItem
   );
 }
 
+/** Entities per kind the palette lists for what was typed. */
+const PER_KIND = 6;
+
 /** Ctrl/Cmd+K: jump to any screen, run an action or open an item by name. */
 export function Palette({ onClose }: { onClose: () => void }) {
-  const app = useApp();
+  const nav = useNavActions();
+  const { scope } = useNavigation();
+  const session = useSession();
+  const sync = useSync();
+  const { setScreen, openEditor } = nav;
   const items = useMemo<PaletteItem[]>(() => {
     const out: PaletteItem[] = [];
-    for (const s of SCREENS) out.push({ id: `go:${s.id}`, group: "Go to", label: s.label, run: () => app.setScreen(s.id) });
+    for (const s of SCREENS) out.push({ id: `go:${s.id}`, group: "Go to", label: s.label, run: () => setScreen(s.id) });
     const action = (id: string, label: string, run: () => void) => out.push({ id: `action:${id}`, group: "Action", label, run });
-    action("post", `Post ${app.snapshot.pendingCount} changes`, () => void app.post(null));
-    action("download", "Download from the service", () => void app.download());
-    action("check", "Check changes", () => app.setScreen("pending"));
+    const hint = (kind: "advertiser" | "campaign") =>
+      scope?.target.kind === kind ? { target: scope.target, label: scope.label, timezone: scope.timezone, advertiser: scope.advertiser } : null;
+    action("post", `Post ${sync.pendingCount} changes`, () => void sync.post(null));
+    action("download", "Download from the service", () => void sync.startDownload());
+    action("check", "Check changes", () => setScreen("pending"));
     action("new-advertiser", "New advertiser", () => {
-      app.setScreen("advertisers");
-      app.openEditor({ kind: "advertiser" });
+      setScreen("advertisers");
+      openEditor({ kind: "advertiser" });
     });
     action("new-campaign", "New campaign", () => {
-      app.setScreen("campaigns");
-      app.openEditor({ kind: "campaign", parent: app.scope?.kind === "advertiser" ? app.scope : null });
+      setScreen("campaigns");
+      openEditor({ kind: "campaign", parent: hint("advertiser") });
     });
     action("new-ad-order", "New ad order", () => {
-      app.setScreen("ad_orders");
-      app.openEditor({ kind: "ad_order", parent: app.scope?.kind === "campaign" ? app.scope : null });
+      setScreen("ad_orders");
+      openEditor({ kind: "ad_order", parent: hint("campaign") });
     });
     action("new-creative", "New creative", () => {
-      app.setScreen("creatives");
-      app.openEditor({ kind: "creative", parent: app.scope?.kind === "advertiser" ? app.scope : null });
+      setScreen("creatives");
+      openEditor({ kind: "creative", parent: hint("advertiser") });
     });
     action("new-site-list", "New site list", () => {
-      app.setScreen("site_lists");
-      app.openEditor({ kind: "site_list" });
+      setScreen("site_lists");
+      openEditor({ kind: "site_list" });
     });
     action("new-segment", "New audience segment", () => {
-      app.setScreen("audience_segments");
-      app.openEditor({ kind: "audience_segment" });
+      setScreen("audience_segments");
+      openEditor({ kind: "audience_segment" });
     });
-    if (app.snapshot.sandbox !== null) action("sandbox", app.snapshot.sandbox === "running" ? "Stop local sandbox" : "Start local sandbox", () => void app.toggleSandbox());
-    action("sign-out", "Sign out", () => void app.signOut());
-
-    const seen = new Set<string>();
-    app.advertisers.forEach((a, i) => {
-      const id = `advertiser:${i}:${a.label}`;
-      seen.add(`Advertiser|${a.label}`);
-      out.push({ id, group: "Advertiser", label: a.label, run: () => app.openEditor({ kind: "advertiser", row: a }) });
-    });
-    app.campaigns.forEach((c, i) => {
-      seen.add(`Campaign|${c.label}`);
-      out.push({ id: `campaign:${i}:${c.label}`, group: "Campaign", label: c.label, run: () => app.openEditor({ kind: "campaign", row: c }) });
-    });
-    for (const src of entitySources()) {
-      src.labels.forEach((label, i) => {
-        if (seen.has(`${src.kind}|${label}`)) return;
-        out.push({ id: `${src.kind}:${i}:${label}`, group: src.kind, label, run: () => src.open(i) });
-      });
-    }
+    const sandbox = session.snapshot.sandbox;
+    if (sandbox !== null) action("sandbox", sandbox === "running" ? "Stop local sandbox" : "Start local sandbox", () => void session.toggleSandbox());
+    action("sign-out", "Sign out", () => void session.signOut());
     return out;
-  }, [app]);
-  return <PaletteView items={items} onClose={onClose} />;
+  }, [setScreen, openEditor, scope, sync, session]);
+
+  const search = useMemo<PaletteSearch>(
+    () => async (text) => {
+      const kinds = await Promise.all(ENTITY_SEARCHES.map(async (k) => ({ k, hits: await k.search(text, PER_KIND) })));
+      return kinds.flatMap(({ k, hits }) =>
+        hits.map((h, i) => ({
+          id: `${k.group}:${i}:${h.label}`,
+          group: k.group,
+          label: h.label,
+          run: () => {
+            setScreen(k.screen);
+            openEditor(h.editor);
+          },
+        })),
+      );
+    },
+    [setScreen, openEditor],
+  );
+  return <PaletteView items={items} onClose={onClose} search={search} />;
 }

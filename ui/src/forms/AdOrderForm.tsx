@@ -1,11 +1,14 @@
 import { useEffect, useState } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
-import type { AdOrder, AdOrderRow, EntityRef, FlightCapsRow } from "../api/types";
-import { useApp } from "../state/app";
+import { fetchCampaigns, fetchSiteLists } from "../api/queries";
+import type { AdOrder, AdOrderRow, CampaignRow, FlightCapsRow } from "../api/types";
+import { useWorkspaceChanged } from "../state/events";
+import { type ParentHint, useNavActions } from "../state/navigation";
+import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
-import { isRemote, sameRef } from "../util/refs";
-import { ParentPicker, missingParent, useSaveFlow } from "./common";
+import { isRemote } from "../util/refs";
+import { type Picked, ParentPicker, missingParent, pickedOf, useSaveFlow } from "./common";
 import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
 import { FlightCapsForm } from "./FlightCapsForm";
 import {
@@ -44,12 +47,29 @@ function FrequencyCapFields() {
   );
 }
 
-function AudienceEditor({ index, onRemove }: { index: number; onRemove: () => void }) {
-  const app = useApp();
+/** A few site lists, as a hint beside the site-list id inputs. */
+function useSiteListHint(): string | undefined {
+  const [hint, setHint] = useState<string | undefined>(undefined);
+  const [changed, setChanged] = useState(0);
+  useWorkspaceChanged(["site_list"], () => setChanged((n) => n + 1));
+  useEffect(() => {
+    let live = true;
+    void fetchSiteLists({ parent: null, filter: "", sort: null, offset: 0, limit: 4 }).then((w) => {
+      if (!live || !w) return;
+      const known = w.rows.map((s) => `${s.value.id ?? "draft"} ${s.label}`).join(", ");
+      setHint(w.rows.length > 0 ? `known: ${known}${w.total > w.rows.length ? "…" : ""}` : undefined);
+    });
+    return () => {
+      live = false;
+    };
+  }, [changed]);
+  return hint;
+}
+
+function AudienceEditor({ index, onRemove, siteListHint }: { index: number; onRemove: () => void; siteListHint: string | undefined }) {
   const p = `audiences[${index}]`;
   const { get } = useField();
   const id = get(`${p}.id`);
-  const siteListHint = app.siteLists.length > 0 ? `known: ${app.siteLists.slice(0, 4).map((s) => `${s.value.id ?? "draft"} ${s.label}`).join(", ")}${app.siteLists.length > 4 ? "…" : ""}` : undefined;
   return (
     <fieldset className="audience" aria-label={`Audience ${index + 1}`}>
       <legend>
@@ -73,16 +93,20 @@ function AudienceEditor({ index, onRemove }: { index: number; onRemove: () => vo
   );
 }
 
-export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: EntityRef | null }) {
-  const app = useApp();
-  const [campaign, setCampaign] = useState<EntityRef | null>(row?.parent ?? parent ?? null);
+export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: ParentHint | null }) {
+  const { closeEditor } = useNavActions();
+  const { zoneOf } = useReference();
+  const siteListHint = useSiteListHint();
+  // The campaign, with its label and the advertiser's timezone (the form's dates are in it).
+  const [picked, setPicked] = useState<Picked>(() => pickedOf(row, parent));
+  const campaign = picked.ref;
   const initial: AdOrder = row ? row.value : {};
   const form = useFormState<AdOrder>(initial, (value): Validation => ({ draft: { kind: "ad_order", value }, parent: campaign, existing: isRemote(flow.target) }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null, false);
   const existing = flow.target !== null;
   // The service ignores dates and lifetime budget on an update: they are shown, not edited.
   const posted = isRemote(flow.target);
-  const zone = app.zoneOf(app.advertiserOfCampaign(campaign));
+  const zone = zoneOf(picked.timezone);
   const audiences: NonNullable<AdOrder["audiences"]> = form.value.audiences ?? [];
 
   // Keep "no cap" as null rather than an object of empty members.
@@ -95,12 +119,14 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Entity
   const submit = async () => {
     if (!campaign) return flow.fail(missingParent("parent.campaign", "campaign"));
     const saved = await flow.save((target) => commands.saveAdOrder(target, campaign, form.value));
-    if (saved && saved.errors.length === 0) app.closeEditor();
+    if (saved && saved.errors.length === 0) closeEditor();
   };
 
   // The flight caps of a saved ad order are edited in their own form below.
   const [caps, setCaps] = useState<FlightCapsRow | null | undefined>(undefined);
   const capsTarget = flow.target;
+  const [capsChanged, setCapsChanged] = useState(0);
+  useWorkspaceChanged(["flight_caps", "ad_order"], () => setCapsChanged((n) => n + 1));
   useEffect(() => {
     if (!capsTarget) return;
     let live = true;
@@ -110,7 +136,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Entity
     return () => {
       live = false;
     };
-  }, [capsTarget, app.version]);
+  }, [capsTarget, capsChanged]);
   return (
     <div className="stack">
       <FormFrame
@@ -120,17 +146,20 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Entity
         subtitle={<>Dates in {zone.label}</>}
         zone={zone.iana}
         onSubmit={submit}
-        onCancel={app.closeEditor}
+        onCancel={closeEditor}
         busy={flow.busy}
       >
         <Section title="Ad order">
-          <ParentPicker
+          <ParentPicker<CampaignRow>
             name="parent.campaign"
             label="Campaign"
-            options={app.campaigns.map((c) => ({ ref: c.target, label: `${c.label}${advertiserLabel(app.advertisers, c.parent)}` }))}
+            fetch={fetchCampaigns}
+            kind="campaign"
+            optionLabel={(c) => `${c.label}${c.parentLabel ? ` — ${c.parentLabel}` : ""}`}
             value={campaign}
-            onChange={(r) => {
-              setCampaign(r);
+            valueLabel={picked.label}
+            onChange={(ref, r) => {
+              setPicked({ ref, label: r?.label ?? null, timezone: r?.timezone ?? null });
               form.revalidate();
             }}
             disabled={existing}
@@ -184,7 +213,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Entity
           <ErrorSlot path="audiences" />
           <div className="wide">
             {audiences.map((_, i) => (
-              <AudienceEditor key={i} index={i} onRemove={() => form.setValue((v) => removeAt(v, "audiences", i))} />
+              <AudienceEditor key={i} index={i} siteListHint={siteListHint} onRemove={() => form.setValue((v) => removeAt(v, "audiences", i))} />
             ))}
             {audiences.length === 0 && <p className="muted">No audiences: the service creates a default audience on creation.</p>}
           </div>
@@ -194,16 +223,11 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Entity
         caps === undefined ? (
           <p className="muted">Loading flight caps…</p>
         ) : (
-          <FlightCapsForm key={JSON.stringify(caps?.value ?? null)} adOrder={capsTarget} campaign={campaign} row={caps} embedded />
+          <FlightCapsForm key={JSON.stringify(caps?.value ?? null)} adOrder={capsTarget} campaign={campaign} timezone={picked.timezone} row={caps} embedded />
         )
       ) : (
         <p className="muted section-note">Flight caps can be set once the ad order is saved.</p>
       )}
     </div>
   );
-}
-
-function advertiserLabel(advertisers: { target: EntityRef; label: string }[], parent: EntityRef | null): string {
-  const a = advertisers.find((x) => sameRef(x.target, parent));
-  return a ? ` — ${a.label}` : "";
 }

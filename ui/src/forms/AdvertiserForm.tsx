@@ -1,17 +1,19 @@
 import { commands } from "../bindings";
 import type { Advertiser, AdvertiserRow } from "../api/types";
-import { useApp } from "../state/app";
+import { useNavActions } from "../state/navigation";
+import { useReference } from "../state/reference";
 import { useSaveFlow } from "./common";
 import { isRemote } from "../util/refs";
 import { FormFrame, NumberField, ReadOnly, Section, SelectField, TextField, useFormState, type Validation } from "./kit";
 
 export function AdvertiserForm({ row }: { row?: AdvertiserRow }) {
-  const app = useApp();
+  const { closeEditor } = useNavActions();
+  const { timezones } = useReference();
   const initial: Advertiser = row ? row.value : { currency: "USD" };
   const form = useFormState<Advertiser>(initial, (value): Validation => ({ draft: { kind: "advertiser", value }, parent: null, existing: isRemote(flow.target) }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
-  const tzOptions = app.timezones.map((t) => ({ value: t.name, label: `${t.name} — ${t.label}` }));
+  const tzOptions = timezones.map((t) => ({ value: t.name, label: `${t.name} — ${t.label}` }));
 
   return (
     <FormFrame
@@ -19,7 +21,7 @@ export function AdvertiserForm({ row }: { row?: AdvertiserRow }) {
       kind="advertiser"
       title={existing ? `Advertiser: ${form.value.name ?? row?.label ?? ""}` : "New advertiser"}
       onSubmit={() => flow.save((target) => commands.saveAdvertiser(target, form.value))}
-      onCancel={app.closeEditor}
+      onCancel={closeEditor}
       busy={flow.busy}
     >
       <Section title="Advertiser">

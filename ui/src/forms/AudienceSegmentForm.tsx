@@ -2,22 +2,42 @@ import { useEffect, useId, useRef, useState } from "react";
 import { commands } from "../bindings";
 import { call, unwrap } from "../api/call";
 import type { AudienceSegment, EntityRef, SegmentRow, UploadRequest, UploadView } from "../api/types";
-import { useApp } from "../state/app";
+import { fetchAdvertisers } from "../api/queries";
+import { useWorkspaceChanged } from "../state/events";
+import { useNavActions } from "../state/navigation";
 import { count, plural } from "../util/format";
 import { isRemote } from "../util/refs";
 import { DuplicateButton, useSaveFlow } from "./common";
 import { DATA_TYPES, LABELS, SEGMENT_STATUSES } from "./enums";
 import { ErrorSlot, FieldErrors, FormFrame, NumberField, NumberListField, ReadOnly, Section, SelectField, TextField, options, useField, useFormState, type Validation } from "./kit";
 
+/** Posted advertisers (those with an id), the first few: hints for the advertiser ids. */
+function useKnownAdvertisers(): { id: number; label: string }[] {
+  const [known, setKnown] = useState<{ id: number; label: string }[]>([]);
+  const [changed, setChanged] = useState(0);
+  useWorkspaceChanged(["advertiser"], () => setChanged((n) => n + 1));
+  useEffect(() => {
+    let live = true;
+    // The default order puts posted advertisers (ids ascending) before drafts.
+    void fetchAdvertisers({ parent: null, filter: "", sort: null, offset: 0, limit: 50 }).then((w) => {
+      if (live && w) setKnown(w.rows.flatMap((a) => (typeof a.value.id === "number" ? [{ id: a.value.id, label: a.label }] : [])));
+    });
+    return () => {
+      live = false;
+    };
+  }, [changed]);
+  return known;
+}
+
 export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
-  const app = useApp();
+  const { closeEditor } = useNavActions();
   const initial: AudienceSegment = row ? row.value : {};
   const form = useFormState<AudienceSegment>(initial, (value): Validation => ({ draft: { kind: "audience_segment", value }, parent: null, existing: isRemote(flow.target) }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null, false);
   const existing = flow.target !== null;
   const readOnly = row?.readOnly ?? null;
   const v = form.value;
-  const knownAdvertisers = app.advertisers.filter((a) => typeof a.value.id === "number");
+  const knownAdvertisers = useKnownAdvertisers();
 
   return (
     <div className="stack">
@@ -27,9 +47,9 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
         title={existing ? `Audience segment: ${v.name ?? row?.label ?? ""}` : "New audience segment"}
         onSubmit={async () => {
           const saved = await flow.save((target) => commands.saveAudienceSegment(target, form.value));
-          if (saved && saved.errors.length === 0 && !existing) app.closeEditor();
+          if (saved && saved.errors.length === 0 && !existing) closeEditor();
         }}
-        onCancel={app.closeEditor}
+        onCancel={closeEditor}
         busy={flow.busy}
         readOnly={readOnly}
         buttons={readOnly && row ? <DuplicateButton target={row.target} what="audience segment" /> : undefined}
@@ -43,9 +63,9 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
             path="advertiserIds"
             label="Advertiser ids"
             required={!existing}
-            hint={knownAdvertisers.length > 0 ? `e.g. ${knownAdvertisers.slice(0, 3).map((a) => `${a.value.id} ${a.label}`).join(", ")}` : undefined}
+            hint={knownAdvertisers.length > 0 ? `e.g. ${knownAdvertisers.slice(0, 3).map((a) => `${a.id} ${a.label}`).join(", ")}` : undefined}
           />
-          {!readOnly && <AdvertiserQuickAdd ids={knownAdvertisers.map((a) => ({ id: a.value.id ?? 0, label: a.label }))} />}
+          {!readOnly && <AdvertiserQuickAdd ids={knownAdvertisers} />}
           <TextField path="externalAudienceId" label="External audience id" required={!existing} />
           <NumberField path="ttl" label="TTL" kind="integer" hint="seconds" />
         </Section>
@@ -117,7 +137,6 @@ function readText(file: File): Promise<string> {
  * Rust side; the upload is saved as a pending change like any edit.
  */
 function UploadData({ segment, dataType, archived }: { segment: EntityRef; dataType: string | null; archived: boolean }) {
-  const app = useApp();
   const empty: UploadRequest = { countryCode: DEFAULT_COUNTRY, values: [] };
   const form = useFormState<UploadRequest>(empty, (value): Validation => ({ draft: { kind: "audience_data", value }, parent: segment, existing: true }), false);
   const flow = useSaveFlow(form, segment, false);
@@ -255,15 +274,16 @@ const STATUS_TEXT: Record<string, string> = {
 
 /** Every upload of the segment with its outcome, newest last. */
 export function Uploads({ segment }: { segment: EntityRef }) {
-  const { version } = useApp();
   const [uploads, setUploads] = useState<UploadView[] | null>(null);
+  const [changed, setChanged] = useState(0);
+  useWorkspaceChanged(["audience_segment"], () => setChanged((n) => n + 1));
   useEffect(() => {
     let live = true;
     void unwrap(commands.audienceUploads(segment), { quiet: true }).then((u) => live && setUploads(u ?? []));
     return () => {
       live = false;
     };
-  }, [segment, version]);
+  }, [segment, changed]);
   if (uploads === null) return null;
   return (
     <section className="form-section uploads" aria-label="Uploads" data-testid="upload-list">

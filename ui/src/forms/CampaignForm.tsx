@@ -1,11 +1,13 @@
 import { useState } from "react";
 import { commands } from "../bindings";
-import type { Campaign, CampaignFlight, CampaignRow, EntityRef } from "../api/types";
-import { useApp } from "../state/app";
+import { fetchAdvertisers } from "../api/queries";
+import type { AdvertiserRow, Campaign, CampaignFlight, CampaignRow } from "../api/types";
+import { type ParentHint, useNavActions } from "../state/navigation";
+import { useReference } from "../state/reference";
 import { money } from "../util/format";
 import { appendAt, removeAt } from "../util/path";
 import { isRemote } from "../util/refs";
-import { ParentPicker, missingParent, useSaveFlow } from "./common";
+import { type Picked, ParentPicker, missingParent, pickedOf, useSaveFlow } from "./common";
 import { BUDGET_TYPES, LABELS, OBJECTIVES, PACING_MODES, TIME_PERIODS } from "./enums";
 import {
   CheckboxField,
@@ -22,14 +24,17 @@ import {
   useFormState, type Validation } from "./kit";
 import { FlightTimeline } from "./Timeline";
 
-export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: EntityRef | null }) {
-  const app = useApp();
-  const [advertiser, setAdvertiser] = useState<EntityRef | null>(row?.parent ?? parent ?? null);
+export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: ParentHint | null }) {
+  const { closeEditor } = useNavActions();
+  const { zoneOf } = useReference();
+  // The advertiser, with its label and timezone (the form's dates are in it).
+  const [picked, setPicked] = useState<Picked>(() => pickedOf(row, parent));
+  const advertiser = picked.ref;
   const initial: Campaign = row ? row.value : { flights: [] };
   const form = useFormState<Campaign>(initial, (value): Validation => ({ draft: { kind: "campaign", value }, parent: advertiser, existing: isRemote(flow.target) }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
-  const zone = app.zoneOf(advertiser);
+  const zone = zoneOf(picked.timezone);
   const flights: CampaignFlight[] = form.value.flights ?? [];
 
   const submit = () => {
@@ -45,17 +50,19 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Enti
       subtitle={<>Dates in {zone.label}</>}
       zone={zone.iana}
       onSubmit={submit}
-      onCancel={app.closeEditor}
+      onCancel={closeEditor}
       busy={flow.busy}
     >
       <Section title="Campaign">
-        <ParentPicker
+        <ParentPicker<AdvertiserRow>
           name="parent.advertiser"
           label="Advertiser"
-          options={app.advertisers.map((a) => ({ ref: a.target, label: a.label }))}
+          fetch={fetchAdvertisers}
+          kind="advertiser"
           value={advertiser}
-          onChange={(r) => {
-            setAdvertiser(r);
+          valueLabel={picked.label}
+          onChange={(ref, r) => {
+            setPicked({ ref, label: r?.label ?? null, timezone: r ? (r.value.timezoneName ?? r.timezone) : null });
             form.revalidate();
           }}
           disabled={existing}

@@ -1,7 +1,9 @@
 import { useMemo, useState } from "react";
 import { commands } from "../bindings";
-import type { Creative, CreativeRow, EntityRef, MatrixCell } from "../api/types";
-import { useApp } from "../state/app";
+import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
+import type { AdvertiserRow, CampaignRow, Creative, CreativeRow, EntityRef, MatrixCell } from "../api/types";
+import { type ParentHint, useNavActions } from "../state/navigation";
+import { useReference } from "../state/reference";
 import { getPath, parsePath, setPath } from "../util/path";
 import { isRemote, remoteId, sameRef } from "../util/refs";
 import { DuplicateButton, ParentPicker, missingParent, useSaveFlow } from "./common";
@@ -93,19 +95,37 @@ function switchCell(v: Creative, from: MatrixCell | undefined, to: MatrixCell | 
   return next;
 }
 
-/** Where a creative hangs: an advertiser, a campaign (posted or draft), or both. */
-type Parents = { advertiser: EntityRef | null; campaign: EntityRef | null };
+/**
+ * Where a creative hangs: an advertiser, a campaign (posted or draft), or both; with their
+ * labels when known, and the campaign's advertiser.
+ */
+type Parents = {
+  advertiser: EntityRef | null;
+  advertiserLabel: string | null;
+  campaign: EntityRef | null;
+  campaignLabel: string | null;
+  /** The advertiser of `campaign`, when known. */
+  campaignOwner: EntityRef | null;
+};
 
-export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: EntityRef | null }) {
-  const app = useApp();
-  const matrix = app.matrix;
-  const [parents, setParents] = useState<Parents>(() => {
-    const p = row ? row.parent : (parent ?? null);
-    if (p?.kind === "campaign") return { campaign: p, advertiser: app.advertiserOfCampaign(p) };
-    const id = row?.value.campaignId;
-    const campaign = typeof id === "number" ? (app.campaigns.find((c) => c.value.id === id)?.target ?? null) : null;
-    return { advertiser: p, campaign };
-  });
+const byId = (kind: "advertiser" | "campaign", id: number | null | undefined): EntityRef | null => (typeof id === "number" ? { kind, key: { type: "id", value: id } } : null);
+
+function initialParents(row: CreativeRow | undefined, hint: ParentHint | null | undefined): Parents {
+  if (row) {
+    const p = row.parent;
+    const advertiserId = byId("advertiser", row.value.advertiserId);
+    if (p?.kind === "campaign") return { campaign: p, campaignLabel: row.parentLabel, campaignOwner: advertiserId, advertiser: advertiserId, advertiserLabel: null };
+    return { advertiser: p, advertiserLabel: row.parentLabel, campaign: byId("campaign", row.value.campaignId), campaignLabel: null, campaignOwner: p };
+  }
+  if (hint?.target.kind === "campaign") return { campaign: hint.target, campaignLabel: hint.label, campaignOwner: hint.advertiser, advertiser: hint.advertiser, advertiserLabel: null };
+  if (hint) return { advertiser: hint.target, advertiserLabel: hint.label, campaign: null, campaignLabel: null, campaignOwner: null };
+  return { advertiser: null, advertiserLabel: null, campaign: null, campaignLabel: null, campaignOwner: null };
+}
+
+export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: ParentHint | null }) {
+  const { closeEditor } = useNavActions();
+  const { matrix } = useReference();
+  const [parents, setParents] = useState<Parents>(() => initialParents(row, parent));
   // The campaign carries the creative when one is chosen (the service resolves the
   // advertiser from it, even a draft campaign's once it lands); else the advertiser.
   const owner = parents.campaign ?? parents.advertiser;
@@ -156,10 +176,6 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Enti
     });
   };
 
-  const campaignOptions = app.campaigns
-    .filter((c) => !parents.advertiser || sameRef(c.parent, parents.advertiser))
-    .map((c) => ({ ref: c.target, label: `${c.label}${typeof c.value.id === "number" ? "" : " (draft)"}` }));
-
   const submit = () => {
     if (!owner) return flow.fail(missingParent("parent.advertiser", "advertiser or a campaign"));
     return flow.save((target) => commands.saveCreative(target, owner, withParents(form.value))).then(() => undefined);
@@ -172,36 +188,48 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Enti
       title={existing ? `Creative: ${v.name ?? row?.label ?? ""}` : "New creative"}
       required={required}
       onSubmit={submit}
-      onCancel={app.closeEditor}
+      onCancel={closeEditor}
       busy={flow.busy}
       readOnly={readOnly}
       buttons={readOnly && row ? <DuplicateButton target={row.target} what="creative" /> : undefined}
     >
       <Section title="Creative">
-        <ParentPicker
+        <ParentPicker<AdvertiserRow>
           name="parent.advertiser"
           label="Advertiser"
           required={false}
           emptyLabel={parents.campaign ? "From the campaign" : "Choose…"}
           hint="or only a campaign"
-          options={app.advertisers.map((a) => ({ ref: a.target, label: a.label }))}
+          fetch={fetchAdvertisers}
+          kind="advertiser"
           value={parents.advertiser}
-          onChange={(r) => {
-            setParents((p) => ({ advertiser: r, campaign: p.campaign && r && !sameRef(app.advertiserOfCampaign(p.campaign), r) ? null : p.campaign }));
+          valueLabel={parents.advertiserLabel}
+          onChange={(ref, r) => {
+            setParents((p) => {
+              // A campaign of another advertiser (or of one not known) no longer fits.
+              const keep = p.campaign !== null && ref !== null && sameRef(p.campaignOwner, ref);
+              return keep
+                ? { ...p, advertiser: ref, advertiserLabel: r?.label ?? null }
+                : { advertiser: ref, advertiserLabel: r?.label ?? null, campaign: ref ? null : p.campaign, campaignLabel: ref ? null : p.campaignLabel, campaignOwner: ref ? null : p.campaignOwner };
+            });
             form.revalidate();
           }}
           disabled={existing}
         />
-        <ParentPicker
+        <ParentPicker<CampaignRow>
           name="parent.campaign"
           label="Campaign"
           required={false}
           emptyLabel="None (advertiser only)"
           hint="optional; drafts too"
-          options={campaignOptions}
+          fetch={fetchCampaigns}
+          kind="campaign"
+          parent={parents.advertiser}
+          optionLabel={(c) => `${c.label}${typeof c.value.id === "number" ? "" : " (draft)"}`}
           value={parents.campaign}
-          onChange={(r) => {
-            setParents((p) => ({ advertiser: p.advertiser, campaign: r }));
+          valueLabel={parents.campaignLabel}
+          onChange={(ref, r) => {
+            setParents((p) => ({ ...p, campaign: ref, campaignLabel: r?.label ?? null, campaignOwner: r?.parent ?? null }));
             form.revalidate();
           }}
           disabled={existing}

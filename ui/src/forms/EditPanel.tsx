@@ -1,4 +1,4 @@
-import { useApp } from "../state/app";
+import { useEditor } from "../state/navigation";
 import { refKey } from "../util/refs";
 import { AdOrderForm } from "./AdOrderForm";
 import { AdvertiserForm } from "./AdvertiserForm";
@@ -10,7 +10,7 @@ import { SiteListForm } from "./SiteListForm";
 
 /** The side panel with the form of what is being edited. */
 export function EditPanel() {
-  const { editor, closeEditor } = useApp();
+  const { editor, closeEditor } = useEditor();
   if (!editor) return null;
   const key = `${editor.kind}:${editor.kind === "flight_caps" ? refKey(editor.adOrder.target) : editor.row ? refKey(editor.row.target) : "new"}`;
   let body;
@@ -25,7 +25,7 @@ export function EditPanel() {
       body = <AdOrderForm key={key} row={editor.row} parent={editor.parent} />;
       break;
     case "flight_caps":
-      body = <FlightCapsForm key={key} adOrder={editor.adOrder.target} campaign={editor.adOrder.parent} row={editor.row} />;
+      body = <FlightCapsForm key={key} adOrder={editor.adOrder.target} campaign={editor.adOrder.parent} timezone={editor.adOrder.timezone} row={editor.row} />;
       break;
     case "creative":
       body = <CreativeForm key={key} row={editor.row} parent={editor.parent} />;

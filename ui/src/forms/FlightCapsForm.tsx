@@ -2,9 +2,10 @@ import { useEffect, useId, useState } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
 import type { CapChoices, CapFlight, EntityRef, FlightCap, FlightCapsRow } from "../api/types";
-import { useApp } from "../state/app";
+import { useNavActions } from "../state/navigation";
+import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
-import { parseRef, refKey, sameRef } from "../util/refs";
+import { parseRef, refKey } from "../util/refs";
 import { useSaveFlow } from "./common";
 import { FieldErrors, FormFrame, NumberField, useField, useFormState } from "./kit";
 
@@ -16,11 +17,14 @@ import { FieldErrors, FormFrame, NumberField, useField, useFormState } from "./k
 export function FlightCapsForm({
   adOrder,
   campaign,
+  timezone,
   row,
   embedded,
 }: {
   adOrder: EntityRef;
   campaign: EntityRef | null;
+  /** The advertiser's timezone (the flights' dates are shown in it). */
+  timezone?: string | null;
   row?: FlightCapsRow | null;
   embedded?: boolean;
 }) {
@@ -39,7 +43,7 @@ export function FlightCapsForm({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [orderKey, campaignKey]);
   if (choices === null) return <p className="muted">Loading flights…</p>;
-  return <CapsEditor adOrder={adOrder} campaign={campaign} choices={choices} row={row} embedded={embedded} />;
+  return <CapsEditor adOrder={adOrder} timezone={timezone ?? row?.timezone ?? null} choices={choices} row={row} embedded={embedded} />;
 }
 
 /** The flight a stored cap is for: as the workspace says, else its `flightId`. */
@@ -51,20 +55,19 @@ function initialPick(cap: FlightCap, stored: EntityRef | null | undefined): stri
 
 function CapsEditor({
   adOrder,
-  campaign,
+  timezone,
   choices,
   row,
   embedded,
 }: {
   adOrder: EntityRef;
-  campaign: EntityRef | null;
+  timezone: string | null;
   choices: CapChoices;
   row?: FlightCapsRow | null;
   embedded?: boolean;
 }) {
-  const app = useApp();
-  const campaignRow = app.campaigns.find((c) => sameRef(c.target, choices.campaign ?? campaign));
-  const zone = app.zoneOf(campaignRow?.parent ?? null);
+  const { closeEditor } = useNavActions();
+  const zone = useReference().zoneOf(timezone);
   const flights = choices.flights;
   const postedIds = flights.flatMap((f) => (f.id != null ? [f.id] : []));
   const initial = row?.value ?? [];
@@ -124,7 +127,7 @@ function CapsEditor({
       subtitle={subtitle}
       zone={zone.iana}
       onSubmit={save}
-      onCancel={embedded ? undefined : app.closeEditor}
+      onCancel={embedded ? undefined : closeEditor}
       saveLabel={embedded ? "Save flight caps" : "Save"}
       busy={flow.busy}
       autoFocus={!embedded}

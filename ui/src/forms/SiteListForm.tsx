@@ -1,7 +1,7 @@
 import { useId, useState } from "react";
 import { commands } from "../bindings";
 import type { SiteList, SiteListOp, SiteListRow } from "../api/types";
-import { useApp } from "../state/app";
+import { useNavActions } from "../state/navigation";
 import { appendAt, removeAt } from "../util/path";
 import { useSaveFlow } from "./common";
 import { LABELS, RULE_TYPES, SITE_LIST_ID_BASED, SITE_LIST_RULE_BASED, STRATEGIES } from "./enums";
@@ -23,7 +23,7 @@ const OP_LABELS: Record<SiteListOp, string> = {
  * service's calls: append, overwrite or remove; its body holds only the sites or rules sent.
  */
 export function SiteListForm({ row }: { row?: SiteListRow }) {
-  const app = useApp();
+  const { closeEditor } = useNavActions();
   const existing = row !== undefined;
   const [op, setOp] = useState<SiteListOp>(existing ? "append" : "add");
   // For an existing list the body starts empty: it carries what to append, overwrite or remove.
@@ -48,7 +48,7 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
       title={existing ? `Site list: ${row.label}` : "New site list"}
       subtitle={existing ? `${ruleBased ? "Rule based" : "Id based"}${row.value.insertedCount != null ? ` · last call inserted ${row.value.insertedCount}` : ""}` : undefined}
       onSubmit={() => flow.save((target) => commands.saveSiteList(target, op, form.value)).then(() => undefined)}
-      onCancel={app.closeEditor}
+      onCancel={closeEditor}
       saveLabel={existing ? OP_LABELS[op] : "Save"}
       busy={flow.busy}
     >

@@ -2,14 +2,19 @@ import { useId, useState } from "react";
 import { commands } from "../bindings";
 import { type CommandResult, call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
-import type { EntityRef, FieldError, Saved } from "../api/types";
-import { useApp } from "../state/app";
-import { parseRef, refKey } from "../util/refs";
+import type { AnyRow, EntityRef, FieldError, Saved } from "../api/types";
+import { EntitySelect, type EntitySelectProps } from "../components/EntitySelect";
+import { type ParentHint, useNavActions } from "../state/navigation";
+import { useSession } from "../state/session";
 import { FieldErrors, type FormState, useField } from "./kit";
 
-/** Saves through a command; routes errors, reloads tables, closes the panel on a clean save. */
+/**
+ * Saves through a command; routes errors, closes the panel on a clean save. Tables showing
+ * the kind refresh on the workspace-changed event the save sends.
+ */
 export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | null, closeOnClean = true) {
-  const app = useApp();
+  const { closeEditor } = useNavActions();
+  const { reloadSnapshot } = useSession();
   const [target, setTarget] = useState<EntityRef | null>(initialTarget);
   const [busy, setBusy] = useState(false);
 
@@ -20,11 +25,10 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
     if (!r.ok) return null;
     setTarget(r.data.target);
     form.setErrors(r.data.errors);
-    app.bump();
-    void app.reloadSnapshot();
+    void reloadSnapshot();
     if (r.data.errors.length === 0) {
       toast("Saved to the workspace. It is sent when you post.", "success");
-      if (closeOnClean) app.closeEditor();
+      if (closeOnClean) closeEditor();
     } else {
       toast(`Saved with ${r.data.errors.length === 1 ? "1 problem" : `${r.data.errors.length} problems`}. Fix before posting.`, "error");
     }
@@ -39,37 +43,24 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
   return { target, setTarget, busy, save, fail };
 }
 
-export type ParentOption = { ref: EntityRef; label: string };
-
 /**
- * A parent picker (`parent.advertiser`, `parent.campaign`); option values are the
- * reference's JSON. It is not part of the value: its state lives with the form.
+ * A parent picker (`parent.advertiser`, `parent.campaign`) over a query command; option
+ * values are the reference's JSON. It is not part of the value: its state lives with the form.
  */
-export function ParentPicker({
+export function ParentPicker<R extends AnyRow>({
   name,
   label,
-  options,
-  value,
-  onChange,
-  disabled,
   required = true,
-  emptyLabel = "Choose…",
   hint,
+  ...select
 }: {
   name: "parent.advertiser" | "parent.campaign";
   label: string;
-  options: ParentOption[];
-  value: EntityRef | null;
-  onChange: (r: EntityRef | null) => void;
-  disabled?: boolean;
   required?: boolean;
-  emptyLabel?: string;
   hint?: string;
-}) {
+} & Omit<EntitySelectProps<R>, "name" | "label" | "id" | "invalid">) {
   const id = useId();
   const { errorsAt, readOnly } = useField();
-  const current = value ? refKey(value) : "";
-  const known = options.some((o) => refKey(o.ref) === current);
   return (
     <div className="field">
       <label htmlFor={id}>
@@ -77,22 +68,7 @@ export function ParentPicker({
         {required && <span className="req"> *</span>}
         {hint && <span className="hint"> {hint}</span>}
       </label>
-      <select
-        id={id}
-        name={name}
-        value={current}
-        disabled={disabled || readOnly}
-        aria-invalid={errorsAt(name).length > 0 || undefined}
-        onChange={(e) => onChange(parseRef(e.target.value))}
-      >
-        <option value="">{emptyLabel}</option>
-        {!known && current !== "" && <option value={current}>{current}</option>}
-        {options.map((o) => (
-          <option key={refKey(o.ref)} value={refKey(o.ref)}>
-            {o.label}
-          </option>
-        ))}
-      </select>
+      <EntitySelect<R> {...select} id={id} name={name} label={label} disabled={select.disabled || readOnly} invalid={errorsAt(name).length > 0} />
       <FieldErrors path={name} />
     </div>
   );
@@ -107,22 +83,32 @@ export function missingParent(name: "parent.advertiser" | "parent.campaign", wha
  * update) into a new draft and opens it.
  */
 export function DuplicateButton({ target, what }: { target: EntityRef; what: string }) {
-  const app = useApp();
+  const { openEditor } = useNavActions();
+  const { reloadSnapshot } = useSession();
   const [busy, setBusy] = useState(false);
   const run = async () => {
     setBusy(true);
     const copy = await unwrap(commands.duplicateAsNew(target));
     setBusy(false);
     if (!copy) return;
-    app.bump();
-    void app.reloadSnapshot();
+    void reloadSnapshot();
     toast(`Copied into a new ${what} draft. Change it, then post it.`, "success");
-    if (copy.kind === "creative") app.openEditor({ kind: "creative", row: copy.row });
-    else app.openEditor({ kind: "audience_segment", row: copy.row });
+    if (copy.kind === "creative") openEditor({ kind: "creative", row: copy.row });
+    else openEditor({ kind: "audience_segment", row: copy.row });
   };
   return (
     <button type="button" className="primary" data-action="duplicate" data-testid="duplicate-as-new" disabled={busy} onClick={() => void run()}>
       Duplicate as new
     </button>
   );
+}
+
+/** A parent chosen in a form, with what the form shows of it. */
+export type Picked = { ref: EntityRef | null; label: string | null; timezone: string | null };
+
+/** The parent a form starts with: the row's own, or the one it was opened under. */
+export function pickedOf(row: AnyRow | undefined, hint: ParentHint | null | undefined): Picked {
+  if (row) return { ref: row.parent, label: row.parentLabel, timezone: row.timezone };
+  if (hint) return { ref: hint.target, label: hint.label, timezone: hint.timezone };
+  return { ref: null, label: null, timezone: null };
 }

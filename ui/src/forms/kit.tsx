@@ -130,6 +130,8 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
   const { form } = p;
 
   // Which wire paths have an input (or an error slot) on screen, read after each render.
+  // No dependency list on purpose: the DOM is the input; the comparison below ends the loop.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;

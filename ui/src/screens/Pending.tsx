@@ -4,9 +4,12 @@ import { unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import type { ChangeStatus, ChangeView, ConflictPick, Op, Pick } from "../api/types";
 import { type Column, DataTable } from "../components/DataTable";
-import { useApp } from "../state/app";
+import { useWorkspaceChanged } from "../state/events";
+import { useSession } from "../state/session";
+import { useSync } from "../state/sync";
+import { localSource } from "../table/localSource";
+import { NO_SELECTION, type Selection } from "../table/useSelection";
 import { plural, showJson } from "../util/format";
-import { refKey } from "../util/refs";
 
 const OP_TEXT: Record<Op, string> = {
   create: "Create",
@@ -28,30 +31,8 @@ const STATUS_TEXT: Record<ChangeStatus, string> = {
   blocked: "Blocked",
 };
 
-const KIND_TEXT: Record<string, string> = {
-  advertiser: "Advertiser",
-  campaign: "Campaign",
-  flight: "Flight",
-  ad_order: "Ad order",
-  flight_caps: "Flight caps",
-  creative: "Creative",
-  site_list: "Site list",
-  audience_segment: "Audience segment",
-};
-
-function markerOf(c: ChangeView) {
-  switch (c.status) {
-    case "invalid":
-      return "invalid" as const;
-    case "conflict":
-      return "conflict" as const;
-    case "failed":
-    case "needs_review":
-      return "failed" as const;
-    default:
-      return c.op === "create" ? ("new" as const) : ("changed" as const);
-  }
-}
+/** "ad order" → "Ad order". */
+const capitalized = (s: string) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
 /** Per-field choice between the base, my and the server's value; sends the picks. */
 export function ConflictPicker({ change, onResolved }: { change: ChangeView; onResolved: (list: ChangeView[]) => void }) {
@@ -169,20 +150,74 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
   );
 }
 
+/** The columns filtered and sorted on (the details toggle is added for display). */
+const COLUMNS: Column<ChangeView>[] = [
+  { id: "seq", header: "#", value: (c) => c.seq, width: 56, align: "right", sortable: true },
+  { id: "label", header: "Item", value: (c) => c.label, width: 220, sortable: true },
+  { id: "kind", header: "Kind", value: (c) => capitalized(c.kindLabel), width: 110, sortable: true },
+  { id: "op", header: "Change", value: (c) => OP_TEXT[c.op] ?? c.op, width: 120, sortable: true },
+  {
+    id: "status",
+    header: "Status",
+    value: (c) => STATUS_TEXT[c.status] ?? c.status,
+    render: (c) => <span className={`status status-${c.status}`}>{STATUS_TEXT[c.status] ?? c.status}</span>,
+    width: 110,
+    sortable: true,
+  },
+  { id: "fields", header: "Fields", value: (c) => c.diff.length, width: 64, align: "right", sortable: true },
+  {
+    id: "messages",
+    header: "Messages",
+    value: (c) => [...c.errors.map((e) => `${e.field}: ${e.message}`), ...c.messages.map((m) => m.message), ...(c.conflicts.length ? [`${plural(c.conflicts.length, "conflict")}`] : [])].join(" · "),
+    width: 360,
+    sortable: true,
+  },
+];
+
+const changeId = (c: ChangeView) => String(c.seq);
+const changeLabel = (c: ChangeView) => c.label;
+const changeMarker = (c: ChangeView) => c.marker;
+
+/** Post and discard: the part of the screen that follows posting (re-renders on its ticks). */
+function PendingActions({ count, seqs, busy, onCheck, onDiscard }: { count: number; seqs: number[]; busy: boolean; onCheck: () => void; onDiscard: () => void }) {
+  const { posting, post } = useSync();
+  return (
+    <>
+      <button type="button" data-action="check" disabled={busy} onClick={onCheck}>
+        Check
+      </button>
+      <button type="button" className="primary" data-action="post-all" disabled={posting || count === 0} onClick={() => void post(null)}>
+        Post all
+      </button>
+      <button type="button" data-action="post-selected" disabled={posting || seqs.length === 0} onClick={() => void post(seqs)}>
+        Post selected{seqs.length ? ` (${seqs.length})` : ""}
+      </button>
+      <button type="button" className="danger" data-action="discard-selected" disabled={seqs.length === 0} onClick={onDiscard}>
+        Discard selected
+      </button>
+    </>
+  );
+}
+
 export function PendingScreen() {
-  const app = useApp();
+  const { reloadSnapshot } = useSession();
   const [changes, setChanges] = useState<ChangeView[]>([]);
-  const [selected, setSelected] = useState<ChangeView[]>([]);
-  const [expanded, setExpanded] = useState<Set<number>>(new Set());
+  const [selection, setSelection] = useState<Selection>(NO_SELECTION);
+  const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
   const [busy, setBusy] = useState(false);
+  // Every save, discard, resolution and post changes the list.
+  const [changed, setChanged] = useState(0);
+  useWorkspaceChanged("any", () => setChanged((n) => n + 1));
 
   useEffect(() => {
     let live = true;
-    void unwrap(commands.pendingChanges()).then((r) => live && r && setChanges(r));
+    void unwrap(commands.pendingChanges()).then((r) => {
+      if (live && r) setChanges(r);
+    });
     return () => {
       live = false;
     };
-  }, [app.version]);
+  }, [changed]);
 
   // Conflicts and problems open by themselves.
   useEffect(() => {
@@ -205,11 +240,13 @@ export function PendingScreen() {
   const onResolved = useCallback(
     (list: ChangeView[]) => {
       setChanges(list);
-      app.bump();
-      void app.reloadSnapshot();
+      void reloadSnapshot();
     },
-    [app],
+    [reloadSnapshot],
   );
+
+  const source = useMemo(() => localSource(changes, COLUMNS, changeId, changeLabel, changeMarker), [changes]);
+  const seqs = useMemo(() => source.selected(selection).map((c) => c.seq), [source, selection]);
 
   const check = async () => {
     setBusy(true);
@@ -222,13 +259,11 @@ export function PendingScreen() {
     }
   };
   const discard = async () => {
-    const seqs = selected.map((c) => c.seq);
     if (seqs.length === 0) return;
     const r = await unwrap(commands.discardChanges(seqs));
     if (r) {
       toast(`Discarded ${plural(r.length, "change")}.`, "success");
-      app.bump();
-      void app.reloadSnapshot();
+      void reloadSnapshot();
     }
   };
 
@@ -245,23 +280,11 @@ export function PendingScreen() {
         ),
         width: 34,
       },
-      { id: "seq", header: "#", value: (c) => c.seq, width: 56, align: "right" },
-      { id: "label", header: "Item", value: (c) => c.label, width: 220 },
-      { id: "kind", header: "Kind", value: (c) => KIND_TEXT[c.target.kind] ?? c.target.kind, width: 110 },
-      { id: "op", header: "Change", value: (c) => OP_TEXT[c.op] ?? c.op, width: 120 },
-      { id: "status", header: "Status", value: (c) => STATUS_TEXT[c.status] ?? c.status, render: (c) => <span className={`status status-${c.status}`}>{STATUS_TEXT[c.status] ?? c.status}</span>, width: 110 },
-      { id: "fields", header: "Fields", value: (c) => c.diff.length, width: 64, align: "right" },
-      {
-        id: "messages",
-        header: "Messages",
-        value: (c) => [...c.errors.map((e) => `${e.field}: ${e.message}`), ...c.messages.map((m) => m.message), ...(c.conflicts.length ? [`${plural(c.conflicts.length, "conflict")}`] : [])].join(" · "),
-        width: 360,
-      },
+      ...COLUMNS,
     ],
     [expanded, toggle],
   );
 
-  const seqs = selected.map((c) => c.seq);
   return (
     <section className="screen" aria-label="Pending changes">
       <div className="screen-head">
@@ -271,31 +294,16 @@ export function PendingScreen() {
       <DataTable
         kind="pending"
         label="Pending changes"
-        rows={changes}
+        fetch={source.fetch}
         columns={columns}
-        rowId={(c) => `${c.seq}:${refKey(c.target)}`}
-        rowLabel={(c) => c.label}
-        rowMarker={markerOf}
+        rowId={changeId}
+        rowLabel={changeLabel}
+        rowMarker={changeMarker}
         rowPending={() => true}
-        onSelectionChange={setSelected}
+        onSelectionChange={setSelection}
         onOpen={(c) => toggle(c.seq)}
         expanded={(c) => (expanded.has(c.seq) ? <ChangeDetails change={c} onResolved={onResolved} /> : null)}
-        toolbar={
-          <>
-            <button type="button" data-action="check" disabled={busy} onClick={() => void check()}>
-              Check
-            </button>
-            <button type="button" className="primary" data-action="post-all" disabled={app.snapshot.posting || changes.length === 0} onClick={() => void app.post(null)}>
-              Post all
-            </button>
-            <button type="button" data-action="post-selected" disabled={app.snapshot.posting || seqs.length === 0} onClick={() => void app.post(seqs)}>
-              Post selected{seqs.length ? ` (${seqs.length})` : ""}
-            </button>
-            <button type="button" className="danger" data-action="discard-selected" disabled={seqs.length === 0} onClick={() => void discard()}>
-              Discard selected
-            </button>
-          </>
-        }
+        toolbar={<PendingActions count={changes.length} seqs={seqs} busy={busy} onCheck={() => void check()} onDiscard={() => void discard()} />}
         emptyText="No pending changes. Edits you save show up here until you post them."
       />
     </section>

@@ -1,17 +1,22 @@
-import { useEffect, useState } from "react";
+import { type ReactNode, memo, useEffect, useState } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
+import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
+import type { AdvertiserRow, CampaignRow, Kind } from "../api/types";
 import { EditPanel } from "../forms/EditPanel";
 import { Palette } from "../components/Palette";
-import { SCREENS, type Screen, useApp } from "../state/app";
-import { clearEntities } from "../state/registry";
+import { useWorkspaceChanged } from "../state/events";
+import { SCREENS, type Screen, useEditor, useNavActions, useNavigation, usePaletteOpen } from "../state/navigation";
+import { useSession } from "../state/session";
+import { useSync } from "../state/sync";
 import { plural } from "../util/format";
 import { refKey, sameRef } from "../util/refs";
+import { EntityScreen } from "./EntityScreen";
+import { AD_ORDERS, ADVERTISERS, CAMPAIGNS, CREATIVES, SEGMENTS, SITE_LISTS } from "./entities";
 import { PendingScreen } from "./Pending";
-import { AdOrdersScreen, AdvertisersScreen, AudienceSegmentsScreen, CampaignsScreen, CreativesScreen, SiteListsScreen } from "./Tables";
 
 function ProfileSwitcher() {
-  const { snapshot, setSnapshot } = useApp();
+  const { snapshot, setSnapshot } = useSession();
   const active = snapshot.profiles.find((p) => p.id === snapshot.activeId);
   const url = active ? (
     <div className="profile-url" title={active.embedded ? "Embedded local sandbox" : "Service"}>
@@ -48,9 +53,85 @@ function ProfileSwitcher() {
   );
 }
 
+/** Entries the tree lists per level; the palette finds the others by name. */
+const TREE_LIMIT = 200;
+
+type Listing<R> = { rows: R[]; total: number };
+
+/** A few rows of a kind by name, asked again when the workspace changes them. */
+function useListing<R>(load: () => Promise<{ rows: R[]; total: number } | undefined>, kind: Kind, key: string, enabled = true): Listing<R> | null {
+  const [list, setList] = useState<Listing<R> | null>(null);
+  const [changed, setChanged] = useState(0);
+  useWorkspaceChanged([kind], () => setChanged((n) => n + 1));
+  useEffect(() => {
+    if (!enabled) return;
+    let live = true;
+    void load().then((w) => {
+      if (live && w) setList({ rows: w.rows, total: w.total });
+    });
+    return () => {
+      live = false;
+    };
+    // `load` is rebuilt each render; `key` says what it loads.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, changed, enabled]);
+  return list;
+}
+
+function TreeAdvertiser({ a, open, onToggle }: { a: AdvertiserRow; open: boolean; onToggle: () => void }) {
+  const { scope, setScope } = useNavigation();
+  const campaigns = useListing<CampaignRow>(
+    () => fetchCampaigns({ parent: a.target, filter: "", sort: { column: "name", descending: false }, offset: 0, limit: TREE_LIMIT }),
+    "campaign",
+    refKey(a.target),
+    open,
+  );
+  const timezone = a.value.timezoneName ?? a.timezone;
+  return (
+    <li role="treeitem" aria-expanded={open} aria-selected={sameRef(scope?.target, a.target)}>
+      <div className="tree-row">
+        <button type="button" className="icon-button twisty" aria-label={`${open ? "Collapse" : "Expand"} ${a.label}`} onClick={onToggle}>
+          {open ? "▾" : "▸"}
+        </button>
+        <button
+          type="button"
+          className={`tree-node ${sameRef(scope?.target, a.target) ? "selected" : ""} ${a.pending ? "pending" : ""}`}
+          data-tree-label={a.label}
+          onClick={() => setScope({ target: a.target, label: a.label, timezone, advertiser: null, advertiserLabel: null })}
+        >
+          {a.label}
+        </button>
+      </div>
+      {open && campaigns && (
+        <ul role="group">
+          {campaigns.rows.map((c) => (
+            <li key={refKey(c.target)} role="treeitem" aria-selected={sameRef(scope?.target, c.target)}>
+              <button
+                type="button"
+                className={`tree-node leaf ${sameRef(scope?.target, c.target) ? "selected" : ""} ${c.pending ? "pending" : ""}`}
+                data-tree-label={c.label}
+                onClick={() => setScope({ target: c.target, label: c.label, timezone: c.timezone ?? timezone, advertiser: a.target, advertiserLabel: a.label })}
+              >
+                {c.label}
+              </button>
+            </li>
+          ))}
+          {campaigns.rows.length === 0 && <li className="muted tree-note">No campaigns</li>}
+          {campaigns.total > campaigns.rows.length && <li className="muted tree-note">… {(campaigns.total - campaigns.rows.length).toLocaleString()} more (Ctrl K finds them)</li>}
+        </ul>
+      )}
+    </li>
+  );
+}
+
 function AccountTree() {
-  const { advertisers, campaigns, scope, setScope } = useApp();
-  const [open, setOpen] = useState<Set<string>>(new Set());
+  const { scope, setScope } = useNavigation();
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const advertisers = useListing<AdvertiserRow>(
+    () => fetchAdvertisers({ parent: null, filter: "", sort: { column: "name", descending: false }, offset: 0, limit: TREE_LIMIT }),
+    "advertiser",
+    "all",
+  );
   const toggle = (k: string) =>
     setOpen((prev) => {
       const next = new Set(prev);
@@ -67,55 +148,32 @@ function AccountTree() {
             All advertisers
           </button>
         </li>
-        {advertisers.map((a) => {
+        {advertisers?.rows.map((a) => {
           const k = refKey(a.target);
-          const kids = campaigns.filter((c) => sameRef(c.parent, a.target));
-          const isOpen = open.has(k) || (scope !== null && kids.some((c) => sameRef(c.target, scope)));
-          return (
-            <li key={k} role="treeitem" aria-expanded={kids.length > 0 ? isOpen : undefined} aria-selected={sameRef(scope, a.target)}>
-              <div className="tree-row">
-                {kids.length > 0 ? (
-                  <button type="button" className="icon-button twisty" aria-label={`${isOpen ? "Collapse" : "Expand"} ${a.label}`} onClick={() => toggle(k)}>
-                    {isOpen ? "▾" : "▸"}
-                  </button>
-                ) : (
-                  <span className="twisty" />
-                )}
-                <button
-                  type="button"
-                  className={`tree-node ${sameRef(scope, a.target) ? "selected" : ""} ${a.pending ? "pending" : ""}`}
-                  data-tree-label={a.label}
-                  onClick={() => setScope(a.target)}
-                >
-                  {a.label}
-                </button>
-              </div>
-              {isOpen && kids.length > 0 && (
-                <ul role="group">
-                  {kids.map((c) => (
-                    <li key={refKey(c.target)} role="treeitem" aria-selected={sameRef(scope, c.target)}>
-                      <button
-                        type="button"
-                        className={`tree-node leaf ${sameRef(scope, c.target) ? "selected" : ""} ${c.pending ? "pending" : ""}`}
-                        data-tree-label={c.label}
-                        onClick={() => setScope(c.target)}
-                      >
-                        {c.label}
-                      </button>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </li>
-          );
+          const isOpen = open.has(k) || (scope?.target.kind === "campaign" && sameRef(scope.advertiser, a.target));
+          return <TreeAdvertiser key={k} a={a} open={isOpen} onToggle={() => toggle(k)} />;
         })}
+        {advertisers && advertisers.total > advertisers.rows.length && (
+          <li className="muted tree-note">… {(advertisers.total - advertisers.rows.length).toLocaleString()} more (Ctrl K finds them)</li>
+        )}
       </ul>
     </nav>
   );
 }
 
+/** The pending count beside its screen's link: the only part of the sidebar that follows posting. */
+function PendingBadge() {
+  const { pendingCount } = useSync();
+  if (pendingCount === 0) return null;
+  return (
+    <span className="badge" aria-label={`${pendingCount} pending`}>
+      {pendingCount}
+    </span>
+  );
+}
+
 function Sidebar() {
-  const { screen, setScreen, snapshot } = useApp();
+  const { screen, setScreen } = useNavigation();
   return (
     <aside className="sidebar" aria-label="Sidebar">
       <div className="brand">
@@ -139,11 +197,7 @@ function Sidebar() {
             }}
           >
             {s.label}
-            {s.id === "pending" && snapshot.pendingCount > 0 && (
-              <span className="badge" aria-label={`${snapshot.pendingCount} pending`}>
-                {snapshot.pendingCount}
-              </span>
-            )}
+            {s.id === "pending" && <PendingBadge />}
           </a>
         ))}
       </nav>
@@ -153,56 +207,74 @@ function Sidebar() {
 }
 
 function TopBar() {
-  const app = useApp();
-  const n = app.snapshot.pendingCount;
-  const [downloading, setDownloading] = useState(false);
+  const { snapshot, signOut } = useSession();
+  const { setPaletteOpen } = useNavActions();
+  const sync = useSync();
+  const n = sync.pendingCount;
   return (
     <header className="topbar" aria-label="Toolbar">
       <button
         type="button"
         data-action="download"
-        disabled={downloading}
+        disabled={sync.download !== null}
         title="Download the account from the service (keeps your pending changes)"
-        onClick={async () => {
-          setDownloading(true);
-          await app.download();
-          setDownloading(false);
-        }}
+        onClick={() => void sync.startDownload()}
       >
-        <span aria-hidden="true">↓</span> {downloading ? "Downloading…" : "Download"}
+        <span aria-hidden="true">↓</span> {sync.download !== null ? "Downloading…" : "Download"}
       </button>
-      <button type="button" className="primary" data-action="post-all" disabled={n === 0 || app.snapshot.posting} onClick={() => void app.post(null)}>
+      <button type="button" className="primary" data-action="post-all" disabled={n === 0 || sync.posting} onClick={() => void sync.post(null)}>
         <span aria-hidden="true">↑</span> Post {plural(n, "change")}
       </button>
       <span className="spacer" />
-      <button type="button" className="palette-button" onClick={() => app.setPaletteOpen(true)} aria-keyshortcuts="Control+K Meta+K">
+      <button type="button" className="palette-button" onClick={() => setPaletteOpen(true)} aria-keyshortcuts="Control+K Meta+K">
         Search or jump… <kbd>Ctrl K</kbd>
       </button>
-      <span
-        className="account muted"
-        data-session-kind={app.snapshot.session?.kind}
-        title={app.snapshot.session?.kind === "partner" ? "Data partner" : "Advertiser / agency"}
-      >
-        {app.snapshot.session?.account}
+      <span className="account muted" data-session-kind={snapshot.session?.kind} title={snapshot.session?.kind === "partner" ? "Data partner" : "Advertiser / agency"}>
+        {snapshot.session?.account}
       </span>
-      <button type="button" data-action="sign-out" onClick={() => void app.signOut()}>
+      <button type="button" data-action="sign-out" onClick={() => void signOut()}>
         Sign out
       </button>
     </header>
   );
 }
 
+const KIND_PLURAL: Record<Kind, string> = {
+  advertiser: "advertisers",
+  campaign: "campaigns",
+  flight: "flights",
+  ad_order: "ad orders",
+  flight_caps: "flight caps",
+  creative: "creatives",
+  site_list: "site lists",
+  audience_segment: "audience segments",
+};
+
+/** The download in flight: what it is fetching, and how far (a bar that fills when the total is known). */
+function DownloadStatus() {
+  const { download } = useSync();
+  if (!download) return null;
+  const p = download.latest;
+  const counted = p && p.total !== null ? `${p.done.toLocaleString()}/${p.total.toLocaleString()}` : p ? p.done.toLocaleString() : "";
+  return (
+    <span className="sync" data-download-progress={p ? p.kind : ""}>
+      Downloading{p ? ` ${KIND_PLURAL[p.kind]}` : "…"} {counted}
+      <progress max={p?.total ?? undefined} value={p && p.total !== null ? p.done : undefined} aria-label="Download progress" />
+    </span>
+  );
+}
+
 function StatusBar() {
-  const app = useApp();
-  const { snapshot, progress } = app;
-  const posting = snapshot.posting || progress !== null;
+  const { snapshot, toggleSandbox } = useSession();
+  const { pendingCount, posting: postingFlag, progress } = useSync();
+  const posting = postingFlag || progress !== null;
   return (
     <footer className="statusbar" aria-label="Status">
       <span data-status={snapshot.online ? "online" : "offline"} className={snapshot.online ? "online" : "offline"}>
         <span className="dot" aria-hidden="true" /> {snapshot.online ? "Online" : "Offline"}
       </span>
       <span>
-        Pending: <b data-pending-count="">{snapshot.pendingCount}</b>
+        Pending: <b data-pending-count="">{pendingCount}</b>
       </span>
       {posting && (
         <span className="sync" data-sync-progress="">
@@ -210,9 +282,10 @@ function StatusBar() {
           <progress max={progress?.total || 1} value={progress?.done ?? 0} aria-label="Posting progress" />
         </span>
       )}
+      <DownloadStatus />
       <span className="spacer" />
       {snapshot.sandbox !== null && (
-        <button type="button" className="small" data-action="toggle-sandbox" onClick={() => void app.toggleSandbox()}>
+        <button type="button" className="small" data-action="toggle-sandbox" onClick={() => void toggleSandbox()}>
           {snapshot.sandbox === "running" ? "Stop local sandbox" : "Start local sandbox"}
         </button>
       )}
@@ -223,27 +296,35 @@ function StatusBar() {
 function ScreenView({ screen }: { screen: Screen }) {
   switch (screen) {
     case "advertisers":
-      return <AdvertisersScreen />;
+      return <EntityScreen key={screen} config={ADVERTISERS} />;
     case "campaigns":
-      return <CampaignsScreen />;
+      return <EntityScreen key={screen} config={CAMPAIGNS} />;
     case "ad_orders":
-      return <AdOrdersScreen />;
+      return <EntityScreen key={screen} config={AD_ORDERS} />;
     case "creatives":
-      return <CreativesScreen />;
+      return <EntityScreen key={screen} config={CREATIVES} />;
     case "site_lists":
-      return <SiteListsScreen />;
+      return <EntityScreen key={screen} config={SITE_LISTS} />;
     case "audience_segments":
-      return <AudienceSegmentsScreen />;
+      return <EntityScreen key={screen} config={SEGMENTS} />;
     case "pending":
       return <PendingScreen />;
   }
 }
 
-export function Shell() {
-  const app = useApp();
-  const { setPaletteOpen } = app;
-  // A new account or profile: the palette forgets the previous one's rows.
-  useEffect(() => clearEntities(), []);
+/** The screen in view: re-renders on navigation only (not on editor, sync or session changes). */
+function Content() {
+  const { screen } = useNavigation();
+  return (
+    <main className="content" aria-label="Content">
+      <ScreenView screen={screen} />
+    </main>
+  );
+}
+
+function PaletteHost() {
+  const open = usePaletteOpen();
+  const { setPaletteOpen } = useNavActions();
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
@@ -254,17 +335,29 @@ export function Shell() {
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [setPaletteOpen]);
+  return open ? <Palette onClose={() => setPaletteOpen(false)} /> : null;
+}
 
+/** The window's frame: makes room for the edit panel when a form is open. */
+function Frame({ children }: { children: ReactNode }) {
+  const { editor } = useEditor();
+  return <div className={editor ? "shell with-panel" : "shell"}>{children}</div>;
+}
+
+/**
+ * The main window. Each part reads only the context it shows, so a post's progress tick
+ * re-renders the status bar, not the table on screen, and opening a form leaves it alone;
+ * a session change (online, sandbox) reaches only the parts that show it.
+ */
+export const Shell = memo(function Shell() {
   return (
-    <div className={app.editor ? "shell with-panel" : "shell"}>
+    <Frame>
       <Sidebar />
       <TopBar />
-      <main className="content" aria-label="Content">
-        <ScreenView screen={app.screen} />
-      </main>
+      <Content />
       <EditPanel />
       <StatusBar />
-      {app.paletteOpen && <Palette onClose={() => setPaletteOpen(false)} />}
-    </div>
+      <PaletteHost />
+    </Frame>
   );
-}
+});

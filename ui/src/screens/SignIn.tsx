@@ -3,10 +3,11 @@ import { commands } from "../bindings";
 import { call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import type { AppSnapshot, PartnerStarted } from "../api/types";
+import type { SessionView } from "../state/session";
 
 type Tab = "user" | "partner";
 
-export function SignIn({ snapshot, onSnapshot }: { snapshot: AppSnapshot; onSnapshot: (s: AppSnapshot) => void }) {
+export function SignIn({ snapshot, onSnapshot }: { snapshot: SessionView; onSnapshot: (s: AppSnapshot) => void }) {
   const [tab, setTab] = useState<Tab>("user");
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");

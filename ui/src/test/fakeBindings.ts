@@ -1,7 +1,7 @@
 // A stand-in for `../bindings` in tests (used through `vi.mock`): every command answers
 // ok with an empty value unless a test says otherwise.
 import { vi } from "vitest";
-import type { AppSnapshot, FieldError, MatrixCell, Saved, Timeline } from "../api/types";
+import type { AppSnapshot, FieldError, MatrixCell, Saved, TableQuery, TableWindow, Timeline } from "../api/types";
 
 export function ok<T>(data: T): Promise<{ status: "ok"; data: T }> {
   return Promise.resolve({ status: "ok" as const, data });
@@ -25,6 +25,23 @@ const noCells: MatrixCell[] = [];
 
 type Real = typeof import("../bindings").commands;
 
+function emptyWindow<T>(): TableWindow<T> {
+  return { rows: [], offset: 0, total: 0, unfiltered: 0 };
+}
+
+/**
+ * A query command over `rows`, as the Rust side answers it: every word of the filter in
+ * the row's label or `text`, then the window. Use with `mockImplementation`.
+ */
+export function tableOf<R extends { label: string }>(rows: R[], text: (r: R) => string = (r) => r.label) {
+  return (q: TableQuery) => {
+    const words = q.filter.toLowerCase().split(/\s+/).filter(Boolean);
+    const hits = rows.filter((r) => words.every((w) => `${r.label} ${text(r)}`.toLowerCase().includes(w)));
+    const offset = Math.min(q.offset, hits.length);
+    return ok<TableWindow<R>>({ rows: hits.slice(offset, offset + q.limit), offset, total: hits.length, unfiltered: rows.length });
+  };
+}
+
 export const commands = {
   appSnapshot: vi.fn<Real["appSnapshot"]>(() => ok(SIGNED_IN)),
   addProfile: vi.fn<Real["addProfile"]>(() => ok(SIGNED_IN)),
@@ -34,13 +51,13 @@ export const commands = {
   signOut: vi.fn<Real["signOut"]>(() => ok(SIGNED_IN)),
   setSandboxRunning: vi.fn<Real["setSandboxRunning"]>(() => ok(SIGNED_IN)),
   refresh: vi.fn<Real["refresh"]>(() => ok({ added: 0, changed: 0, removed: 0, keptPending: 0 })),
-  listAdvertisers: vi.fn<Real["listAdvertisers"]>(() => ok([])),
-  listCampaigns: vi.fn<Real["listCampaigns"]>(() => ok([])),
-  listAdOrders: vi.fn<Real["listAdOrders"]>(() => ok([])),
+  queryAdvertisers: vi.fn<Real["queryAdvertisers"]>(() => ok(emptyWindow())),
+  queryCampaigns: vi.fn<Real["queryCampaigns"]>(() => ok(emptyWindow())),
+  queryAdOrders: vi.fn<Real["queryAdOrders"]>(() => ok(emptyWindow())),
   listFlightCaps: vi.fn<Real["listFlightCaps"]>(() => ok(null)),
-  listCreatives: vi.fn<Real["listCreatives"]>(() => ok([])),
-  listSiteLists: vi.fn<Real["listSiteLists"]>(() => ok([])),
-  listAudienceSegments: vi.fn<Real["listAudienceSegments"]>(() => ok({ rows: [], total: 0 })),
+  queryCreatives: vi.fn<Real["queryCreatives"]>(() => ok(emptyWindow())),
+  querySiteLists: vi.fn<Real["querySiteLists"]>(() => ok(emptyWindow())),
+  queryAudienceSegments: vi.fn<Real["queryAudienceSegments"]>(() => ok(emptyWindow())),
   validate: vi.fn<Real["validate"]>(() => ok(noErrors)),
   saveAdvertiser: vi.fn<Real["saveAdvertiser"]>(() => ok(saved)),
   saveCampaign: vi.fn<Real["saveCampaign"]>(() => ok(saved)),
@@ -64,11 +81,31 @@ export const commands = {
   resolveConflict: vi.fn<Real["resolveConflict"]>(() => ok([])),
 };
 
-const event = () => ({ listen: vi.fn(() => Promise.resolve(() => undefined)), once: vi.fn(() => Promise.resolve(() => undefined)) });
+/** A Tauri event stand-in: `emit` calls whoever listens. */
+function event<T>() {
+  const listeners = new Set<(e: { payload: T }) => void>();
+  return {
+    listen: vi.fn((cb: (e: { payload: T }) => void) => {
+      listeners.add(cb);
+      return Promise.resolve(() => {
+        listeners.delete(cb);
+      });
+    }),
+    once: vi.fn(() => Promise.resolve(() => undefined)),
+    emit: (payload: T) => {
+      for (const l of [...listeners]) l({ payload });
+    },
+  };
+}
+
+type Payload<E> = E extends { listen: (cb: (e: { payload: infer P }) => void) => unknown } ? P : never;
+type RealEvents = typeof import("../bindings").events;
 
 export const events = {
-  syncProgress: event(),
-  syncFinished: event(),
-  sessionChanged: event(),
-  signInRequired: event(),
+  syncProgress: event<Payload<RealEvents["syncProgress"]>>(),
+  syncFinished: event<Payload<RealEvents["syncFinished"]>>(),
+  sessionChanged: event<Payload<RealEvents["sessionChanged"]>>(),
+  signInRequired: event<Payload<RealEvents["signInRequired"]>>(),
+  downloadProgress: event<Payload<RealEvents["downloadProgress"]>>(),
+  workspaceChanged: event<Payload<RealEvents["workspaceChanged"]>>(),
 };

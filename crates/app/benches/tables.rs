@@ -1,0 +1,213 @@
+//! What a table view costs on the Rust side of the app, at 100,000 ad orders (or
+//! `BENCH_AD_ORDERS`): the first window (building the kind's index), scrolling, a filter
+//! keystroke, a sort, and a save until the open sorted view shows it; the bytes one
+//! window sends over the IPC; and the index's memory.
+//!
+//! Run with `cargo bench -p flightdeck-core`. `BENCH_RUNS` sets the runs per figure (21).
+
+use std::time::{Duration, Instant};
+
+use flightdeck_client::{Client, ClientConfig, Credentials};
+use flightdeck_core::query::{Row, SortBy, TableQuery, Tables};
+use flightdeck_model::AdOrder;
+use flightdeck_offline::change::{EntityRef, Key, Kind};
+use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_sandbox::testing;
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn stats(label: &str, mut v: Vec<Duration>) {
+    v.sort();
+    let p = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
+    println!(
+        "{label:<44} median {:>8.2} ms   p95 {:>8.2} ms   max {:>8.2} ms   ({} runs)",
+        p(0.5),
+        p(0.95),
+        p(1.0),
+        v.len()
+    );
+}
+
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<f64>().ok())
+        })
+        .map_or(0.0, |pages| pages * 4096.0 / 1e6)
+}
+
+fn q(filter: &str, sort: Option<&str>, offset: u32) -> TableQuery {
+    TableQuery {
+        parent: None,
+        filter: filter.to_owned(),
+        sort: sort.map(|c| SortBy {
+            column: c.to_owned(),
+            descending: false,
+        }),
+        offset,
+        limit: 60,
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let env = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let orders = env("BENCH_AD_ORDERS", 100_000);
+    let runs = env("BENCH_RUNS", 21).max(1);
+    let dir = tempfile::tempdir()?;
+    let sandbox = testing::demo_sandbox()?;
+    let now = sandbox.state().clock.now_ms();
+    let campaign = testing::demo_campaign(&sandbox)?;
+    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
+    let running = sandbox.clone().spawn("127.0.0.1:0".parse()?).await?;
+    let client = Client::new(
+        ClientConfig::new(&running.base_url())?,
+        Credentials::basic("demo", "demo"),
+    )?;
+    let mut ws = Workspace::open(dir.path().join("bench.db"))?;
+    let options = PullOptions {
+        flight_caps: false,
+        audiences: false,
+        ..PullOptions::default()
+    };
+    ws.pull_with(&client, PullScope::All, options, |_| {})
+        .await?;
+    running.stop().await?;
+    // A tenth of the rows pending, as after a bulk edit: their markers are looked up too.
+    let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
+    let mut batch = ws.batch()?;
+    for i in 0..orders / 10 {
+        batch.create_ad_order(
+            &parent,
+            serde_json::from_value(testing::ad_order_body(campaign, i, now))?,
+        )?;
+    }
+    batch.commit()?;
+    println!("ad orders: {} downloaded + {} drafts", orders, orders / 10);
+
+    let window = |t: &Tables, ws: &Workspace, query: &TableQuery| {
+        t.window::<AdOrder>(ws, Kind::AdOrder, query)
+    };
+
+    // What reading the rows alone costs: the floor under building the index.
+    let mut scan = Vec::new();
+    for _ in 0..runs.min(7) {
+        let t = Instant::now();
+        let mut bytes = 0usize;
+        ws.scan(Kind::AdOrder, |s| {
+            bytes += s.json.len();
+            Ok(())
+        })?;
+        scan.push(t.elapsed());
+        std::hint::black_box(bytes);
+    }
+    stats("read every row's JSON from SQLite (floor)", scan);
+
+    // Open: a fresh index each time (first open after start or a download).
+    let mut open = Vec::new();
+    let mut rss = 0.0;
+    for _ in 0..runs.min(7) {
+        let before = rss_mb();
+        let tables = Tables::default();
+        let t = Instant::now();
+        window(&tables, &ws, &q("", None, 0))?;
+        open.push(t.elapsed());
+        rss = rss_mb() - before;
+    }
+    stats("open (build the index, first window)", open);
+    println!("index memory (resident growth)               {rss:.0} MB");
+
+    let tables = Tables::default();
+    let first = window(&tables, &ws, &q("", None, 0))?;
+    let bytes = serde_json::to_vec(&first)?.len();
+    println!(
+        "IPC bytes of a 60-row window                 {:.1} KB",
+        bytes as f64 / 1e3
+    );
+
+    let mut scroll = Vec::new();
+    for i in 0..runs {
+        let offset = (i * 7919 % orders) as u32;
+        let t = Instant::now();
+        window(&tables, &ws, &q("", None, offset))?;
+        scroll.push(t.elapsed());
+    }
+    stats("scroll (a window at another offset)", scroll);
+
+    let typed = [
+        "o",
+        "or",
+        "ord",
+        "orde",
+        "order",
+        "order ",
+        "order 1",
+        "order 12",
+        "order 123",
+    ];
+    let mut keys = Vec::new();
+    for _ in 0..runs.div_ceil(typed.len()).max(3) {
+        for text in typed {
+            let t = Instant::now();
+            window(&tables, &ws, &q(text, None, 0))?;
+            keys.push(t.elapsed());
+        }
+    }
+    stats("filter keystroke (\"o\" … \"order 123\")", keys);
+
+    let mut sorts = Vec::new();
+    for i in 0..runs {
+        let tables = Tables::default();
+        window(&tables, &ws, &q("", None, 0))?;
+        let col = ["name", "budget", "start"][i % 3];
+        let t = Instant::now();
+        window(&tables, &ws, &q("", Some(col), 0))?;
+        sorts.push(t.elapsed());
+    }
+    stats("sort (first sort by a column)", sorts);
+
+    let mut saves = Vec::new();
+    let mut edit = Vec::new();
+    for i in 0..runs {
+        let w = window(
+            &tables,
+            &ws,
+            &q("", Some("name"), (i * 131 % orders) as u32),
+        )?;
+        let row: &Row<AdOrder> = &w.rows[0];
+        let mut value = row.value.clone();
+        // Letters only, so no other row's id or number matches the filter below.
+        let tag: String = i
+            .to_string()
+            .bytes()
+            .map(|b| char::from(b'a' + (b - b'0')))
+            .collect();
+        value.name = Some(format!("Renamed q{tag}"));
+        let target = row.target.clone();
+        let t = Instant::now();
+        ws.update_ad_order(&target, value)?;
+        let saved = t.elapsed();
+        tables.touched(&ws, std::slice::from_ref(&target))?;
+        let w = window(
+            &tables,
+            &ws,
+            &q(&format!("renamed q{tag}"), Some("name"), 0),
+        )?;
+        saves.push(t.elapsed());
+        edit.push(saved);
+        assert_eq!(w.rows.first().map(|r| &r.target), Some(&target));
+    }
+    stats("save (workspace write only)", edit);
+    stats("save until the sorted view shows it", saves);
+    Ok(())
+}

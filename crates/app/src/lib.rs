@@ -1,0 +1,27 @@
+//! Flightdeck's core, shared by both hosts: the desktop app (`src-tauri`) and the
+//! `flightdeck` CLI. Everything a host would otherwise decide for itself lives here once,
+//! so the two read the same files and apply the same rules:
+//!
+//! - [`paths`]: the data directory and the one workspace file per profile and account;
+//! - [`profiles`]: the saved profiles and the current account of each (`profiles.json`);
+//! - [`Core`] and [`Account`]: the active profile, its session (tokens in the keyring,
+//!   namespaced per service and account), its workspace, and the posting state
+//!   ([`PostingGuard`]);
+//! - [`pending`]: the pending-change views, with the kind's label and the row marker;
+//! - [`scope`]: what a download may fetch for the signed-in kind of account.
+//!
+//! Hosts parse input, call one function here (or in `flightdeck-offline`), and map the
+//! error. No Tauri, no terminal: both are hosts' business.
+
+pub mod edits;
+pub mod error;
+pub mod forms;
+pub mod paths;
+pub mod pending;
+pub mod profiles;
+pub mod query;
+pub mod scope;
+mod session;
+
+pub use error::{Error, Result};
+pub use session::{Account, Core, OpenOptions, PendingPartner, PostingGuard, Selection, Signed};

@@ -1,0 +1,283 @@
+//! Table windows over a real workspace file, downloaded over HTTP from a sandbox on
+//! loopback: what the buyer sees when scrolling, filtering, sorting and saving.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use flightdeck_client::{Client, ClientConfig, Credentials};
+use flightdeck_core::query::{SortBy, TableQuery, Tables};
+use flightdeck_model::AdOrder;
+use flightdeck_offline::change::{EntityRef, Key, Kind};
+use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_sandbox::testing;
+
+const ORDERS: usize = 120;
+
+/// A workspace holding `ORDERS` downloaded ad orders ("Order 0" … "Order 119") under
+/// the demo campaign, plus the demo account's own.
+async fn downloaded() -> (tempfile::TempDir, Workspace, i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = testing::demo_sandbox().unwrap();
+    let now = sandbox.state().clock.now_ms();
+    let campaign = testing::demo_campaign(&sandbox).unwrap();
+    testing::load_ad_orders(&sandbox, campaign, ORDERS, now).unwrap();
+    let running = sandbox
+        .clone()
+        .spawn("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let client = Client::new(
+        ClientConfig::new(&running.base_url()).unwrap(),
+        Credentials::basic("demo", "demo"),
+    )
+    .unwrap();
+    let mut ws = Workspace::open(dir.path().join("w.db")).unwrap();
+    let options = PullOptions {
+        flight_caps: false,
+        audiences: false,
+        ..PullOptions::default()
+    };
+    ws.pull_with(&client, PullScope::All, options, |_| {})
+        .await
+        .unwrap();
+    running.stop().await.unwrap();
+    (dir, ws, campaign)
+}
+
+fn query(filter: &str, sort: Option<(&str, bool)>, offset: u32, limit: u32) -> TableQuery {
+    TableQuery {
+        parent: None,
+        filter: filter.to_owned(),
+        sort: sort.map(|(c, d)| SortBy {
+            column: c.to_owned(),
+            descending: d,
+        }),
+        offset,
+        limit,
+    }
+}
+
+fn ids(rows: &[flightdeck_core::query::Row<AdOrder>]) -> Vec<i64> {
+    rows.iter().map(|r| r.value.id.unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn windows_count_scroll_and_order_ids_as_numbers() {
+    let (_dir, ws, _) = downloaded().await;
+    let tables = Tables::default();
+    let first = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("", None, 0, 20))
+        .unwrap();
+    let total = first.total as usize;
+    assert!(total >= ORDERS, "{total}");
+    assert_eq!(first.rows.len(), 20, "only the window is sent");
+    assert_eq!(first.unfiltered, first.total);
+    let firsts = ids(&first.rows);
+    let mut sorted = firsts.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        firsts, sorted,
+        "ids ascend as numbers (9 before 10), not as text"
+    );
+
+    // Scrolling to the end: the last window is short, and nothing is skipped or repeated.
+    let mut seen = Vec::new();
+    let mut offset = 0;
+    loop {
+        let w = tables
+            .window::<AdOrder>(&ws, Kind::AdOrder, &query("", None, offset, 50))
+            .unwrap();
+        if w.rows.is_empty() {
+            break;
+        }
+        seen.extend(ids(&w.rows));
+        offset += 50;
+    }
+    assert_eq!(seen.len(), total);
+    let mut unique = seen.clone();
+    unique.dedup();
+    assert_eq!(unique.len(), total);
+    let past = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("", None, 10_000, 50))
+        .unwrap();
+    assert!(past.rows.is_empty());
+    assert_eq!(past.offset, past.total, "an offset past the end is clamped");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_filter_matches_every_word_in_any_column_and_case() {
+    let (_dir, ws, _) = downloaded().await;
+    let tables = Tables::default();
+    // "Order 11", "Order 110" … "Order 119": every word must appear.
+    let w = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("ORDER 11", None, 0, 100))
+        .unwrap();
+    let names: Vec<String> = w.rows.iter().map(|r| r.label.clone()).collect();
+    assert_eq!(w.total as usize, names.len());
+    assert!(names.iter().any(|n| n == "Order 11"), "{names:?}");
+    // The words may be in any column: here the name, or the id.
+    for r in &w.rows {
+        let id = r.value.id.unwrap().to_string();
+        assert!(
+            r.label.contains("11") || id.contains("11"),
+            "{} {id}",
+            r.label
+        );
+    }
+    assert!(w.unfiltered > w.total);
+    // Another column: the goal.
+    let cpm = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("cpm order", None, 0, 1))
+        .unwrap();
+    assert!(cpm.total as usize >= ORDERS);
+    let none = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("order nosuchword", None, 0, 10))
+        .unwrap();
+    assert_eq!(none.total, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sorting_is_by_value_and_a_save_moves_the_row_into_place() {
+    let (_dir, mut ws, campaign) = downloaded().await;
+    let tables = Tables::default();
+    let by_name = |tables: &Tables, ws: &Workspace, desc: bool| {
+        tables
+            .window::<AdOrder>(
+                ws,
+                Kind::AdOrder,
+                &query("order", Some(("name", desc)), 0, 500),
+            )
+            .unwrap()
+            .rows
+            .into_iter()
+            .map(|r| r.label)
+            .collect::<Vec<_>>()
+    };
+    let asc = by_name(&tables, &ws, false);
+    let mut expected = asc.clone();
+    expected.sort_by_key(|n| n.to_lowercase());
+    assert_eq!(asc, expected);
+    let desc = by_name(&tables, &ws, true);
+    assert_eq!(desc.first(), asc.last());
+
+    // Rename the first ad order to sort last; the open sorted view shows it there after
+    // the save, without a rebuild.
+    let first = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("order", None, 0, 1))
+        .unwrap()
+        .rows
+        .remove(0);
+    let mut value = first.value.clone();
+    value.name = Some("ZZZ renamed order".into());
+    ws.update_ad_order(&first.target, value).unwrap();
+    tables
+        .touched(&ws, std::slice::from_ref(&first.target))
+        .unwrap();
+    let after = by_name(&tables, &ws, false);
+    assert_eq!(after.last().map(String::as_str), Some("ZZZ renamed order"));
+    assert_eq!(after.len(), asc.len());
+    let row = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("zzz", None, 0, 5))
+        .unwrap();
+    assert_eq!(row.total, 1);
+    assert!(
+        row.rows[0].pending && row.rows[0].marker.is_some(),
+        "the row shows it is changed"
+    );
+
+    // A new draft comes after every downloaded row in the default order.
+    let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
+    let draft = ws
+        .create_ad_order(
+            &parent,
+            serde_json::from_value(testing::ad_order_body(campaign, 999, 0)).unwrap(),
+        )
+        .unwrap();
+    tables.touched(&ws, std::slice::from_ref(&draft)).unwrap();
+    let all = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("", None, 0, 100_000))
+        .unwrap();
+    assert_eq!(all.rows.last().map(|r| &r.target), Some(&draft));
+    assert!(
+        all.rows
+            .last()
+            .and_then(|r| r.parent_label.clone())
+            .is_some(),
+        "the parent column has the campaign's name"
+    );
+
+    // Sorting by a number: empty cells last either way.
+    let by_budget = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("", Some(("budget", true)), 0, 3))
+        .unwrap();
+    assert_eq!(by_budget.rows.len(), 3);
+    let err = tables
+        .window::<AdOrder>(
+            &ws,
+            Kind::AdOrder,
+            &query("", Some(("nosuch", false)), 0, 3),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("sort.column"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn select_all_filtered_resolves_to_the_matching_rows() {
+    let (_dir, ws, campaign) = downloaded().await;
+    let tables = Tables::default();
+    let q = TableQuery {
+        parent: Some(EntityRef::new(Kind::Campaign, Key::Id(campaign))),
+        ..query("order 117", None, 0, 1)
+    };
+    let q = TableQuery { limit: 1, ..q };
+    let targets = tables.targets(&ws, Kind::AdOrder, &q).unwrap();
+    let w = tables.window::<AdOrder>(&ws, Kind::AdOrder, &q).unwrap();
+    assert_eq!(w.rows.len(), 1, "the window is one row");
+    assert_eq!(
+        targets.len(),
+        w.total as usize,
+        "select-all covers every match"
+    );
+    // "Order 117", and the order whose id is 117 (the words may be in any column).
+    assert!(!targets.is_empty());
+    assert!(targets.len() < ORDERS, "the filter narrowed the selection");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_advertisers_view_lists_the_ad_orders_of_its_campaigns() {
+    let (_dir, ws, campaign) = downloaded().await;
+    let tables = Tables::default();
+    let campaign = EntityRef::new(Kind::Campaign, Key::Id(campaign));
+    let advertiser = ws
+        .get(&campaign)
+        .unwrap()
+        .unwrap()
+        .parent
+        .expect("its advertiser");
+    let of = |parent: &EntityRef| {
+        tables
+            .window::<AdOrder>(
+                &ws,
+                Kind::AdOrder,
+                &TableQuery {
+                    parent: Some(parent.clone()),
+                    ..query("", None, 0, 5)
+                },
+            )
+            .unwrap()
+            .total
+    };
+    let (by_campaign, by_advertiser) = (of(&campaign), of(&advertiser));
+    assert!(by_campaign as usize >= ORDERS);
+    assert!(
+        by_advertiser >= by_campaign,
+        "{by_advertiser} < {by_campaign}"
+    );
+    let all = tables
+        .window::<AdOrder>(&ws, Kind::AdOrder, &query("", None, 0, 1))
+        .unwrap()
+        .total;
+    assert!(
+        by_advertiser < all,
+        "other advertisers' ad orders are left out"
+    );
+}

@@ -1,0 +1,112 @@
+import { useCallback, useId, useMemo, useState } from "react";
+import { fetchCampaigns } from "../api/queries";
+import type { AnyRow, CampaignRow } from "../api/types";
+import { DataTable } from "../components/DataTable";
+import { EntitySelect } from "../components/EntitySelect";
+import { type ParentHint, useNavActions, useNavigation } from "../state/navigation";
+import { useReference } from "../state/reference";
+import { refKey } from "../util/refs";
+import { type EntityConfig, SORTABLE } from "./entities";
+
+const rowId = (r: AnyRow) => refKey(r.target);
+const rowLabel = (r: AnyRow) => r.label;
+const rowMarker = (r: AnyRow) => r.marker;
+const rowPending = (r: AnyRow) => r.pending;
+
+/** The campaign picker that narrows the ad orders (to the tree's advertiser's campaigns). */
+function CampaignFilter({ advertiser, value, onChange }: { advertiser: ParentHint | null; value: ParentHint | null; onChange: (p: ParentHint | null) => void }) {
+  const id = useId();
+  return (
+    <span className="inline">
+      <label htmlFor={id}>Campaign</label>{" "}
+      <EntitySelect<CampaignRow>
+        fetch={fetchCampaigns}
+        kind="campaign"
+        id={id}
+        name="filter.campaign"
+        label="campaigns"
+        parent={advertiser?.target ?? null}
+        value={value?.target ?? null}
+        valueLabel={value?.label}
+        emptyLabel="All campaigns"
+        optionLabel={(c) => `${c.label}${c.parentLabel && !advertiser ? ` — ${c.parentLabel}` : ""}`}
+        onChange={(ref, r) => onChange(ref ? { target: ref, label: r?.label ?? "", timezone: r?.timezone ?? null, advertiser: r?.parent ?? null } : null)}
+      />
+    </span>
+  );
+}
+
+/**
+ * One entity table screen, driven by its kind's config: the windowed table over the
+ * kind's query command, narrowed to the tree's selection, with a New button and (for ad
+ * orders) a campaign picker and the flight-caps pane.
+ */
+export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfig<R> }) {
+  const { scope, setScope } = useNavigation();
+  const { openEditor } = useNavActions();
+  const { zoneOf } = useReference();
+  const scoped = config.scopeParent(scope);
+
+  // A campaign picked in the head (ad orders), starting from the tree's.
+  const scopedKey = scoped ? refKey(scoped.target) : "";
+  const [picked, setPicked] = useState<ParentHint | null>(scoped);
+  const [seen, setSeen] = useState(scopedKey);
+  if (seen !== scopedKey) {
+    setSeen(scopedKey);
+    setPicked(scoped);
+  }
+  const parent = config.campaignFilter ? picked : scoped;
+  const treeAdvertiser: ParentHint | null =
+    scope?.target.kind === "advertiser"
+      ? { target: scope.target, label: scope.label, timezone: scope.timezone, advertiser: null }
+      : scope?.advertiser
+        ? { target: scope.advertiser, label: scope.advertiserLabel ?? "", timezone: scope.timezone, advertiser: null }
+        : null;
+
+  const { kind, columns: makeColumns, open: editorOf } = config;
+  const columns = useMemo(() => {
+    const sortable = new Set(SORTABLE[kind]);
+    return makeColumns(zoneOf).map((c) => ({ ...c, sortable: sortable.has(c.id) }));
+  }, [kind, makeColumns, zoneOf]);
+  const open = useCallback((row: R) => openEditor(editorOf(row)), [editorOf, openEditor]);
+  const [active, setActive] = useState<R | null>(null);
+
+  return (
+    <section className={config.pane ? "screen split" : "screen"} aria-label={config.title}>
+      <div className="screen-head">
+        <h1>{config.title}</h1>
+        {config.campaignFilter && <CampaignFilter advertiser={treeAdvertiser} value={picked} onChange={setPicked} />}
+        {config.campaignFilter && !picked && treeAdvertiser && <span className="muted">All campaigns of {treeAdvertiser.label}; pick one to narrow the list.</span>}
+        {!config.campaignFilter && scoped && scope && (
+          <span className="chip">
+            Filtered to {scope.label}
+            <button type="button" className="icon-button" aria-label="Clear the tree filter" onClick={() => setScope(null)}>
+              ×
+            </button>
+          </span>
+        )}
+      </div>
+      <DataTable<R>
+        kind={config.kind}
+        label={config.title}
+        fetch={config.fetch}
+        parent={(config.campaignFilter ? (picked ?? treeAdvertiser) : scoped)?.target ?? null}
+        changes={config.changes}
+        columns={columns}
+        rowId={rowId}
+        rowLabel={rowLabel}
+        rowMarker={rowMarker}
+        rowPending={rowPending}
+        onOpen={open}
+        onActiveChange={setActive}
+        toolbar={
+          <button type="button" className="primary" data-action="new" onClick={() => openEditor(config.create(parent))}>
+            + {config.newLabel}
+          </button>
+        }
+        emptyText={config.emptyText}
+      />
+      {config.pane?.(active)}
+    </section>
+  );
+}

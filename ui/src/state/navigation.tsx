@@ -1,0 +1,114 @@
+import { type ReactNode, createContext, useContext, useEffect, useMemo, useState } from "react";
+import type { AdOrderRow, AdvertiserRow, CampaignRow, CreativeRow, EntityRef, FlightCapsRow, SegmentRow, SiteListRow } from "../api/types";
+import { sessionKey, useSession } from "./session";
+
+export type Screen = "advertisers" | "campaigns" | "ad_orders" | "creatives" | "site_lists" | "audience_segments" | "pending";
+
+export const SCREENS: { id: Screen; label: string }[] = [
+  { id: "advertisers", label: "Advertisers" },
+  { id: "campaigns", label: "Campaigns" },
+  { id: "ad_orders", label: "Ad orders" },
+  { id: "creatives", label: "Creatives" },
+  { id: "site_lists", label: "Site lists" },
+  { id: "audience_segments", label: "Audience segments" },
+  { id: "pending", label: "Pending changes" },
+];
+
+/** A parent a new entity is made under, with what the form shows of it before it loads anything. */
+export type ParentHint = { target: EntityRef; label: string; timezone: string | null; advertiser: EntityRef | null };
+
+/** What the edit panel shows. `row` is absent for a new entity. */
+export type Editor =
+  | { kind: "advertiser"; row?: AdvertiserRow }
+  | { kind: "campaign"; row?: CampaignRow; parent?: ParentHint | null }
+  | { kind: "ad_order"; row?: AdOrderRow; parent?: ParentHint | null }
+  | { kind: "flight_caps"; adOrder: AdOrderRow; row?: FlightCapsRow | null }
+  | { kind: "creative"; row?: CreativeRow; parent?: ParentHint | null }
+  | { kind: "site_list"; row?: SiteListRow }
+  | { kind: "audience_segment"; row?: SegmentRow };
+
+/**
+ * The account tree's selection, which narrows the tables: an advertiser, or a campaign
+ * (with its advertiser, so screens of advertiser-owned kinds narrow too).
+ */
+export type Scope = { target: EntityRef; label: string; timezone: string | null; advertiser: EntityRef | null; advertiserLabel: string | null };
+
+/** Stable functions: reading them never re-renders a screen. */
+export type NavActions = {
+  setScreen: (s: Screen) => void;
+  setScope: (s: Scope | null) => void;
+  openEditor: (e: Editor) => void;
+  closeEditor: () => void;
+  setPaletteOpen: (open: boolean) => void;
+};
+
+const ActionsCtx = createContext<NavActions | null>(null);
+const ScreenCtx = createContext<{ screen: Screen; scope: Scope | null } | null>(null);
+const EditorCtx = createContext<Editor | null>(null);
+const PaletteCtx = createContext(false);
+
+function need<T>(v: T | null, what: string): T {
+  if (v === null) throw new Error(`${what} outside NavigationProvider`);
+  return v;
+}
+
+export function useNavActions(): NavActions {
+  return need(useContext(ActionsCtx), "useNavActions");
+}
+
+/** The current screen and tree scope (not the editor: opening a form does not re-render tables). */
+export function useNavigation(): { screen: Screen; scope: Scope | null } & NavActions {
+  const where = need(useContext(ScreenCtx), "useNavigation");
+  const actions = useNavActions();
+  return { ...where, ...actions };
+}
+
+export function useEditor(): { editor: Editor | null; openEditor: (e: Editor) => void; closeEditor: () => void } {
+  const editor = useContext(EditorCtx);
+  const { openEditor, closeEditor } = useNavActions();
+  return { editor, openEditor, closeEditor };
+}
+
+export function usePaletteOpen(): boolean {
+  return useContext(PaletteCtx);
+}
+
+export function NavigationProvider({ children }: { children: ReactNode }) {
+  const { snapshot } = useSession();
+  const partner = snapshot.session?.kind === "partner";
+  const home: Screen = partner ? "audience_segments" : "advertisers";
+  const [screen, setScreen] = useState<Screen>(home);
+  const [scope, setScope] = useState<Scope | null>(null);
+  const [editor, setEditor] = useState<Editor | null>(null);
+  const [paletteOpen, setPaletteOpen] = useState(false);
+
+  // Another profile or account: start from a clean slate (data partners work with segments).
+  const who = sessionKey(snapshot);
+  const [seen, setSeen] = useState(who);
+  if (seen !== who) {
+    setSeen(who);
+    setScope(null);
+    setEditor(null);
+    setScreen(home);
+  }
+  // Signing out closes any form.
+  const signedIn = snapshot.session !== null;
+  useEffect(() => {
+    if (!signedIn) setEditor(null);
+  }, [signedIn]);
+
+  const actions = useMemo<NavActions>(
+    () => ({ setScreen, setScope, openEditor: setEditor, closeEditor: () => setEditor(null), setPaletteOpen }),
+    [],
+  );
+  const where = useMemo(() => ({ screen, scope }), [screen, scope]);
+  return (
+    <ActionsCtx.Provider value={actions}>
+      <ScreenCtx.Provider value={where}>
+        <EditorCtx.Provider value={editor}>
+          <PaletteCtx.Provider value={paletteOpen}>{children}</PaletteCtx.Provider>
+        </EditorCtx.Provider>
+      </ScreenCtx.Provider>
+    </ActionsCtx.Provider>
+  );
+}

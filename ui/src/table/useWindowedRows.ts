@@ -1,0 +1,72 @@
+import { useEffect, useMemo, useRef, useState } from "react";
+import { type BaseQuery, WindowCache, type WindowFetch, queryKey } from "./windowCache";
+
+export type WindowedRows<T> = {
+  /** The query of the rows on screen: the latest once its first answer landed. */
+  shown: BaseQuery | null;
+  shownKey: string | null;
+  /** Rows matching the filter, and of the table (or parent) without it. */
+  total: number;
+  unfiltered: number;
+  /** The latest query has been answered at least once. */
+  loaded: boolean;
+  /** Every visible row of the latest query is on screen and fresh. */
+  complete: boolean;
+  /** Changes whenever an answer lands. */
+  version: number;
+  rowAt: (index: number) => T | undefined;
+  loadedBetween: (from: number, to: number) => { index: number; row: T }[];
+  /** Tells which indexes are on screen; missing pages are fetched. */
+  want: (first: number, last: number) => void;
+  /** The rows changed: fetch the visible window again (the rest is forgotten). */
+  refresh: () => void;
+};
+
+/**
+ * The rows of a table, a window at a time: `fetch` is asked only for the pages in view
+ * plus a small overscan, kept in a page cache keyed by the query. The latest request wins:
+ * a slow answer to an older query or to rows that have changed since is never shown.
+ * A new `fetch` function means the rows changed (a refetch).
+ */
+export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, pageSize = 50): WindowedRows<T> {
+  const [version, setVersion] = useState(0);
+  const cacheRef = useRef<WindowCache<T> | null>(null);
+  if (cacheRef.current === null) cacheRef.current = new WindowCache<T>(pageSize, Math.ceil(pageSize / 2), () => setVersion((v) => v + 1));
+  const cache = cacheRef.current;
+  const key = queryKey(query);
+  const latest = useRef(query);
+  useEffect(() => {
+    latest.current = query;
+  });
+
+  useEffect(() => {
+    cache.alive = true;
+    return () => {
+      cache.alive = false;
+    };
+  }, [cache]);
+  useEffect(() => {
+    cache.configure(fetch, latest.current);
+  }, [cache, fetch, key]);
+
+  const api = useMemo(
+    () => ({
+      rowAt: (i: number) => cache.rowAt(i),
+      loadedBetween: (a: number, b: number) => cache.loadedBetween(a, b),
+      want: (a: number, b: number) => cache.want(a, b),
+      refresh: () => cache.invalidate(),
+    }),
+    [cache],
+  );
+
+  return {
+    shown: cache.shownQuery(),
+    shownKey: cache.shownQueryKey(),
+    total: cache.total(),
+    unfiltered: cache.unfiltered(),
+    loaded: cache.loaded(),
+    complete: cache.complete(),
+    version,
+    ...api,
+  };
+}

@@ -1,0 +1,260 @@
+import type { EntityRef, SortBy, TableQuery, TableWindow } from "../api/types";
+
+/** Asks for one window of a table; `undefined` when the command failed. */
+export type WindowFetch<T> = (query: TableQuery) => Promise<TableWindow<T> | undefined>;
+
+/** What a view shows, without the window: the rows it selects and their order. */
+export type BaseQuery = { parent: EntityRef | null; filter: string; sort: SortBy | null };
+
+/** Identifies a base query: equal keys select the same rows in the same order. */
+export function queryKey(q: BaseQuery): string {
+  const p = q.parent ? `${q.parent.kind}:${q.parent.key.type}:${q.parent.key.value}` : "";
+  const s = q.sort ? `${q.sort.column}:${q.sort.descending ? "desc" : "asc"}` : "";
+  return JSON.stringify([p, q.filter, s]);
+}
+
+/** `name:asc`, `budget:desc`, or "" for the default order. */
+export function sortText(sort: SortBy | null): string {
+  return sort ? `${sort.column}:${sort.descending ? "desc" : "asc"}` : "";
+}
+
+type Entry<T> = {
+  key: string;
+  query: BaseQuery;
+  /** Bumped when the rows may have changed: answers to older requests are dropped. */
+  gen: number;
+  /** The generation of the last answer that landed; `gen` differs until one lands. */
+  landed: number;
+  total: number;
+  unfiltered: number;
+  pages: Map<number, T[]>;
+  /** Pages still shown while their refetch is on the way. */
+  stale: Set<number>;
+  /** Page → generation it was asked for in. */
+  inflight: Map<number, number>;
+};
+
+/** Pages kept per query: at most this many rows ever sit in JS, whatever the table's size. */
+const MAX_PAGES = 24;
+/** Queries kept (so going back to a filter is instant until the rows change). */
+const MAX_ENTRIES = 6;
+
+/**
+ * Pages of a table's rows, per query. Only the pages in view (plus an overscan) are asked
+ * for; contiguous missing pages go in one request. The latest request wins: an answer for
+ * a query no longer current is kept for that query but never shown, and an answer asked
+ * before the rows changed is dropped.
+ */
+export class WindowCache<T> {
+  private entries = new Map<string, Entry<T>>();
+  private current: Entry<T> | null = null;
+  private shownKey: string | null = null;
+  private fetcher: WindowFetch<T> | null = null;
+  private first = 0;
+  private last = -1;
+  /** Whether answers may re-render (false between unmount and a StrictMode remount). */
+  alive = true;
+
+  constructor(
+    readonly pageSize: number,
+    private readonly overscan: number,
+    private readonly notify: () => void,
+  ) {}
+
+  /** Sets the fetch function and the query; a new function means new rows (a refetch). */
+  configure(fetcher: WindowFetch<T>, query: BaseQuery): void {
+    const key = queryKey(query);
+    if (this.fetcher !== fetcher) {
+      const had = this.fetcher !== null;
+      this.fetcher = fetcher;
+      this.switchTo(key, query);
+      if (had) this.invalidate();
+      else this.load();
+      return;
+    }
+    if (this.current?.key !== key) {
+      this.switchTo(key, query);
+      this.load();
+    }
+  }
+
+  /** The index range on screen. */
+  want(first: number, last: number): void {
+    if (first === this.first && last === this.last) return;
+    this.first = first;
+    this.last = last;
+    this.load();
+  }
+
+  /** The rows changed: keep showing the visible pages, fetch them again, forget the rest. */
+  invalidate(): void {
+    const cur = this.current;
+    for (const key of [...this.entries.keys()]) if (key !== cur?.key) this.entries.delete(key);
+    if (this.shownKey !== cur?.key) this.shownKey = null;
+    if (!cur) return;
+    cur.gen += 1;
+    cur.inflight.clear();
+    const [p0, p1] = this.pageRange(cur);
+    for (const p of [...cur.pages.keys()]) {
+      if (p >= p0 && p <= p1) cur.stale.add(p);
+      else cur.pages.delete(p);
+    }
+    this.load();
+  }
+
+  /** The entry on screen: the current query once its first answer landed, else the last one shown. */
+  private shown(): Entry<T> | null {
+    const cur = this.current;
+    if (cur && cur.landed > 0) return cur;
+    return (this.shownKey !== null ? this.entries.get(this.shownKey) : undefined) ?? null;
+  }
+
+  /** The query of the rows on screen. */
+  shownQuery(): BaseQuery | null {
+    return this.shown()?.query ?? null;
+  }
+
+  shownQueryKey(): string | null {
+    return this.shown()?.key ?? null;
+  }
+
+  currentKey(): string | null {
+    return this.current?.key ?? null;
+  }
+
+  /** Rows matching the filter, as the rows on screen counted them (0 before any answer). */
+  total(): number {
+    return this.shown()?.total ?? 0;
+  }
+
+  unfiltered(): number {
+    return this.shown()?.unfiltered ?? 0;
+  }
+
+  /** Whether the current query's rows have been answered at least once. */
+  loaded(): boolean {
+    return (this.current?.landed ?? 0) > 0;
+  }
+
+  rowAt(index: number): T | undefined {
+    const e = this.shown();
+    if (!e || index < 0) return undefined;
+    return e.pages.get(Math.floor(index / this.pageSize))?.[index % this.pageSize];
+  }
+
+  /** Rows between two indexes (inclusive) that are loaded, in order. */
+  loadedBetween(from: number, to: number): { index: number; row: T }[] {
+    const out: { index: number; row: T }[] = [];
+    const lo = Math.max(0, Math.min(from, to));
+    const hi = Math.max(from, to);
+    for (let i = lo; i <= hi && i < this.total(); i++) {
+      const r = this.rowAt(i);
+      if (r !== undefined) out.push({ index: i, row: r });
+    }
+    return out;
+  }
+
+  /** Every row on screen is loaded and current (not a stale page waiting for its refetch). */
+  complete(): boolean {
+    const e = this.shown();
+    if (!e || e !== this.current || e.landed !== e.gen) return false;
+    const hi = Math.min(this.last, e.total - 1);
+    for (let p = Math.floor(Math.max(0, this.first) / this.pageSize); p * this.pageSize <= hi; p++) {
+      if (!e.pages.has(p) || e.stale.has(p)) return false;
+    }
+    return true;
+  }
+
+  private switchTo(key: string, query: BaseQuery): void {
+    if (this.current !== null && this.current.key !== key) {
+      // Another filter, sort or parent starts at the top (the table scrolls there).
+      this.last = Math.max(-1, this.last - this.first);
+      this.first = 0;
+    }
+    let e = this.entries.get(key);
+    if (e) {
+      this.entries.delete(key); // re-insert: most recently used last
+    } else {
+      e = { key, query, gen: 1, landed: 0, total: 0, unfiltered: 0, pages: new Map(), stale: new Set(), inflight: new Map() };
+    }
+    this.entries.set(key, e);
+    this.current = e;
+    for (const k of [...this.entries.keys()]) {
+      if (this.entries.size <= MAX_ENTRIES) break;
+      if (k !== key && k !== this.shownKey) this.entries.delete(k);
+    }
+  }
+
+  /** Pages the visible range (with overscan) covers, clamped to the known total. */
+  private pageRange(e: Entry<T>): [number, number] {
+    const lo = Math.max(0, this.first - this.overscan);
+    const hi = Math.max(lo, this.last + this.overscan);
+    const p0 = Math.floor(lo / this.pageSize);
+    let p1 = Math.floor(hi / this.pageSize);
+    if (e.landed > 0) p1 = Math.min(p1, Math.max(0, Math.ceil(e.total / this.pageSize) - 1));
+    return [Math.min(p0, p1), p1];
+  }
+
+  private load(): void {
+    const e = this.current;
+    const fetcher = this.fetcher;
+    if (!e || !fetcher) return;
+    const [p0, p1] = this.pageRange(e);
+    const missing = (p: number) => (!e.pages.has(p) || e.stale.has(p)) && e.inflight.get(p) !== e.gen;
+    let run: number | null = null;
+    for (let p = p0; p <= p1 + 1; p++) {
+      if (p <= p1 && missing(p)) {
+        if (run === null) run = p;
+      } else if (run !== null) {
+        this.request(e, fetcher, run, p - 1);
+        run = null;
+      }
+    }
+  }
+
+  private request(e: Entry<T>, fetcher: WindowFetch<T>, p0: number, p1: number): void {
+    const gen = e.gen;
+    for (let p = p0; p <= p1; p++) e.inflight.set(p, gen);
+    const { parent, filter, sort } = e.query;
+    const query: TableQuery = { parent, filter, sort, offset: p0 * this.pageSize, limit: (p1 - p0 + 1) * this.pageSize };
+    fetcher(query).then(
+      (w) => this.land(e, gen, p0, p1, w),
+      () => this.land(e, gen, p0, p1, undefined),
+    );
+  }
+
+  private land(e: Entry<T>, gen: number, p0: number, p1: number, w: TableWindow<T> | undefined): void {
+    for (let p = p0; p <= p1; p++) if (e.inflight.get(p) === gen) e.inflight.delete(p);
+    // Forgotten, or asked before the rows changed: a newer answer is (or will be) there.
+    if (this.entries.get(e.key) !== e || e.gen !== gen || !w) return;
+    e.total = w.total;
+    e.unfiltered = w.unfiltered;
+    e.landed = gen;
+    for (let p = p0; p <= p1; p++) {
+      const rows = w.rows.slice((p - p0) * this.pageSize, (p - p0 + 1) * this.pageSize);
+      if (rows.length > 0 || p === p0) e.pages.set(p, rows);
+      else e.pages.delete(p);
+      e.stale.delete(p);
+    }
+    const lastPage = Math.ceil(e.total / this.pageSize) - 1;
+    for (const p of [...e.pages.keys()]) if (p > Math.max(0, lastPage)) e.pages.delete(p);
+    this.evict(e);
+    if (e === this.current) {
+      this.shownKey = e.key;
+      // The total is known now: the range may need pages the first request did not cover.
+      this.load();
+    }
+    if (this.alive) this.notify();
+  }
+
+  /** Drops the pages farthest from the view beyond the cap. */
+  private evict(e: Entry<T>): void {
+    if (e.pages.size <= MAX_PAGES) return;
+    const center = (this.first + this.last) / 2 / this.pageSize;
+    const far = [...e.pages.keys()].sort((a, b) => Math.abs(b - center) - Math.abs(a - center));
+    for (const p of far.slice(0, e.pages.size - MAX_PAGES)) {
+      e.pages.delete(p);
+      e.stale.delete(p);
+    }
+  }
+}
