@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 
 source scripts/setup.sh
 
-echo "== ui: npm ci, unit tests (vitest), type check and build"
+echo "== ui: npm ci, lint (eslint), unit tests (vitest), type check and build"
 (
   cd ui
   npm ci --no-audit --no-fund
+  npm run lint
   npm test
   npm run build
 )
