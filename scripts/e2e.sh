@@ -10,7 +10,8 @@
 # FLIGHTDECK_E2E_TIMEOUT (seconds for the whole run, default 900), FLIGHTDECK_E2E_PORT
 # (tauri-driver's port, default 4444; WebKitWebDriver gets the next one),
 # FLIGHTDECK_APP (the binary to test, default target/debug/flightdeck-app),
-# FLIGHTDECK_E2E_KEEP=1 keeps the temporary directory (logs, app data) for a look.
+# FLIGHTDECK_E2E_KEEP=1 keeps the temporary directory (logs, app data) for a look,
+# FLIGHTDECK_E2E_SCRIPT runs another driver script in the same setup (scripts/bench-ui.sh).
 # The embedded sandbox gets a throwaway FLIGHTDECK_SANDBOX_ADMIN_TOKEN, so the scenario can
 # move its clock past token expiry.
 set -euo pipefail
@@ -142,7 +143,7 @@ if [ -z "$ready" ]; then
 fi
 
 status=0
-"$FLIGHTDECK_E2E_PYTHON" tests/e2e/test_app.py "$@" || status=$?
+"$FLIGHTDECK_E2E_PYTHON" "${FLIGHTDECK_E2E_SCRIPT:-tests/e2e/test_app.py}" "$@" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "---- tauri-driver log (app output included) ----" >&2
   # Without the proxy's dropped keep-alive connections (the client retries those).

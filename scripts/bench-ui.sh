@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Measures the desktop app as a buyer feels it, on a large account: the release build,
+# under Xvfb, driven through WebDriver (tauri-driver + WebKitWebDriver), with timing
+# marks taken in the page (the tables' data-painted-at). Prints median and p95 per
+# figure. The same private X server, D-Bus session and keyring as scripts/e2e.sh.
+#
+#   scripts/bench-ui.sh                      100,000 ad orders, 20 runs per figure
+#   BENCH_AD_ORDERS=1000000 scripts/bench-ui.sh
+#   BENCH_RUNS=30 scripts/bench-ui.sh
+#
+# Figures: cold start to the first interactive screen against a blank Tauri v2 app
+# (benches/blank-app, built the same way), on first launch and with existing data; the
+# download with its progress; opening the ad-orders table; a filter keystroke until the
+# window repaints; a sort; a save until the table shows the new value; the bytes each
+# command answer carries over the IPC; resident memory of the app and its web process.
+# The prepared sandbox database is kept in target/bench-ui/ for the next run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+orders="${BENCH_AD_ORDERS:-100000}"
+echo "== ui: npm ci (if stale) and build"
+if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+fi
+(cd ui && npm run build --silent)
+echo "== cargo build --release (the app, the blank app, the data loader)"
+cargo build --release --locked -p flightdeck-app -p flightdeck-blank-app
+cargo build --release --locked -p flightdeck-sandbox --example load_ad_orders
+
+seed="target/bench-ui/ad-orders-$orders/sandbox.db"
+if [ ! -f "$seed" ]; then
+  echo "== preparing a sandbox with $orders ad orders ($seed)"
+  mkdir -p "$(dirname "$seed")"
+  target/release/examples/load_ad_orders "$seed.tmp" "$orders"
+  for suffix in -wal -shm; do
+    if [ -f "$seed.tmp$suffix" ]; then mv "$seed.tmp$suffix" "$seed$suffix"; fi
+  done
+  mv "$seed.tmp" "$seed"
+fi
+
+FLIGHTDECK_E2E_SKIP_BUILD=1 \
+  FLIGHTDECK_APP="$PWD/target/release/flightdeck-app" \
+  FLIGHTDECK_BENCH_BLANK="$PWD/target/release/flightdeck-blank-app" \
+  FLIGHTDECK_BENCH_SEED="$PWD/$seed" \
+  FLIGHTDECK_BENCH_AD_ORDERS="$orders" \
+  FLIGHTDECK_E2E_SCRIPT=tests/e2e/bench_ui.py \
+  FLIGHTDECK_E2E_TIMEOUT="${FLIGHTDECK_E2E_TIMEOUT:-3600}" \
+  exec bash scripts/e2e.sh "$@"

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""The app on a large account, measured through its real UI (run by scripts/bench-ui.sh).
+
+Times come from the page where they can (performance.now() when the input happened,
+and the table's data-painted-at when the window that answers it was painted), and from
+the WebDriver client only for figures of seconds (start, download). Each figure prints
+its median and p95.
+
+Environment (scripts/bench-ui.sh sets it, on top of scripts/e2e.sh's):
+    FLIGHTDECK_BENCH_SEED       a sandbox.db with the demo account and N ad orders
+    FLIGHTDECK_BENCH_AD_ORDERS  N
+    FLIGHTDECK_BENCH_BLANK      the blank Tauri app, for the cold-start floor
+    BENCH_RUNS                  runs per figure (default 20)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_app import SET_INPUT_JS, Config, Scenario, StepFailed  # noqa: E402
+from webdriver import Session, WaitTimeout  # noqa: E402
+
+RUNS = int(os.environ.get("BENCH_RUNS", "20"))
+ORDERS = int(os.environ.get("FLIGHTDECK_BENCH_AD_ORDERS", "0"))
+
+# Counts the bytes of every command answer, by command, from here on.
+IPC_HOOK_JS = """
+if (!window.__fdIpcHooked) {
+  window.__fdIpcHooked = true;
+  window.__fdIpc = [];
+  const internals = window.__TAURI_INTERNALS__;
+  const invoke = internals.invoke.bind(internals);
+  internals.invoke = async (cmd, args, options) => {
+    const answer = await invoke(cmd, args, options);
+    try { window.__fdIpc.push([cmd, JSON.stringify(answer ?? null).length]); } catch (e) {}
+    return answer;
+  };
+}
+window.__fdIpc.length = 0;
+"""
+
+# The painted state of the table of a kind: attributes its root carries (DataTable).
+TABLE_STATE_JS = """
+const kind = arguments[0];
+const roots = [...document.querySelectorAll('[data-painted-at]')];
+const root = roots.find(r => r.matches(`[data-table="${kind}"]`) || r.querySelector(`[data-table="${kind}"]`))
+  || roots[0];
+if (!root) return null;
+return {
+  paintedAt: Number(root.getAttribute('data-painted-at')),
+  total: Number(root.getAttribute('data-total')),
+  filter: root.getAttribute('data-filter-applied') ?? '',
+  sort: root.getAttribute('data-sort-applied') ?? '',
+  labels: [...root.querySelectorAll('[data-row]')].slice(0, 5).map(r => r.getAttribute('data-label')),
+};
+"""
+
+
+def quantiles(values: list[float]) -> tuple[float, float, float]:
+    v = sorted(values)
+    p95 = v[min(len(v) - 1, round(0.95 * (len(v) - 1)))]
+    return statistics.median(v), p95, v[-1]
+
+
+def report(label: str, values: list[float], unit: str = "ms") -> None:
+    if not values:
+        print(f"{label:<52} no samples")
+        return
+    med, p95, top = quantiles(values)
+    print(f"{label:<52} median {med:>9.1f} {unit}  p95 {p95:>9.1f} {unit}  max {top:>9.1f} {unit}  ({len(values)} runs)", flush=True)
+
+
+def rss_mb(root_pid: int) -> float:
+    """Resident memory of a process and its descendants (the web and network processes)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
+        children.setdefault(ppid, []).append(int(entry.name))
+    total_kb = 0
+    stack = [root_pid]
+    while stack:
+        pid = stack.pop()
+        stack.extend(children.get(pid, []))
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total_kb += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return total_kb / 1024
+
+
+def app_pid(binary: Path) -> Optional[int]:
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            exe = os.readlink(entry / "exe")
+        except OSError:
+            continue
+        if exe == str(binary):
+            return int(entry.name)
+    return None
+
+
+class Bench(Scenario):
+    def __init__(self, cfg: Config) -> None:
+        super().__init__(cfg)
+        self.blank = Path(os.environ["FLIGHTDECK_BENCH_BLANK"])
+        self.seed = Path(os.environ["FLIGHTDECK_BENCH_SEED"])
+        if cfg.data_dir is None:
+            raise StepFailed("FLIGHTDECK_DATA_DIR is not set")
+        self.data: Path = cfg.data_dir
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def fresh_data(self, with_seed: bool) -> None:
+        for child in self.data.iterdir():
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        if with_seed:
+            for suffix in ("", "-wal", "-shm"):
+                src = Path(str(self.seed) + suffix)
+                if src.exists():
+                    shutil.copyfile(src, self.data / ("sandbox.db" + suffix))
+
+    def start(self, binary: Path, ready_css: str) -> float:
+        """Starts `binary` under the driver; seconds until `ready_css` is in the page."""
+        t0 = time.monotonic()
+        self._s = Session.start(self.cfg.webdriver_url, str(binary))
+        self.s.wait_for(ready_css, f"{ready_css} after start", timeout=120)
+        return (time.monotonic() - t0) * 1000
+
+    def stop(self) -> None:
+        if self._s is not None:
+            self._s.quit()
+            self._s = None
+            time.sleep(0.5)
+
+    def table(self, kind: str) -> Optional[dict[str, Any]]:
+        return self.s.execute(TABLE_STATE_JS, kind)
+
+    def painted_after(self, kind: str, t0: float, ok: Callable[[dict[str, Any]], bool], what: str, timeout: float = 60) -> dict[str, Any]:
+        def ready() -> Optional[dict[str, Any]]:
+            st = self.table(kind)
+            return st if st and st["paintedAt"] >= t0 and ok(st) else None
+
+        return self.s.wait_until(ready, what, timeout=timeout, interval=0.02)
+
+    def now(self) -> float:
+        return float(self.s.execute("return performance.now();"))
+
+    def ipc(self) -> list[tuple[str, int]]:
+        return [(c, int(n)) for c, n in self.s.execute("return window.__fdIpc || [];")]
+
+    # -- figures -----------------------------------------------------------------------
+
+    def cold_starts(self) -> None:
+        blank, first, existing = [], [], []
+        for _ in range(RUNS):
+            blank.append(self.start(self.blank, "[data-ready]"))
+            self.stop()
+        for _ in range(RUNS):
+            self.fresh_data(with_seed=False)
+            first.append(self.start(self.cfg.app, '[data-action="sign-in"]'))
+            self.stop()
+        report("cold start: blank Tauri v2 app", blank)
+        report("cold start: Flightdeck, first launch (sign-in)", first)
+        self.start_figures = (blank, first, existing)
+
+    def download(self) -> None:
+        self.fresh_data(with_seed=True)
+        self.start(self.cfg.app, '[data-action="sign-in"]')
+        self.step_sign_in()
+        self.nav("advertisers")
+        self.s.execute(IPC_HOOK_JS)
+        t0 = time.monotonic()
+        self.click('[data-action="download"]')
+        saw_progress = False
+
+        def done() -> bool:
+            nonlocal saw_progress
+            saw_progress = saw_progress or bool(self.s.execute("return !!document.querySelector('[data-download-progress]');"))
+            return any("added" in t for t in self.toasts())
+
+        self.s.wait_until(done, "the download to finish", timeout=1800, interval=0.25)
+        took = time.monotonic() - t0
+        print(f"{'download of the account (' + str(ORDERS) + ' ad orders + caps)':<52} {took:>9.1f} s   progress bar seen: {saw_progress}", flush=True)
+
+    def restarts(self) -> None:
+        existing = []
+        for _ in range(RUNS):
+            self.stop()
+            existing.append(self.start(self.cfg.app, "[data-nav]"))
+        blank, _, _ = self.start_figures
+        report("cold start: Flightdeck, existing data (main screen)", existing)
+        report("  ratio to the blank app (median)", [statistics.median(existing) / statistics.median(blank)], unit="x")
+
+    def open_table(self) -> None:
+        self.s.execute(IPC_HOOK_JS)
+        times, sizes = [], []
+        for _ in range(RUNS):
+            self.nav("advertisers")
+            self.s.next_frames(2)
+            self.s.execute(IPC_HOOK_JS)
+            t0 = self.now()
+            self.nav("ad_orders")
+            st = self.painted_after("ad_order", t0, lambda st: st["total"] >= ORDERS, "the ad-orders table to paint")
+            times.append(st["paintedAt"] - t0)
+            sizes.extend(n for _, n in self.ipc())
+        report("open the ad-orders table (click to paint)", times)
+        report("bytes over the IPC per command answer (open)", [n / 1024 for n in sizes], unit="KB")
+
+    def filter_keys(self) -> None:
+        box = self.s.execute(
+            "const root = [...document.querySelectorAll('[data-painted-at]')][0];"
+            "return root && (root.querySelector('input[data-filter]') || document.querySelector('input[data-filter]'));"
+        )
+        if not box:
+            raise StepFailed("the ad-orders table has no filter input (input[data-filter])")
+        text = "order 12"
+        times, sizes = [], []
+        self.s.execute(IPC_HOOK_JS)
+        while len(times) < RUNS:
+            for i in range(1, len(text) + 1):
+                value = text[:i]
+                t0 = self.now()
+                self.s.execute(SET_INPUT_JS, box, value)
+                st = self.painted_after("ad_order", t0, lambda st, v=value: st["filter"] == v.strip() or st["filter"] == v, f"the table filtered by {value!r}")
+                times.append(st["paintedAt"] - t0)
+            t0 = self.now()
+            self.s.execute(SET_INPUT_JS, box, "")
+            self.painted_after("ad_order", t0, lambda st: st["filter"] == "", "the filter cleared")
+        sizes = [n for _, n in self.ipc()]
+        report("filter: keystroke until the window repaints", times)
+        report("bytes over the IPC per command answer (filter)", [n / 1024 for n in sizes], unit="KB")
+
+    def sort(self) -> None:
+        times = []
+        for i in range(RUNS):
+            column = ["name", "budget", "start", "id"][i % 4]
+            # A header knows its column: data-column on the <th> (DataTable).
+            header = self.s.execute(
+                "return document.querySelector(`[data-painted-at] th[data-column=\"${arguments[0]}\"] , th[data-column=\"${arguments[0]}\"]`);",
+                column,
+            )
+            if not header:
+                raise StepFailed(f"no header th[data-column={column!r}] to sort by")
+            before = (self.table("ad_order") or {}).get("sort", "")
+            t0 = self.now()
+            self.s.execute("arguments[0].click();", header)
+            st = self.painted_after("ad_order", t0, lambda st: st["sort"] != before, f"the table sorted by {column}")
+            times.append(st["paintedAt"] - t0)
+        report("sort: header click until the window repaints", times)
+
+    def save(self) -> None:
+        times = []
+        for i in range(RUNS):
+            label = (self.table("ad_order") or {}).get("labels", [None])[0]
+            if not label:
+                raise StepFailed("the ad-orders table shows no row to edit")
+            self.open_row("ad_order", label)
+            new = f"Bench rename {self.names.run} {i}"
+            self.set_input(f'{self.form_css("ad_order")} input[name="name"]', new)
+            t0 = self.now()
+            self.click(f'{self.form_css("ad_order")} [data-action="save"]')
+            self.filter_table("ad_order", "")
+            st = self.s.wait_until(
+                lambda: self.s.execute(
+                    "const r = document.querySelector(arguments[0]); const root = r && r.closest('[data-painted-at]');"
+                    "return r && root ? Number(root.getAttribute('data-painted-at')) : null;",
+                    self.row_css("ad_order", new),
+                ),
+                f"the renamed row {new!r} in the table",
+                timeout=60,
+                interval=0.02,
+            )
+            times.append(float(st) - t0)
+            self.filter_table("ad_order", "")
+        report("save a form until the table shows the value", times)
+
+    def memory(self) -> None:
+        pid = app_pid(self.cfg.app)
+        if pid is None:
+            print("memory: the app's process was not found")
+            return
+        print(f"{'resident memory, app + web processes (table shown)':<52} {rss_mb(pid):>9.0f} MB", flush=True)
+
+
+def main() -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    cfg = Config.from_env(False)
+    b = Bench(cfg)
+    print(f"Flightdeck UI bench: {ORDERS} ad orders, {RUNS} runs per figure, {cfg.app}", flush=True)
+    status = 0
+    try:
+        b.cold_starts()
+        b.download()
+        b.restarts()
+        b.open_table()
+        b.memory()
+        b.filter_keys()
+        b.sort()
+        b.save()
+        b.memory()
+    except (StepFailed, WaitTimeout) as e:
+        print(f"FAIL {e}")
+        b.screenshot("bench-failed")
+        status = 1
+    finally:
+        b.stop()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
