@@ -118,14 +118,22 @@ export const commands = {
 	 *  in the errors read in `timezone`, the advertiser's (UTC when `None`).
 	 */
 	flightTimeline: (flights: CampaignFlight[], timezone: string | null) => __TAURI_INVOKE<Timeline>("flight_timeline", { flights, timezone }),
-	/**  Every change not applied yet, with its diff, errors, messages and conflicts. */
-	pendingChanges: () => typedError<ChangeView[], AppError>(__TAURI_INVOKE("pending_changes")),
-	/**  Re-validates every pending change ("Check changes") and returns them. */
-	checkChanges: () => typedError<ChangeView[], AppError>(__TAURI_INVOKE("check_changes")),
+	/**
+	 *  One window of the pending changes, each with its diff, errors, messages and
+	 *  conflicts (`parent` is ignored; `sort` on `seq` descending shows the newest first).
+	 */
+	queryPendingChanges: (query: TableQuery) => typedError<Window<ChangeView>, AppError>(__TAURI_INVOKE("query_pending_changes", { query })),
+	/**
+	 *  The numbers of the pending changes a query selects: what "select all" of a filtered
+	 *  review posts or discards (numbers only, never the changes).
+	 */
+	pendingSeqs: (query: TableQuery) => typedError<number[], AppError>(__TAURI_INVOKE("pending_seqs", { query })),
+	/**  Re-validates every pending change ("Check changes"); the views showing them refresh. */
+	checkChanges: () => typedError<CheckSummary, AppError>(__TAURI_INVOKE("check_changes")),
 	/**  Discards changes (drafts that depend on them go too); returns every seq removed. */
 	discardChanges: (seqs: number[]) => typedError<number[], AppError>(__TAURI_INVOKE("discard_changes", { seqs })),
 	/**  Resolves a conflict: one pick per conflicting field. The change goes back to pending. */
-	resolveConflict: (seq: number, picks: ConflictPick[]) => typedError<ChangeView[], AppError>(__TAURI_INVOKE("resolve_conflict", { seq, picks })),
+	resolveConflict: (seq: number, picks: ConflictPick[]) => typedError<null, AppError>(__TAURI_INVOKE("resolve_conflict", { seq, picks })),
 	/**
 	 *  Starts posting in the background: all pending changes, or `seqs` and what they
 	 *  depend on. Progress arrives as `SyncProgress` events, the end as `SyncFinished`.
@@ -503,6 +511,14 @@ export type ChangeView = {
 	messages: ChangeMessage[],
 	/**  Base, mine and theirs per conflicting field. */
 	conflicts: FieldConflict[],
+};
+
+/**  What "Check changes" found. */
+export type CheckSummary = {
+	/**  Changes checked. */
+	checked: number,
+	/**  Of those, the ones that break a rule (held back from posting). */
+	invalid: number,
 };
 
 /**  The buyer's choice for one conflicting field. */

@@ -281,3 +281,34 @@ async fn an_advertisers_view_lists_the_ad_orders_of_its_campaigns() {
         "other advertisers' ad orders are left out"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_changes_come_in_windows_and_filter_by_name_kind_or_status() {
+    let (_dir, mut ws, campaign) = downloaded().await;
+    let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
+    for i in 0..30 {
+        ws.create_ad_order(
+            &parent,
+            serde_json::from_value(testing::ad_order_body(campaign, 500 + i, 0)).unwrap(),
+        )
+        .unwrap();
+    }
+    let w = flightdeck_core::pending::window(&ws, &query("", None, 10, 5)).unwrap();
+    assert_eq!((w.total, w.unfiltered, w.rows.len()), (30, 30, 5));
+    assert!(w.rows.iter().all(|c| c.kind_label == "ad order"));
+    let seqs: Vec<i64> = w.rows.iter().map(|c| c.seq).collect();
+    assert!(
+        seqs.windows(2).all(|p| p[0] < p[1]),
+        "outbox order: {seqs:?}"
+    );
+    let newest =
+        flightdeck_core::pending::window(&ws, &query("", Some(("seq", true)), 0, 1)).unwrap();
+    assert!(newest.rows[0].seq > *seqs.last().unwrap());
+
+    let named = flightdeck_core::pending::window(&ws, &query("order 517", None, 0, 10)).unwrap();
+    assert_eq!(named.total, 1);
+    assert_eq!(named.rows[0].label, "Order 517");
+    assert_eq!(named.unfiltered, 30);
+    let none = flightdeck_core::pending::window(&ws, &query("campaign", None, 0, 10)).unwrap();
+    assert_eq!(none.total, 0, "only ad orders are pending");
+}

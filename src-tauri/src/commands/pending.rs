@@ -10,22 +10,41 @@ use super::{SyncFinished, SyncProgress, WorkspaceChanged, announce, on_pool, on_
 use crate::error::Result;
 use crate::state::AppState;
 
-pub use flightdeck_core::pending::{ChangeView, ConflictPick};
+pub use flightdeck_core::pending::{ChangeView, CheckSummary, ConflictPick};
+use flightdeck_core::query::{TableQuery, Window};
 
-/// Every change not applied yet, with its diff, errors, messages and conflicts.
+/// One window of the pending changes, each with its diff, errors, messages and
+/// conflicts (`parent` is ignored; `sort` on `seq` descending shows the newest first).
 #[tauri::command]
 #[specta::specta]
-pub async fn pending_changes(state: State<'_, AppState>) -> Result<Vec<ChangeView>> {
+pub async fn query_pending_changes(
+    state: State<'_, AppState>,
+    query: TableQuery,
+) -> Result<Window<ChangeView>> {
     let active = state.active()?;
-    on_pool(move || active.pending_views()).await
+    on_pool(move || active.pending_window(&query)).await
 }
 
-/// Re-validates every pending change ("Check changes") and returns them.
+/// The numbers of the pending changes a query selects: what "select all" of a filtered
+/// review posts or discards (numbers only, never the changes).
 #[tauri::command]
 #[specta::specta]
-pub async fn check_changes(state: State<'_, AppState>) -> Result<Vec<ChangeView>> {
+pub async fn pending_seqs(state: State<'_, AppState>, query: TableQuery) -> Result<Vec<i64>> {
     let active = state.active()?;
-    on_pool(move || active.check_changes()).await
+    on_pool(move || active.pending_seqs(&query)).await
+}
+
+/// Re-validates every pending change ("Check changes"); the views showing them refresh.
+#[tauri::command]
+#[specta::specta]
+pub async fn check_changes<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<CheckSummary> {
+    let active = state.active()?;
+    let summary = on_pool(move || active.check_changes()).await?;
+    let _ = WorkspaceChanged::everything().emit(&app);
+    Ok(summary)
 }
 
 /// Discards changes (drafts that depend on them go too); returns every seq removed.
@@ -51,11 +70,11 @@ pub async fn resolve_conflict<R: Runtime>(
     state: State<'_, AppState>,
     seq: i64,
     picks: Vec<ConflictPick>,
-) -> Result<Vec<ChangeView>> {
+) -> Result<()> {
     let active = state.active()?;
-    let views = on_pool(move || active.resolve_conflict(seq, picks)).await?;
+    on_pool(move || active.resolve_conflict(seq, picks)).await?;
     let _ = WorkspaceChanged::everything().emit(&app);
-    Ok(views)
+    Ok(())
 }
 
 /// Starts posting in the background: all pending changes, or `seqs` and what they

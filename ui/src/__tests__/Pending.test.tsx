@@ -1,10 +1,11 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { ChangeView } from "../api/types";
+import type { ChangeView, TableQuery } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { clearToasts, Toaster } from "../api/toast";
+import { commands, events, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { ConflictPicker, PendingScreen } from "../screens/Pending";
 import { AppProvider } from "../state/app";
 
@@ -44,7 +45,7 @@ describe("conflict picker", () => {
 
   it("sends one pick per conflicting field", async () => {
     const onResolved = vi.fn();
-    commands.resolveConflict.mockReturnValue(ok([plain]));
+    commands.resolveConflict.mockReturnValue(ok(null));
     const { container } = render(<ConflictPicker change={conflicted} onResolved={onResolved} />);
     // Default is "mine"; take the service's budget and the base name.
     fireEvent.click(container.querySelector('input[data-path="maxBudget"][data-pick="theirs"]')!);
@@ -56,11 +57,11 @@ describe("conflict picker", () => {
       { path: "maxBudget", pick: "theirs" },
       { path: "name", pick: "base" },
     ]);
-    expect(onResolved).toHaveBeenCalledWith([plain]);
+    expect(onResolved).toHaveBeenCalledTimes(1);
   });
 
   it("keeps mine unless told otherwise", async () => {
-    commands.resolveConflict.mockReturnValue(ok([]));
+    commands.resolveConflict.mockReturnValue(ok(null));
     const { container } = render(<ConflictPicker change={conflicted} onResolved={() => undefined} />);
     await act(async () => {
       fireEvent.click(container.querySelector('[data-action="resolve"]')!);
@@ -72,21 +73,60 @@ describe("conflict picker", () => {
   });
 });
 
+/** What the Rust side filters on: the number, kind, operation, status and name. */
+const searchText = (c: ChangeView) => `${c.seq} ${c.kindLabel} ${c.op} ${c.status}`;
+
+/** `n` pending changes, numbered from 1; every third renames a campaign "Spring …". */
+function many(n: number): ChangeView[] {
+  return Array.from({ length: n }, (_, i): ChangeView => {
+    const seq = i + 1;
+    const label = seq % 3 === 0 ? `Spring ${seq}` : `Order ${seq}`;
+    return { ...plain, seq, label, target: { kind: "ad_order", key: { type: "id", value: seq } }, kindLabel: "ad order", marker: "changed", op: "update", messages: [] };
+  });
+}
+
+async function settle() {
+  for (let i = 0; i < 3; i++) {
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 0));
+    });
+  }
+}
+
+function renderScreen(pendingCount: number) {
+  return render(
+    <AppProvider initial={{ ...SIGNED_IN, pendingCount }}>
+      <PendingScreen />
+      <Toaster />
+    </AppProvider>,
+  );
+}
+
+const button = (c: HTMLElement, action: string) => c.querySelector<HTMLButtonElement>(`[data-action="${action}"]`)!;
+
+async function click(el: Element) {
+  await act(async () => {
+    fireEvent.click(el);
+  });
+  await settle();
+}
+
 describe("pending changes view", () => {
-  beforeEach(() => vi.clearAllMocks());
+  beforeEach(() => {
+    vi.clearAllMocks();
+    clearToasts();
+  });
 
   it("lists changes, shows conflicts and diffs, posts and discards the selection", async () => {
-    commands.pendingChanges.mockReturnValue(ok([conflicted, plain]));
-    const { container } = render(
-      <AppProvider initial={{ ...SIGNED_IN, pendingCount: 2 }}>
-        <PendingScreen />
-      </AppProvider>,
-    );
-    await act(async () => undefined);
+    commands.queryPendingChanges.mockImplementation(tableOf([conflicted, plain], searchText));
+    commands.discardChanges.mockReturnValue(ok([8]));
+    const { container } = renderScreen(2);
+    await settle();
     const rows = container.querySelectorAll('table[data-table="pending"] [data-row]');
     expect([...rows].map((r) => r.getAttribute("data-label"))).toEqual(["Spring sale", "New advertiser"]);
     expect(rows[0].getAttribute("data-marker")).toBe("conflict");
     expect(rows[1].getAttribute("data-marker")).toBe("new");
+    expect(container.querySelector(".screen-head")?.textContent).toContain("2 changes");
     // The conflict opens by itself.
     expect(container.querySelector('[data-action="resolve"]')).not.toBeNull();
     // The other change's diff opens on request.
@@ -94,17 +134,110 @@ describe("pending changes view", () => {
     expect(container.querySelector(".change-details .messages")?.textContent).toContain("rejected once");
 
     fireEvent.click(screen.getByLabelText("Select New advertiser"));
-    await act(async () => {
-      fireEvent.click(container.querySelector('[data-action="post-selected"]')!);
-    });
+    await click(button(container, "post-selected"));
     expect(commands.postChanges).toHaveBeenCalledWith([8]);
-    await act(async () => {
-      fireEvent.click(container.querySelector('[data-action="discard-selected"]')!);
-    });
+    // Posted: the selection went with the post.
+    expect(button(container, "discard-selected").disabled).toBe(true);
+
+    fireEvent.click(screen.getByLabelText("Select New advertiser"));
+    await click(button(container, "discard-selected"));
     expect(commands.discardChanges).toHaveBeenCalledWith([8]);
-    await act(async () => {
-      fireEvent.click(container.querySelector('[data-action="post-all"]')!);
-    });
+    expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("Discarded 1 change.");
+    expect(button(container, "discard-selected").disabled).toBe(true);
+
+    await click(button(container, "post-all"));
     expect(commands.postChanges).toHaveBeenLastCalledWith(null);
+    // Ticked rows only: no query for the seqs.
+    expect(commands.pendingSeqs).not.toHaveBeenCalled();
+  });
+
+  it("asks only for the window on screen and refetches it when the workspace changes", async () => {
+    const changes = many(5000);
+    commands.queryPendingChanges.mockImplementation(tableOf(changes, searchText));
+    const { container } = renderScreen(5000);
+    await settle();
+    const asked = commands.queryPendingChanges.mock.calls.map(([q]) => q);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.every((q) => q.offset < 200 && q.limit <= 150)).toBe(true);
+    const shown = container.querySelectorAll('table[data-table="pending"] [data-row]').length;
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(100);
+    expect(container.querySelector(".screen-head")?.textContent).toContain("5000 changes");
+
+    // A save of any kind adds to the review: the window is asked for again.
+    commands.queryPendingChanges.mockClear();
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["advertiser"], ids: [] });
+    });
+    await settle();
+    expect(commands.queryPendingChanges).toHaveBeenCalled();
+    expect(commands.queryPendingChanges.mock.calls.every(([q]) => q.offset < 200 && q.limit <= 150)).toBe(true);
+  });
+
+  it("posts what a filtered select-all stands for, as pendingSeqs answers, but the unticked", async () => {
+    const changes = many(600);
+    commands.queryPendingChanges.mockImplementation(tableOf(changes, searchText));
+    const spring = changes.filter((c) => c.label.startsWith("Spring")).map((c) => c.seq);
+    commands.pendingSeqs.mockImplementation((q: TableQuery) => ok(q.filter === "spring" ? spring : changes.map((c) => c.seq)));
+    const { container } = renderScreen(600);
+    await settle();
+
+    const filter = container.querySelector<HTMLInputElement>("input[data-filter]")!;
+    await act(async () => {
+      fireEvent.change(filter, { target: { value: "spring" } });
+    });
+    await settle();
+    expect(container.querySelector(".screen-head")?.textContent).toContain("200 of 600 changes");
+    fireEvent.click(screen.getByLabelText("Select all rows"));
+    // Untick the first one.
+    fireEvent.click(screen.getByLabelText("Select Spring 3"));
+    await settle();
+    expect(button(container, "post-selected").textContent).toBe("Post selected (199)");
+
+    await click(button(container, "post-selected"));
+    expect(commands.pendingSeqs).toHaveBeenCalledWith(expect.objectContaining({ filter: "spring" }));
+    expect(commands.postChanges).toHaveBeenCalledWith(spring.filter((s) => s !== 3));
+    // The rows never came whole: every window asked for was a window.
+    expect(commands.queryPendingChanges.mock.calls.every(([q]) => q.limit <= 150)).toBe(true);
+  });
+
+  it("posts everything with a select-all of the unfiltered review, and discards what pendingSeqs answers", async () => {
+    const changes = many(300);
+    commands.queryPendingChanges.mockImplementation(tableOf(changes, searchText));
+    commands.pendingSeqs.mockReturnValue(ok(changes.map((c) => c.seq)));
+    commands.discardChanges.mockImplementation((seqs: number[]) => ok(seqs));
+    const { container } = renderScreen(300);
+    await settle();
+
+    fireEvent.click(screen.getByLabelText("Select all rows"));
+    await settle();
+    await click(button(container, "post-selected"));
+    expect(commands.postChanges).toHaveBeenCalledWith(null);
+    expect(commands.pendingSeqs).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByLabelText("Select all rows"));
+    await settle();
+    await click(button(container, "discard-selected"));
+    expect(commands.pendingSeqs).toHaveBeenCalledWith(expect.objectContaining({ filter: "" }));
+    expect(commands.discardChanges).toHaveBeenCalledWith(changes.map((c) => c.seq));
+    expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("Discarded 300 changes.");
+  });
+
+  it("checks every change, says what it found and shows the table as checked", async () => {
+    commands.queryPendingChanges.mockImplementation(tableOf([conflicted, plain], searchText));
+    commands.checkChanges.mockReturnValue(ok({ checked: 2, invalid: 1 }));
+    const { container } = renderScreen(2);
+    await settle();
+    commands.queryPendingChanges.mockClear();
+    await click(button(container, "check"));
+    expect(commands.checkChanges).toHaveBeenCalledTimes(1);
+    expect(container.querySelector('[data-toast="error"]')?.textContent).toContain("Checked: 1 change with problems.");
+    // The window was asked for again, and the check is done only then.
+    expect(commands.queryPendingChanges).toHaveBeenCalled();
+    expect(button(container, "check").disabled).toBe(false);
+
+    commands.checkChanges.mockReturnValue(ok({ checked: 2, invalid: 0 }));
+    await click(button(container, "check"));
+    expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("Checked 2 changes: no problems.");
   });
 });

@@ -2,7 +2,7 @@
 // function keeps its identity (a new function would mean new rows to a table).
 import { commands } from "../bindings";
 import { unwrap } from "./call";
-import type { AdOrderRow, AdvertiserRow, CampaignRow, CreativeRow, SegmentRow, SiteListRow } from "./types";
+import type { AdOrderRow, AdvertiserRow, CampaignRow, ChangeView, CreativeRow, SegmentRow, SiteListRow } from "./types";
 import type { WindowFetch } from "../table/windowCache";
 
 export const fetchAdvertisers: WindowFetch<AdvertiserRow> = (q) => unwrap(commands.queryAdvertisers(q));
@@ -11,3 +11,4 @@ export const fetchAdOrders: WindowFetch<AdOrderRow> = (q) => unwrap(commands.que
 export const fetchCreatives: WindowFetch<CreativeRow> = (q) => unwrap(commands.queryCreatives(q));
 export const fetchSiteLists: WindowFetch<SiteListRow> = (q) => unwrap(commands.querySiteLists(q));
 export const fetchSegments: WindowFetch<SegmentRow> = (q) => unwrap(commands.queryAudienceSegments(q));
+export const fetchPendingChanges: WindowFetch<ChangeView> = (q) => unwrap(commands.queryPendingChanges(q));

@@ -77,7 +77,7 @@ export type Timeline = Ok<Cmds["flightTimeline"]>;
 export type PartnerStarted = Ok<Cmds["partnerSignIn"]>;
 export type TimezoneInfo = Ok<Cmds["timezones"]>[number];
 
-export type ChangeView = Ok<Cmds["pendingChanges"]>[number];
+export type ChangeView = WindowRowOf<Cmds["queryPendingChanges"]>;
 export type Op = ChangeView["op"];
 export type ChangeStatus = ChangeView["status"];
 export type FieldDiff = ChangeView["diff"][number];

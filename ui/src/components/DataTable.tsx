@@ -83,6 +83,10 @@ export type DataTableProps<T> = {
   onOpen?: (row: T) => void;
   /** The selection and how many rows it holds, whenever either changes. */
   onSelectionChange?: (selection: Selection, count: number) => void;
+  /** The counts of the rows on screen (matching the filter, and in all), whenever they change. */
+  onCountsChange?: (total: number, unfiltered: number) => void;
+  /** The selection empties whenever this changes (e.g. after the selected rows were removed). */
+  selectionReset?: number;
   /** The row with the keyboard cursor (a click also moves it). */
   onActiveChange?: (row: T) => void;
   /** Buttons shown in the toolbar, left of the filter. */
@@ -160,9 +164,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
 
   // Report the cursor's row once it is loaded (a keyboard move may land on a row not fetched yet).
   const reported = useRef<string | null>(null);
-  const callbacks = useRef({ onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, rowId });
+  const callbacks = useRef({ onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, onCountsChange: props.onCountsChange, rowId });
   useEffect(() => {
-    callbacks.current = { onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, rowId };
+    callbacks.current = { onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, onCountsChange: props.onCountsChange, rowId };
   });
   const activeRow = cursor.active >= 0 ? rowAt(cursor.active) : undefined;
   useEffect(() => {
@@ -176,6 +180,19 @@ export function DataTable<T>(props: DataTableProps<T>) {
   useEffect(() => {
     callbacks.current.onSelectionChange?.(sel.selection, sel.count);
   }, [sel.selection, sel.count]);
+
+  const { clear: clearSelection } = sel;
+  const reset = props.selectionReset;
+  const lastReset = useRef(reset);
+  useEffect(() => {
+    if (lastReset.current === reset) return;
+    lastReset.current = reset;
+    clearSelection();
+  }, [reset, clearSelection]);
+
+  useEffect(() => {
+    callbacks.current.onCountsChange?.(rows.total, rows.unfiltered);
+  }, [rows.total, rows.unfiltered]);
 
   // Timing marks (see the comment at the top).
   const rootRef = useRef<HTMLDivElement>(null);

@@ -39,7 +39,7 @@ export function FlightCapsPane({ adOrder }: { adOrder: AdOrderRow }) {
   const rowLabel = useCallback((l: CapLine) => `${label} · flight ${l.cap.flightId ?? "?"}`, [label]);
   const source = useMemo(() => {
     const lines: CapLine[] = row ? row.value.map((cap, index) => ({ key: `${index}`, index, cap, row })) : [];
-    return localSource(lines, COLUMNS, (l) => l.key, rowLabel, (l) => l.row.marker);
+    return localSource(lines, COLUMNS, rowLabel, (l) => l.row.marker);
   }, [row, rowLabel]);
   const editCaps = () => openEditor({ kind: "flight_caps", adOrder, row });
   return (

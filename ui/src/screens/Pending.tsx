@@ -1,14 +1,14 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { commands } from "../bindings";
-import { unwrap } from "../api/call";
+import { call, unwrap } from "../api/call";
+import { fetchPendingChanges } from "../api/queries";
 import { toast } from "../api/toast";
 import type { ChangeStatus, ChangeView, ConflictPick, Op, Pick } from "../api/types";
 import { type Column, DataTable } from "../components/DataTable";
-import { useWorkspaceChanged } from "../state/events";
 import { useSession } from "../state/session";
 import { useSync } from "../state/sync";
-import { localSource } from "../table/localSource";
 import { NO_SELECTION, type Selection } from "../table/useSelection";
+import type { WindowFetch } from "../table/windowCache";
 import { plural, showJson } from "../util/format";
 
 const OP_TEXT: Record<Op, string> = {
@@ -34,18 +34,21 @@ const STATUS_TEXT: Record<ChangeStatus, string> = {
 /** "ad order" → "Ad order". */
 const capitalized = (s: string) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
-/** Per-field choice between the base, my and the server's value; sends the picks. */
-export function ConflictPicker({ change, onResolved }: { change: ChangeView; onResolved: (list: ChangeView[]) => void }) {
+/**
+ * Per-field choice between the base, my and the server's value; sends the picks. The
+ * table shows the change again through the `workspaceChanged` event that follows.
+ */
+export function ConflictPicker({ change, onResolved }: { change: ChangeView; onResolved: () => void }) {
   const [picks, setPicks] = useState<Record<string, Pick>>(() => Object.fromEntries(change.conflicts.map((c) => [c.path, "mine" as Pick])));
   const [busy, setBusy] = useState(false);
   const resolve = async () => {
     setBusy(true);
     const list: ConflictPick[] = change.conflicts.map((c) => ({ path: c.path, pick: picks[c.path] ?? "mine" }));
-    const r = await unwrap(commands.resolveConflict(change.seq, list));
+    const r = await call(commands.resolveConflict(change.seq, list));
     setBusy(false);
-    if (r) {
+    if (r.ok) {
       toast(`Resolved ${plural(list.length, "field")} of ${change.label}.`, "success");
-      onResolved(r);
+      onResolved();
     }
   };
   return (
@@ -99,7 +102,7 @@ export function ConflictPicker({ change, onResolved }: { change: ChangeView; onR
   );
 }
 
-function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved: (list: ChangeView[]) => void }) {
+function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved: () => void }) {
   return (
     <div className="change-details">
       {change.diff.length > 0 && (
@@ -150,37 +153,80 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
   );
 }
 
-/** The columns filtered and sorted on (the details toggle is added for display). */
+/**
+ * The columns shown. The query filters on the change number, kind, operation, status and
+ * the entity's name, and orders by outbox order only: `#` is the one sortable header.
+ */
 const COLUMNS: Column<ChangeView>[] = [
   { id: "seq", header: "#", value: (c) => c.seq, width: 56, align: "right", sortable: true },
-  { id: "label", header: "Item", value: (c) => c.label, width: 220, sortable: true },
-  { id: "kind", header: "Kind", value: (c) => capitalized(c.kindLabel), width: 110, sortable: true },
-  { id: "op", header: "Change", value: (c) => OP_TEXT[c.op] ?? c.op, width: 120, sortable: true },
+  { id: "label", header: "Item", value: (c) => c.label, width: 220 },
+  { id: "kind", header: "Kind", value: (c) => capitalized(c.kindLabel), width: 110 },
+  { id: "op", header: "Change", value: (c) => OP_TEXT[c.op] ?? c.op, width: 120 },
   {
     id: "status",
     header: "Status",
     value: (c) => STATUS_TEXT[c.status] ?? c.status,
     render: (c) => <span className={`status status-${c.status}`}>{STATUS_TEXT[c.status] ?? c.status}</span>,
     width: 110,
-    sortable: true,
   },
-  { id: "fields", header: "Fields", value: (c) => c.diff.length, width: 64, align: "right", sortable: true },
+  { id: "fields", header: "Fields", value: (c) => c.diff.length, width: 64, align: "right" },
   {
     id: "messages",
     header: "Messages",
     value: (c) => [...c.errors.map((e) => `${e.field}: ${e.message}`), ...c.messages.map((m) => m.message), ...(c.conflicts.length ? [`${plural(c.conflicts.length, "conflict")}`] : [])].join(" · "),
     width: 360,
-    sortable: true,
   },
 ];
 
 const changeId = (c: ChangeView) => String(c.seq);
 const changeLabel = (c: ChangeView) => c.label;
 const changeMarker = (c: ChangeView) => c.marker;
+const always = () => true;
+
+/**
+ * The seqs a selection stands for: the ticked ones, or for "select all" the ones its
+ * query selects (asked of the Rust side, numbers only) but the unticked. `undefined`
+ * when that question failed.
+ */
+async function seqsOf(sel: Selection): Promise<number[] | undefined> {
+  if (!sel.all) return [...sel.ids].map(Number);
+  const seqs = await unwrap(commands.pendingSeqs(sel.all));
+  return seqs?.filter((s) => !sel.except.has(String(s)));
+}
+
+/** "Select all" of the unfiltered review, nothing unticked: every pending change. */
+const isEverything = (sel: Selection) => sel.all !== null && sel.all.filter.trim() === "" && sel.except.size === 0;
+
+/** A fetch of its own identity (the table fetches its window again) that reports its first answer. */
+function refetch(answered: () => void): WindowFetch<ChangeView> {
+  return (q) => fetchPendingChanges(q).finally(answered);
+}
+
+type ActionsProps = {
+  /** Pending changes in all. */
+  count: number;
+  selection: Selection;
+  selected: number;
+  busy: boolean;
+  onCheck: () => void;
+  onDiscard: () => void;
+  /** The selection was handed to a post. */
+  onPosted: () => void;
+};
 
 /** Post and discard: the part of the screen that follows posting (re-renders on its ticks). */
-function PendingActions({ count, seqs, busy, onCheck, onDiscard }: { count: number; seqs: number[]; busy: boolean; onCheck: () => void; onDiscard: () => void }) {
+function PendingActions({ count, selection, selected, busy, onCheck, onDiscard, onPosted }: ActionsProps) {
   const { posting, post } = useSync();
+  const postSelected = async () => {
+    if (isEverything(selection)) {
+      await post(null);
+    } else {
+      const seqs = await seqsOf(selection);
+      if (!seqs || seqs.length === 0) return;
+      await post(seqs);
+    }
+    onPosted();
+  };
   return (
     <>
       <button type="button" data-action="check" disabled={busy} onClick={onCheck}>
@@ -189,47 +235,34 @@ function PendingActions({ count, seqs, busy, onCheck, onDiscard }: { count: numb
       <button type="button" className="primary" data-action="post-all" disabled={posting || count === 0} onClick={() => void post(null)}>
         Post all
       </button>
-      <button type="button" data-action="post-selected" disabled={posting || seqs.length === 0} onClick={() => void post(seqs)}>
-        Post selected{seqs.length ? ` (${seqs.length})` : ""}
+      <button type="button" data-action="post-selected" disabled={posting || selected === 0} onClick={() => void postSelected()}>
+        Post selected{selected ? ` (${selected})` : ""}
       </button>
-      <button type="button" className="danger" data-action="discard-selected" disabled={seqs.length === 0} onClick={onDiscard}>
+      <button type="button" className="danger" data-action="discard-selected" disabled={selected === 0} onClick={onDiscard}>
         Discard selected
       </button>
     </>
   );
 }
 
+/**
+ * The review of the pending changes: a window of them at a time (`queryPendingChanges`),
+ * fetched again whenever the workspace changes, since a change of any kind shows here.
+ */
 export function PendingScreen() {
   const { reloadSnapshot } = useSession();
-  const [changes, setChanges] = useState<ChangeView[]>([]);
+  const [fetch, setFetch] = useState<WindowFetch<ChangeView>>(() => fetchPendingChanges);
+  const [counts, setCounts] = useState({ total: 0, unfiltered: 0 });
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
-  const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
+  const [selected, setSelected] = useState(0);
+  const [reset, setReset] = useState(0);
+  // Rows whose details the buyer opened or closed: conflicts start open, the rest closed.
+  const [toggled, setToggled] = useState<ReadonlySet<number>>(new Set());
   const [busy, setBusy] = useState(false);
-  // Every save, discard, resolution and post changes the list.
-  const [changed, setChanged] = useState(0);
-  useWorkspaceChanged("any", () => setChanged((n) => n + 1));
 
-  useEffect(() => {
-    let live = true;
-    void unwrap(commands.pendingChanges()).then((r) => {
-      if (live && r) setChanges(r);
-    });
-    return () => {
-      live = false;
-    };
-  }, [changed]);
-
-  // Conflicts and problems open by themselves.
-  useEffect(() => {
-    setExpanded((prev) => {
-      const next = new Set(prev);
-      for (const c of changes) if (c.conflicts.length > 0) next.add(c.seq);
-      return next;
-    });
-  }, [changes]);
-
+  const isOpen = useCallback((c: ChangeView) => (c.conflicts.length > 0) !== toggled.has(c.seq), [toggled]);
   const toggle = useCallback((seq: number) => {
-    setExpanded((prev) => {
+    setToggled((prev) => {
       const next = new Set(prev);
       if (next.has(seq)) next.delete(seq);
       else next.add(seq);
@@ -237,32 +270,32 @@ export function PendingScreen() {
     });
   }, []);
 
-  const onResolved = useCallback(
-    (list: ChangeView[]) => {
-      setChanges(list);
-      void reloadSnapshot();
-    },
-    [reloadSnapshot],
-  );
+  const onSelectionChange = useCallback((sel: Selection, count: number) => {
+    setSelection(sel);
+    setSelected(count);
+  }, []);
+  const onCountsChange = useCallback((total: number, unfiltered: number) => setCounts({ total, unfiltered }), []);
+  const clearSelection = useCallback(() => setReset((n) => n + 1), []);
 
-  const source = useMemo(() => localSource(changes, COLUMNS, changeId, changeLabel, changeMarker), [changes]);
-  const seqs = useMemo(() => source.selected(selection).map((c) => c.seq), [source, selection]);
+  const onResolved = useCallback(() => void reloadSnapshot(), [reloadSnapshot]);
 
   const check = async () => {
     setBusy(true);
     const r = await unwrap(commands.checkChanges());
-    setBusy(false);
     if (r) {
-      setChanges(r);
-      const bad = r.filter((c) => c.errors.length > 0 || c.status === "invalid").length;
-      toast(bad === 0 ? `Checked ${plural(r.length, "change")}: no problems.` : `Checked: ${plural(bad, "change")} with problems.`, bad === 0 ? "success" : "error");
+      toast(r.invalid === 0 ? `Checked ${plural(r.checked, "change")}: no problems.` : `Checked: ${plural(r.invalid, "change")} with problems.`, r.invalid === 0 ? "success" : "error");
+      // Busy until the table shows the changes as checked (not only once the event's refetch lands).
+      await new Promise<void>((answered) => setFetch(() => refetch(answered)));
     }
+    setBusy(false);
   };
   const discard = async () => {
-    if (seqs.length === 0) return;
+    const seqs = await seqsOf(selection);
+    if (!seqs || seqs.length === 0) return;
     const r = await unwrap(commands.discardChanges(seqs));
     if (r) {
       toast(`Discarded ${plural(r.length, "change")}.`, "success");
+      clearSelection();
       void reloadSnapshot();
     }
   };
@@ -274,36 +307,50 @@ export function PendingScreen() {
         header: "",
         value: () => null,
         render: (c) => (
-          <button type="button" className="icon-button" aria-expanded={expanded.has(c.seq)} aria-label={`Details of ${c.label}`} onClick={() => toggle(c.seq)}>
-            {expanded.has(c.seq) ? "▾" : "▸"}
+          <button type="button" className="icon-button" aria-expanded={isOpen(c)} aria-label={`Details of ${c.label}`} onClick={() => toggle(c.seq)}>
+            {isOpen(c) ? "▾" : "▸"}
           </button>
         ),
         width: 34,
       },
       ...COLUMNS,
     ],
-    [expanded, toggle],
+    [isOpen, toggle],
   );
 
+  const countText = counts.total === counts.unfiltered ? plural(counts.unfiltered, "change") : `${counts.total.toLocaleString()} of ${plural(counts.unfiltered, "change")}`;
   return (
     <section className="screen" aria-label="Pending changes">
       <div className="screen-head">
         <h1>Pending changes</h1>
-        <span className="muted">{plural(changes.length, "change")}</span>
+        <span className="muted">{countText}</span>
       </div>
       <DataTable
         kind="pending"
         label="Pending changes"
-        fetch={source.fetch}
+        fetch={fetch}
+        changes="any"
         columns={columns}
         rowId={changeId}
         rowLabel={changeLabel}
         rowMarker={changeMarker}
-        rowPending={() => true}
-        onSelectionChange={setSelection}
+        rowPending={always}
+        onSelectionChange={onSelectionChange}
+        onCountsChange={onCountsChange}
+        selectionReset={reset}
         onOpen={(c) => toggle(c.seq)}
-        expanded={(c) => (expanded.has(c.seq) ? <ChangeDetails change={c} onResolved={onResolved} /> : null)}
-        toolbar={<PendingActions count={changes.length} seqs={seqs} busy={busy} onCheck={() => void check()} onDiscard={() => void discard()} />}
+        expanded={(c) => (isOpen(c) ? <ChangeDetails change={c} onResolved={onResolved} /> : null)}
+        toolbar={
+          <PendingActions
+            count={counts.unfiltered}
+            selection={selection}
+            selected={selected}
+            busy={busy}
+            onCheck={() => void check()}
+            onDiscard={() => void discard()}
+            onPosted={clearSelection}
+          />
+        }
         emptyText="No pending changes. Edits you save show up here until you post them."
       />
     </section>

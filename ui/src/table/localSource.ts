@@ -1,6 +1,5 @@
 import type { Marker, TableQuery, TableWindow } from "../api/types";
 import type { CellValue, Column } from "./columns";
-import type { Selection } from "./useSelection";
 import type { WindowFetch } from "./windowCache";
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
@@ -18,15 +17,13 @@ export function compareValues(a: CellValue, b: CellValue): number {
 
 export type LocalSource<T> = {
   fetch: WindowFetch<T>;
-  /** The rows a selection stands for. */
-  selected: (sel: Selection) => T[];
 };
 
 /**
- * A windowed view over rows already in memory (a short list: pending changes, one ad
- * order's caps), filtered and sorted the way the query commands do it.
+ * A windowed view over rows already in memory (a short list: one ad order's caps),
+ * filtered and sorted the way the query commands do it.
  */
-export function localSource<T>(rows: T[], columns: Column<T>[], rowId: (r: T) => string, rowLabel: (r: T) => string, rowMarker?: (r: T) => Marker | null): LocalSource<T> {
+export function localSource<T>(rows: T[], columns: Column<T>[], rowLabel: (r: T) => string, rowMarker?: (r: T) => Marker | null): LocalSource<T> {
   const text = rows.map((r) => {
     const parts = [rowLabel(r), ...columns.map((c) => c.value(r)).filter((v) => !empty(v)).map(String)];
     const m = rowMarker?.(r);
@@ -53,9 +50,5 @@ export function localSource<T>(rows: T[], columns: Column<T>[], rowId: (r: T) =>
     const w: TableWindow<T> = { rows: all.slice(offset, offset + q.limit), offset, total: all.length, unfiltered: rows.length };
     return Promise.resolve(w);
   };
-  const selected = (sel: Selection): T[] => {
-    if (sel.all) return select(sel.all).filter((r) => !sel.except.has(rowId(r)));
-    return rows.filter((r) => sel.ids.has(rowId(r)));
-  };
-  return { fetch, selected };
+  return { fetch };
 }

@@ -74,11 +74,12 @@ export const commands = {
   creativeMatrix: vi.fn<Real["creativeMatrix"]>(() => Promise.resolve(noCells)),
   flightTimeline: vi.fn<Real["flightTimeline"]>(() => Promise.resolve(timeline)),
   timezones: vi.fn<Real["timezones"]>(() => Promise.resolve([{ name: "ET" as const, iana: "America/New_York", label: "Eastern" }])),
-  pendingChanges: vi.fn<Real["pendingChanges"]>(() => ok([])),
-  checkChanges: vi.fn<Real["checkChanges"]>(() => ok([])),
+  queryPendingChanges: vi.fn<Real["queryPendingChanges"]>(() => ok(emptyWindow())),
+  pendingSeqs: vi.fn<Real["pendingSeqs"]>(() => ok([])),
+  checkChanges: vi.fn<Real["checkChanges"]>(() => ok({ checked: 0, invalid: 0 })),
   postChanges: vi.fn<Real["postChanges"]>(() => ok(null)),
   discardChanges: vi.fn<Real["discardChanges"]>(() => ok([])),
-  resolveConflict: vi.fn<Real["resolveConflict"]>(() => ok([])),
+  resolveConflict: vi.fn<Real["resolveConflict"]>(() => ok(null)),
 };
 
 /** A Tauri event stand-in: `emit` calls whoever listens. */

@@ -12,6 +12,15 @@ Object.defineProperty(HTMLElement.prototype, "clientWidth", {
     return this.classList.contains("dt-scroll") ? 1000 : 0;
   },
 });
+// A table with expandable rows measures each row's tbody (its offsetHeight): give every
+// table row the height it has in the app, as jsdom would say 0 and the virtualizer would
+// then take every row for visible.
+Object.defineProperty(HTMLTableSectionElement.prototype, "offsetHeight", {
+  configurable: true,
+  get(this: HTMLTableSectionElement) {
+    return this.closest(".dt-scroll") ? 26 * this.rows.length : 0;
+  },
+});
 
 import { cleanup } from "@testing-library/react";
 import { afterEach } from "vitest";

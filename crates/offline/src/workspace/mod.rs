@@ -60,7 +60,7 @@ use crate::{Error, Result};
 pub use draft::{Draft, SiteListEdit, UploadRequest, upload_form_paths};
 pub use edit::{Batch, read_only_reason};
 pub use markers::Marker;
-pub use outbox::ChangeMessage;
+pub use outbox::{ChangeMessage, PendingRef};
 pub use pull::{
     KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
 };

@@ -19,6 +19,19 @@ use crate::diff::{self, FieldDiff};
 use crate::merge::FieldConflict;
 use crate::{Error, Result};
 
+/// A pending change without its payload ([`Workspace::pending_refs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingRef {
+    /// Outbox order.
+    pub seq: i64,
+    /// The entity it changes.
+    pub target: EntityRef,
+    /// What posting does.
+    pub op: Op,
+    /// Where it stands.
+    pub status: ChangeStatus,
+}
+
 /// A message from the service about a change's last attempt, kept for the buyer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -100,6 +113,27 @@ impl Workspace {
         let mut out = Vec::new();
         for row in rows {
             out.push(into_change(row?)?);
+        }
+        Ok(out)
+    }
+
+    /// Every change not applied yet, in outbox order, without its payload: what a window
+    /// of the pending-changes table is cut from. Only the window's rows are read in full
+    /// ([`Workspace::change`]).
+    pub fn pending_refs(&self) -> Result<Vec<PendingRef>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, kind, key, op, status FROM outbox WHERE status <> 'applied' ORDER BY seq",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let kind = kind_from_text(&r.get::<_, String>(1)?)?;
+            out.push(PendingRef {
+                seq: r.get(0)?,
+                target: EntityRef::new(kind, key_from_text(&r.get::<_, String>(2)?)?),
+                op: op_from_text(&r.get::<_, String>(3)?)?,
+                status: status_from_text(&r.get::<_, String>(4)?)?,
+            });
         }
         Ok(out)
     }
