@@ -1,6 +1,6 @@
 //! Ad orders, their audiences and frequency caps.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::common::{Extra, Id, Millis, Nullable, PacingMode, TimePeriod};
 use crate::serde_util;
@@ -9,7 +9,7 @@ use crate::serde_util;
 ///
 /// `ioNumber` is the input spelling of the client id and `io_number` the output one;
 /// both are kept so that one type serves requests and responses.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -36,19 +36,11 @@ pub struct AdOrder {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifetime_budget: Option<f64>,
     /// Null when absent; all three members are required when present.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<FrequencyCap>))]
     pub frequency_cap: Nullable<FrequencyCap>,
     /// Array for channel-version-2 accounts, null for version 1.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<Vec<String>>))]
     pub channels_v2: Nullable<Vec<String>>,
     /// Default values apply when absent.
@@ -64,11 +56,7 @@ pub struct AdOrder {
     #[allow(missing_docs)]
     pub hourly_pacing_mode: Option<PacingMode>,
     /// Percentage 0–100; required with `SPEND_EVENLY`, null with `ASAP`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub hourly_frontload: Nullable<f64>,
     /// Client id, input spelling. Exclusive with `externalAdOrderId`.
@@ -87,67 +75,35 @@ pub struct AdOrder {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audiences: Option<Vec<AdOrderAudience>>,
     /// Daily budget limit in USD (current creation form).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub daily_budget: Nullable<f64>,
     /// Lifetime impressions budget (current form; IMPRESSIONS campaigns only).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_impression_budget: Nullable<i64>,
     /// Daily impressions budget (current form; IMPRESSIONS campaigns only).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_impression_budget: Nullable<i64>,
     /// CPA goal in USD, for optimization goal `CPA`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub cpa_goal: Nullable<f64>,
     /// CTR goal as a fraction (0.002), for optimization goal `CPC`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub ctr_goal: Nullable<f64>,
     /// Video completion rate goal, 0.0–1.0; preserved on update when omitted.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub vcr_goal: Nullable<f64>,
     /// Bid-matrix multiplier; preserved on update when omitted.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub min_bid_multiplier: Nullable<f64>,
     /// Bid-matrix multiplier; preserved on update when omitted.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub max_bid_multiplier: Nullable<f64>,
     /// Channels of the current creation form; allowed values are not published.
@@ -162,6 +118,40 @@ pub struct AdOrder {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    AdOrder {
+        id: "id",
+        name: "name",
+        campaign_id: "campaignId",
+        optimization_goal: "optimizationGoal",
+        start_date: "startDate",
+        end_date: "endDate",
+        lifetime_budget: "lifetimeBudget",
+        frequency_cap: "frequencyCap" with serde_util::nullable_seed(),
+        channels_v2: "channelsV2" with serde_util::nullable_seed(),
+        max_bid: "max_bid",
+        audience_weights_enabled: "audienceWeightsEnabled",
+        goal_mode: "goalMode",
+        hourly_pacing_mode: "hourlyPacingMode",
+        hourly_frontload: "hourlyFrontload" with serde_util::nullable_seed(),
+        io_number: "ioNumber",
+        io_number_out: "io_number",
+        external_ad_order_id: "externalAdOrderId",
+        cost_optimization_enabled: "costOptimizationEnabled",
+        audiences: "audiences",
+        daily_budget: "dailyBudget" with serde_util::nullable_seed(),
+        lifetime_impression_budget: "lifetimeImpressionBudget" with serde_util::nullable_seed(),
+        daily_impression_budget: "dailyImpressionBudget" with serde_util::nullable_seed(),
+        cpa_goal: "cpaGoal" with serde_util::nullable_seed(),
+        ctr_goal: "ctrGoal" with serde_util::nullable_seed(),
+        vcr_goal: "vcrGoal" with serde_util::nullable_seed(),
+        min_bid_multiplier: "minBidMultiplier" with serde_util::nullable_seed(),
+        max_bid_multiplier: "maxBidMultiplier" with serde_util::nullable_seed(),
+        channels: "channels",
+        day_parts: "dayParts",
+    }
 }
 
 open_enum! {
@@ -190,7 +180,7 @@ open_enum! {
 }
 
 /// Ad-order frequency cap; every member is required when the object is present.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -211,8 +201,16 @@ pub struct FrequencyCap {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    FrequencyCap {
+        limit: "limit",
+        duration: "duration",
+        time_period: "timePeriod",
+    }
+}
+
 /// An audience of an ad order, with its targeting.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -227,11 +225,7 @@ pub struct AdOrderAudience {
     #[allow(missing_docs)]
     pub weight: Option<i64>,
     /// Internal ids of targeted PMP deals.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<Vec<i64>>))]
     pub pmp_deals: Nullable<Vec<i64>>,
     /// Absent: the audience does not modify exchange targeting.
@@ -247,9 +241,20 @@ pub struct AdOrderAudience {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    AdOrderAudience {
+        id: "id",
+        name: "name",
+        weight: "weight",
+        pmp_deals: "pmpDeals" with serde_util::nullable_seed(),
+        exchanges: "exchanges",
+        site_lists: "siteLists",
+    }
+}
+
 /// Include and exclude lists of ids. A list that is absent is left absent on the way
 /// back, so a round trip does not invent an empty one.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IncludeExclude {
@@ -264,4 +269,11 @@ pub struct IncludeExclude {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    IncludeExclude {
+        include: "include",
+        exclude: "exclude",
+    }
 }

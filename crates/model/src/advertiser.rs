@@ -1,12 +1,12 @@
 //! Advertisers.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::common::{Extra, Id};
 use crate::serde_util;
 
 /// An advertiser, as sent to `advertiser/save` and returned by the advertiser listings.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -18,11 +18,7 @@ pub struct Advertiser {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Required on insert, ignored on update. Arrives as a Number or a String.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::number_or_string"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<Id>))]
     pub agency_id: Option<Id>,
     /// Display currency for pricing. Required on insert, ignored on update.
@@ -42,6 +38,18 @@ pub struct Advertiser {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    Advertiser {
+        id: "id",
+        name: "name",
+        agency_id: "agencyId" with serde_util::NumberOrStringSeed,
+        currency: "currency",
+        category: "category",
+        timezone_name: "timezoneName",
+        external_advertiser_id: "externalAdvertiserId",
+    }
 }
 
 open_enum! {

@@ -13,7 +13,7 @@ pub const TTL_MAX_SECS: i64 = 32_000_000;
 pub const ACTIVATION_THRESHOLD: i64 = 1000;
 
 /// A first-party audience segment.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -31,11 +31,7 @@ pub struct AudienceSegment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_id: Option<Id>,
     /// Advertisers sharing the audience. Required on create. Accepts a single number too.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::one_or_many"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<Vec<Id>>))]
     pub advertiser_ids: Option<Vec<Id>>,
     /// Custom reference id. Required on create.
@@ -61,6 +57,22 @@ pub struct AudienceSegment {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    AudienceSegment {
+        name: "name",
+        description: "description",
+        data_type: "dataType",
+        account_id: "accountId",
+        advertiser_ids: "advertiserIds" with serde_util::OneOrManySeed,
+        external_audience_id: "externalAudienceId",
+        service_segment_id: "serviceSegmentId",
+        status: "status",
+        ttl: "ttl",
+        data_count: "dataCount",
+        message: "message",
+    }
 }
 
 open_enum! {
@@ -122,7 +134,7 @@ pub const AUDIENCE_UPLOAD_MAX_BYTES: usize = 10_000_000;
 /// One record of `POST /v1/audiences/{serviceSegmentId}/data`. The body is a JSON array of
 /// these; every record names the segment of the URL, so a record can never land in
 /// another segment by mistake.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -143,12 +155,20 @@ pub struct AudienceDataRecord {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    AudienceDataRecord {
+        service_segment_id: "serviceSegmentId",
+        country_code: "countryCode",
+        values: "values",
+    }
+}
+
 /// The whole upload body: a JSON array of records.
 pub type AudienceData = Vec<AudienceDataRecord>;
 
 /// Answer to a data upload, accepted or refused for bad records. Other failures answer
 /// [`AudienceError`] instead.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AudienceDataResult {
@@ -172,6 +192,16 @@ pub struct AudienceDataResult {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    AudienceDataResult {
+        message: "message",
+        published: "published",
+        failed_publishes: "failed_publishes",
+        bad_records: "bad_records",
+        bad_records_details: "bad_records_details",
+    }
 }
 
 /// The success `message` of an upload.

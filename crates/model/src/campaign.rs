@@ -1,12 +1,12 @@
 //! Campaigns and their flights.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::common::{Extra, Id, Millis, Nullable, PacingMode, TimePeriod};
 use crate::serde_util;
 
 /// A campaign, as sent to `campaign/save` and returned with its flights.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -27,35 +27,19 @@ pub struct Campaign {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_budget: Option<f64>,
     /// Maximum daily spend in USD.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub daily_budget: Nullable<f64>,
     /// Impressions per user per cap period (not necessarily daily, despite the name).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_frequency_cap: Nullable<i64>,
     /// Number of cap periods.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub frequency_cap_duration: Nullable<i64>,
     /// Cap period unit.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<TimePeriod>))]
     pub frequency_cap_time_period: Nullable<TimePeriod>,
     /// Required, unless flights supply it.
@@ -68,42 +52,22 @@ pub struct Campaign {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iab_category: Option<Vec<String>>,
     /// Decimal: 0.10 means 10 percent.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub markup_rate: Nullable<f64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_impression_cap: Nullable<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_impression_cap: Nullable<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_click_cap: Nullable<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_click_cap: Nullable<i64>,
@@ -113,19 +77,11 @@ pub struct Campaign {
     /// Client campaign id; equals `ioNumber` on output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external_campaign_id: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub min_bid_multiplier: Nullable<f64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub max_bid_multiplier: Nullable<f64>,
@@ -157,6 +113,39 @@ pub struct Campaign {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    Campaign {
+        id: "id",
+        advertiser_id: "advertiserId",
+        name: "name",
+        domain: "domain",
+        max_budget: "maxBudget",
+        daily_budget: "dailyBudget" with serde_util::nullable_seed(),
+        daily_frequency_cap: "dailyFrequencyCap" with serde_util::nullable_seed(),
+        frequency_cap_duration: "frequencyCapDuration" with serde_util::nullable_seed(),
+        frequency_cap_time_period: "frequencyCapTimePeriod" with serde_util::nullable_seed(),
+        start_date: "startDate",
+        end_date: "endDate",
+        iab_category: "iabCategory",
+        markup_rate: "markupRate" with serde_util::nullable_seed(),
+        lifetime_impression_cap: "lifetimeImpressionCap" with serde_util::nullable_seed(),
+        daily_impression_cap: "dailyImpressionCap" with serde_util::nullable_seed(),
+        lifetime_click_cap: "lifetimeClickCap" with serde_util::nullable_seed(),
+        daily_click_cap: "dailyClickCap" with serde_util::nullable_seed(),
+        io_number: "ioNumber",
+        external_campaign_id: "externalCampaignId",
+        min_bid_multiplier: "minBidMultiplier" with serde_util::nullable_seed(),
+        max_bid_multiplier: "maxBidMultiplier" with serde_util::nullable_seed(),
+        flights: "flights",
+        auto_advertising: "autoAdvertising",
+        pacing_mode: "pacingMode",
+        intraday_frontload_pct: "intradayFrontloadPct",
+        objective: "objective",
+        channel_group: "channelGroup",
+        has_flights: "hasFlights",
+    }
+}
+
 open_enum! {
     /// Campaign objective.
     pub enum Objective {
@@ -167,7 +156,7 @@ open_enum! {
 }
 
 /// A campaign flight: a dated slice of a campaign with its own budget.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -176,21 +165,13 @@ pub struct CampaignFlight {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Id>,
     /// Null on create; derived from the dates by the service.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<FlightStatus>))]
     pub status: Nullable<FlightStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     pub budget_type: Option<BudgetType>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub daily_budget: Nullable<f64>,
@@ -200,27 +181,15 @@ pub struct CampaignFlight {
     /// Flight budget in USD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_budget: Option<f64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub remaining_budget: Nullable<f64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_imp_cap: Nullable<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_imp_cap: Nullable<i64>,
@@ -235,6 +204,22 @@ pub struct CampaignFlight {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    CampaignFlight {
+        id: "id",
+        status: "status" with serde_util::nullable_seed(),
+        budget_type: "budgetType",
+        daily_budget: "dailyBudget" with serde_util::nullable_seed(),
+        daily_frontload: "dailyFrontload",
+        max_budget: "maxBudget",
+        remaining_budget: "remainingBudget" with serde_util::nullable_seed(),
+        daily_imp_cap: "dailyImpCap" with serde_util::nullable_seed(),
+        lifetime_imp_cap: "lifetimeImpCap" with serde_util::nullable_seed(),
+        start_date: "startDate",
+        end_date: "endDate",
+    }
 }
 
 open_enum! {
@@ -260,7 +245,7 @@ open_enum! {
 }
 
 /// A per-flight cap on one ad order.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -280,19 +265,11 @@ pub struct FlightCap {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     pub daily_budget: Option<f64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub lifetime_impressions: Nullable<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[allow(missing_docs)]
     #[cfg_attr(feature = "specta", specta(type = Option<i64>))]
     pub daily_impressions: Nullable<i64>,
@@ -301,6 +278,18 @@ pub struct FlightCap {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    FlightCap {
+        id: "id",
+        order_id: "orderId",
+        flight_id: "flightId",
+        max_budget: "maxBudget",
+        daily_budget: "dailyBudget",
+        lifetime_impressions: "lifetimeImpressions" with serde_util::nullable_seed(),
+        daily_impressions: "dailyImpressions" with serde_util::nullable_seed(),
+    }
 }
 
 impl FlightStatus {

@@ -6,7 +6,7 @@ use crate::common::{Extra, Id, Nullable};
 use crate::serde_util;
 
 /// A creative, as sent to `creative/save` and returned by it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -110,6 +110,35 @@ pub struct Creative {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    Creative {
+        id: "id",
+        name: "name",
+        creative_type: "creativeType",
+        creative_subtype: "creativeSubtype",
+        type_: "type",
+        advertiser_id: "advertiserId",
+        campaign_id: "campaignId",
+        size: "size",
+        landing_page_url: "landingPageUrl",
+        html_asset: "htmlAsset",
+        image_url: "imageUrl",
+        video: "video",
+        audio: "audio",
+        native: "native",
+        dooh: "dooh",
+        channels: "channels",
+        crawlable_url: "crawlableUrl",
+        external_creativeid: "externalCreativeid",
+        impression_tracking_pixel_1: "impressionTrackingPixel_1",
+        impression_tracking_pixel_2: "impressionTrackingPixel_2",
+        impression_tracking_pixel_3: "impressionTrackingPixel_3",
+        impression_tracking_pixel_4: "impressionTrackingPixel_4",
+        display: "display",
+        status: "status",
+    }
+}
+
 open_enum! {
     /// Creative type.
     pub enum CreativeType {
@@ -145,7 +174,7 @@ open_enum! {
 }
 
 /// The creative's `type` object.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -160,11 +189,7 @@ pub struct TypeObject {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vendor_id: Option<Id>,
     /// Null for non-video.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(type = Option<VideoType>))]
     pub video_type: Nullable<VideoType>,
     /// Fields this crate does not name, kept for round trips.
@@ -172,6 +197,15 @@ pub struct TypeObject {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    TypeObject {
+        media_type: "mediaType",
+        id: "id",
+        vendor_id: "vendorId",
+        video_type: "videoType" with serde_util::nullable_seed(),
+    }
 }
 
 open_enum! {
@@ -212,7 +246,7 @@ pub struct Size {
 }
 
 /// `display` object of tag creatives.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -227,8 +261,14 @@ pub struct DisplayAsset {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    DisplayAsset {
+        html_asset: "htmlAsset",
+    }
+}
+
 /// `video` object: a VAST URL, VAST XML or hosted media files.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -247,8 +287,16 @@ pub struct VideoAsset {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    VideoAsset {
+        vast_url: "vastUrl",
+        vast_xml: "vastXml",
+        media_urls: "mediaUrls",
+    }
+}
+
 /// `audio` object; `daast`'s structure is not published, so it is kept as sent.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -270,8 +318,17 @@ pub struct AudioAsset {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    AudioAsset {
+        vast_url: "vastUrl",
+        vast_xml: "vastXml",
+        media_urls: "mediaUrls",
+        daast: "daast",
+    }
+}
+
 /// `native` object.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -300,8 +357,21 @@ pub struct NativeAsset {
     pub extra: Extra,
 }
 
+wire_deserialize! {
+    NativeAsset {
+        headline: "headline",
+        caption: "caption",
+        sponsored_by: "sponsoredBy",
+        image_url: "imageUrl",
+        image_icon: "imageIcon",
+        vast_url: "vastUrl",
+        vast_xml: "vastXml",
+        media_urls: "mediaUrls",
+    }
+}
+
 /// `dooh` object.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -316,4 +386,11 @@ pub struct DoohAsset {
     #[cfg_attr(feature = "specta", specta(skip))]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Extra,
+}
+
+wire_deserialize! {
+    DoohAsset {
+        image_url: "imageUrl",
+        media_urls: "mediaUrls",
+    }
 }

@@ -7,6 +7,8 @@
 
 #[macro_use]
 mod open_enum;
+#[macro_use]
+mod wire_de;
 
 pub mod adorder;
 pub mod advertiser;

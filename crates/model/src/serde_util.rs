@@ -1,5 +1,8 @@
 //! Small serde adapters for the wire's quirks.
 
+use std::marker::PhantomData;
+
+use serde::de::DeserializeSeed;
 use serde::{Deserialize, Deserializer};
 
 /// Deserializes a field that distinguishes "absent" (`None`, via `#[serde(default)]`)
@@ -53,4 +56,43 @@ where
         Some(Raw::One(n)) => Some(vec![n]),
         Some(Raw::Many(v)) => Some(v),
     })
+}
+
+// The functions above as `DeserializeSeed`s, which is what the visitors written by
+// `wire_deserialize!` take: a visitor cannot name the deserializer type of each member,
+// so it cannot call a `deserialize_with` function directly.
+
+/// [`nullable`] as a seed.
+pub(crate) struct NullableSeed<T>(PhantomData<fn() -> T>);
+
+/// The seed of [`nullable`] for a field of type `Nullable<T>`.
+pub(crate) fn nullable_seed<T>() -> NullableSeed<T> {
+    NullableSeed(PhantomData)
+}
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for NullableSeed<T> {
+    type Value = Option<Option<T>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        nullable(d)
+    }
+}
+
+/// [`number_or_string`] as a seed.
+pub(crate) struct NumberOrStringSeed;
+
+impl<'de> DeserializeSeed<'de> for NumberOrStringSeed {
+    type Value = Option<i64>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        number_or_string(d)
+    }
+}
+
+/// [`one_or_many`] as a seed.
+pub(crate) struct OneOrManySeed;
+
+impl<'de> DeserializeSeed<'de> for OneOrManySeed {
+    type Value = Option<Vec<i64>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        one_or_many(d)
+    }
 }

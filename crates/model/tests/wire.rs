@@ -68,6 +68,48 @@ fn ad_order_audiences_keep_unknown_fields() {
     }));
 }
 
+/// A listing as text (the client's path): unknown members at every level of an ad order
+/// come back byte for byte, in their places, after the known ones of their object.
+#[test]
+fn ad_order_listing_keeps_unknown_members_at_every_level_in_order() {
+    let listing = r#"{"messages":[],"entity":[{"id":1,"name":"o","frequencyCap":{"limit":3,"duration":1,"timePeriod":"DAY","resetAt":"midnight"},"channelsV2":null,"audiences":[{"id":9,"pmpDeals":null,"exchanges":{"include":[1],"exclude":[],"mode":"strict"},"siteLists":{"include":[2],"zeta":{"deep":[{"x":null}]},"alpha":-1.5},"geo":["US"]}],"status":"RUNNING","metrics":{"spend":12.5,"impressions":18446744073709551615}}]}"#;
+    let decoded: Envelope<Vec<AdOrder>> = serde_json::from_str(listing).expect("decodes");
+    let order = &decoded.entity[0];
+    assert_eq!(
+        order.extra.keys().collect::<Vec<_>>(),
+        ["status", "metrics"]
+    );
+    let audience = &order.audiences.as_ref().expect("audiences")[0];
+    assert_eq!(audience.extra.get("geo"), Some(&json!(["US"])));
+    let site_lists = audience.site_lists.as_ref().expect("site lists");
+    assert_eq!(
+        site_lists.extra.keys().collect::<Vec<_>>(),
+        ["zeta", "alpha"]
+    );
+    assert_eq!(serde_json::to_string(&decoded).expect("encodes"), listing);
+}
+
+#[test]
+fn a_member_given_twice_is_refused_when_known_and_kept_once_when_not() {
+    let twice = serde_json::from_str::<AdOrder>(r#"{"name":"a","name":"b"}"#);
+    assert!(
+        twice.is_err_and(|e| e.to_string().contains("duplicate field `name`")),
+        "a known member given twice"
+    );
+    let o: AdOrder = serde_json::from_str(r#"{"future":1,"id":2,"future":[3]}"#).expect("decodes");
+    assert_eq!(o.id, Some(2));
+    assert_eq!(o.extra.len(), 1);
+    assert_eq!(o.extra.get("future"), Some(&json!([3])));
+}
+
+#[test]
+fn an_escaped_member_name_is_the_member() {
+    let o: AdOrder =
+        serde_json::from_str(r#"{"na\u006de":"n","\u0073tatus":"x"}"#).expect("decodes");
+    assert_eq!(o.name.as_deref(), Some("n"));
+    assert_eq!(o.extra.get("status"), Some(&json!("x")));
+}
+
 #[test]
 fn campaign_flights_keep_unknown_fields() {
     assert_round_trip::<Campaign>(json!({
