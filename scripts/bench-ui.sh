@@ -13,7 +13,8 @@
 # download with its progress; opening the ad-orders table; a filter keystroke until the
 # window repaints; a sort; a save until the table shows the new value; the bytes each
 # command answer carries over the IPC; resident memory of the app and its web process.
-# The prepared sandbox database is kept in target/bench-ui/ for the next run.
+# The prepared sandbox database is kept in target/bench-ui/ for the next run
+# ($CARGO_TARGET_DIR is honoured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -28,11 +29,12 @@ echo "== cargo build --release (the app, the blank app, the data loader)"
 cargo build --release --locked -p flightdeck-app -p flightdeck-blank-app
 cargo build --release --locked -p flightdeck-sandbox --example load_ad_orders
 
-seed="target/bench-ui/ad-orders-$orders/sandbox.db"
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+seed="$target/bench-ui/ad-orders-$orders/sandbox.db"
 if [ ! -f "$seed" ]; then
   echo "== preparing a sandbox with $orders ad orders ($seed)"
   mkdir -p "$(dirname "$seed")"
-  target/release/examples/load_ad_orders "$seed.tmp" "$orders"
+  "$target/release/examples/load_ad_orders" "$seed.tmp" "$orders"
   for suffix in -wal -shm; do
     if [ -f "$seed.tmp$suffix" ]; then mv "$seed.tmp$suffix" "$seed$suffix"; fi
   done
@@ -40,9 +42,9 @@ if [ ! -f "$seed" ]; then
 fi
 
 FLIGHTDECK_E2E_SKIP_BUILD=1 \
-  FLIGHTDECK_APP="$PWD/target/release/flightdeck-app" \
-  FLIGHTDECK_BENCH_BLANK="$PWD/target/release/flightdeck-blank-app" \
-  FLIGHTDECK_BENCH_SEED="$PWD/$seed" \
+  FLIGHTDECK_APP="$target/release/flightdeck-app" \
+  FLIGHTDECK_BENCH_BLANK="$target/release/flightdeck-blank-app" \
+  FLIGHTDECK_BENCH_SEED="$seed" \
   FLIGHTDECK_BENCH_AD_ORDERS="$orders" \
   FLIGHTDECK_E2E_SCRIPT=tests/e2e/bench_ui.py \
   FLIGHTDECK_E2E_TIMEOUT="${FLIGHTDECK_E2E_TIMEOUT:-3600}" \

@@ -1606,3 +1606,41 @@ fn a_cap_on_a_new_flight_of_a_draft_campaign_posts_in_one_push() {
     );
     h.close();
 }
+
+/// A table window as the UI asks for it: sorted by a column, filtered, one page.
+#[test]
+fn table_windows_sort_and_filter_as_the_ui_asks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let sorted = |desc: bool| -> Vec<String> {
+        let w = h.ok(
+            "query_ad_orders",
+            json!({"query": {"parent": null, "filter": "", "sort": {"column": "name", "descending": desc}, "offset": 0, "limit": 50}}),
+        );
+        rows(w["rows"].clone())
+            .iter()
+            .map(|r| r["label"].as_str().expect("label").to_owned())
+            .collect()
+    };
+    let asc = sorted(false);
+    assert!(asc.len() > 3, "{asc:?}");
+    let mut expected = asc.clone();
+    expected.sort_by_key(|l| l.to_lowercase());
+    assert_eq!(asc, expected);
+    let desc = sorted(true);
+    assert_eq!(desc.first(), asc.last());
+    let w = h.window("query_ad_orders", Value::Null, "bluebird", 0, 10);
+    let labels: Vec<&str> = w["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["label"].as_str())
+        .collect();
+    assert!(
+        !labels.is_empty() && labels.iter().all(|l| l.contains("Bluebird")),
+        "{labels:?}"
+    );
+    assert!(w["unfiltered"].as_u64() > w["total"].as_u64(), "{w}");
+}

@@ -33,20 +33,14 @@ from webdriver import Session, WaitTimeout  # noqa: E402
 RUNS = int(os.environ.get("BENCH_RUNS", "20"))
 ORDERS = int(os.environ.get("FLIGHTDECK_BENCH_AD_ORDERS", "0"))
 
-# Counts the bytes of every command answer, by command, from here on.
-IPC_HOOK_JS = """
-if (!window.__fdIpcHooked) {
-  window.__fdIpcHooked = true;
-  window.__fdIpc = [];
-  const internals = window.__TAURI_INTERNALS__;
-  const invoke = internals.invoke.bind(internals);
-  internals.invoke = async (cmd, args, options) => {
-    const answer = await invoke(cmd, args, options);
-    try { window.__fdIpc.push([cmd, JSON.stringify(answer ?? null).length]); } catch (e) {}
-    return answer;
-  };
-}
-window.__fdIpc.length = 0;
+# The bytes of one command answer as the page receives it: the largest window a table
+# view asks for (its page size times the pages a tall screen merges into one request).
+IPC_WINDOW_JS = """
+const [filter, limit] = arguments;
+const done = arguments[arguments.length - 1];
+window.__TAURI_INTERNALS__
+  .invoke('query_ad_orders', {query: {parent: null, filter, sort: null, offset: 0, limit}})
+  .then((w) => done(JSON.stringify(w).length), (e) => done(-1));
 """
 
 # The painted state of the table of a kind: attributes its root carries (DataTable).
@@ -167,8 +161,8 @@ class Bench(Scenario):
     def now(self) -> float:
         return float(self.s.execute("return performance.now();"))
 
-    def ipc(self) -> list[tuple[str, int]]:
-        return [(c, int(n)) for c, n in self.s.execute("return window.__fdIpc || [];")]
+    def window_bytes(self, filter_text: str, limit: int) -> int:
+        return int(self.s.execute_async(IPC_WINDOW_JS, filter_text, limit))
 
     # -- figures -----------------------------------------------------------------------
 
@@ -190,7 +184,6 @@ class Bench(Scenario):
         self.start(self.cfg.app, '[data-action="sign-in"]')
         self.step_sign_in()
         self.nav("advertisers")
-        self.s.execute(IPC_HOOK_JS)
         t0 = time.monotonic()
         self.click('[data-action="download"]')
         saw_progress = False
@@ -214,19 +207,17 @@ class Bench(Scenario):
         report("  ratio to the blank app (median)", [statistics.median(existing) / statistics.median(blank)], unit="x")
 
     def open_table(self) -> None:
-        self.s.execute(IPC_HOOK_JS)
-        times, sizes = [], []
+        times = []
         for _ in range(RUNS):
             self.nav("advertisers")
             self.s.next_frames(2)
-            self.s.execute(IPC_HOOK_JS)
             t0 = self.now()
             self.nav("ad_orders")
             st = self.painted_after("ad_order", t0, lambda st: st["total"] >= ORDERS, "the ad-orders table to paint")
             times.append(st["paintedAt"] - t0)
-            sizes.extend(n for _, n in self.ipc())
         report("open the ad-orders table (click to paint)", times)
-        report("bytes over the IPC per command answer (open)", [n / 1024 for n in sizes], unit="KB")
+        sizes = [self.window_bytes("", limit) / 1024 for limit in (50, 100, 150)]
+        print(f"{'IPC bytes of a window answer (50 / 100 / 150 rows)':<52} {sizes[0]:.0f} / {sizes[1]:.0f} / {sizes[2]:.0f} KB", flush=True)
 
     def filter_keys(self) -> None:
         box = self.s.execute(
@@ -236,8 +227,7 @@ class Bench(Scenario):
         if not box:
             raise StepFailed("the ad-orders table has no filter input (input[data-filter])")
         text = "order 12"
-        times, sizes = [], []
-        self.s.execute(IPC_HOOK_JS)
+        times = []
         while len(times) < RUNS:
             for i in range(1, len(text) + 1):
                 value = text[:i]
@@ -248,21 +238,20 @@ class Bench(Scenario):
             t0 = self.now()
             self.s.execute(SET_INPUT_JS, box, "")
             self.painted_after("ad_order", t0, lambda st: st["filter"] == "", "the filter cleared")
-        sizes = [n for _, n in self.ipc()]
         report("filter: keystroke until the window repaints", times)
-        report("bytes over the IPC per command answer (filter)", [n / 1024 for n in sizes], unit="KB")
 
     def sort(self) -> None:
         times = []
         for i in range(RUNS):
             column = ["name", "budget", "start", "id"][i % 4]
-            # A header knows its column: data-column on the <th> (DataTable).
+            # A sortable header is a button that names its column (DataTable).
             header = self.s.execute(
-                "return document.querySelector(`[data-painted-at] th[data-column=\"${arguments[0]}\"] , th[data-column=\"${arguments[0]}\"]`);",
+                "return document.querySelector(`[data-table-root=\"ad_order\"] button[data-sort=\"${arguments[0]}\"]`)"
+                " || document.querySelector(`button[data-sort=\"${arguments[0]}\"]`);",
                 column,
             )
             if not header:
-                raise StepFailed(f"no header th[data-column={column!r}] to sort by")
+                raise StepFailed(f"no header button[data-sort={column!r}] to sort by")
             before = (self.table("ad_order") or {}).get("sort", "")
             t0 = self.now()
             self.s.execute("arguments[0].click();", header)
@@ -311,9 +300,13 @@ def main() -> int:
     print(f"Flightdeck UI bench: {ORDERS} ad orders, {RUNS} runs per figure, {cfg.app}", flush=True)
     status = 0
     try:
-        b.cold_starts()
+        if os.environ.get("BENCH_SKIP_START"):
+            b.start_figures = ([1.0], [], [])
+        else:
+            b.cold_starts()
         b.download()
-        b.restarts()
+        if not os.environ.get("BENCH_SKIP_START"):
+            b.restarts()
         b.open_table()
         b.memory()
         b.filter_keys()
