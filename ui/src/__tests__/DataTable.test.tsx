@@ -325,4 +325,74 @@ describe("windowed DataTable", () => {
     expect(container.querySelector('[data-sort="id"]')).not.toBeNull();
     expect(container.querySelector('td[data-col="id"]')?.textContent).toBe("0");
   });
+
+  describe("sorting 100,010 rows by name after filtering", () => {
+    const N = 100_010;
+    type O = { id: number; name: string };
+    // Unpadded names: the name order ("Order 1", "Order 10", "Order 100", …) is not the id order.
+    const orders: O[] = Array.from({ length: N }, (_, i) => ({ id: i + 1, name: `Order ${i + 1}` }));
+    const byName = [...orders].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const answer = (q: TableQuery): TableWindow<O> => {
+      const f = q.filter.trim().toLowerCase();
+      const src = q.sort?.column === "name" ? (q.sort.descending ? [...byName].reverse() : byName) : orders;
+      const hits = f ? src.filter((r) => r.name.toLowerCase().includes(f)) : src;
+      const offset = Math.min(q.offset, hits.length);
+      return { rows: hits.slice(offset, offset + q.limit), offset, total: hits.length, unfiltered: N };
+    };
+    const orderColumns: Column<O>[] = [
+      { id: "name", header: "Name", value: (r) => r.name, sortable: true },
+      { id: "id", header: "Id", value: (r) => r.id, sortable: true },
+    ];
+    /** Waits (in act) until `ok`, as the benchmark polls the root's marks. */
+    async function until(what: string, ok: () => boolean) {
+      const t0 = performance.now();
+      while (!ok()) {
+        if (performance.now() - t0 > 5000) throw new Error(`timed out waiting for ${what}`);
+        await act(async () => {
+          await new Promise((r) => setTimeout(r, 10));
+        });
+      }
+    }
+    function mount(fetch: (q: TableQuery) => Promise<TableWindow<O> | undefined>) {
+      const { container } = render(<DataTable<O> kind="ad_order" label="Ad orders" fetch={fetch} columns={orderColumns} rowId={(r) => String(r.id)} rowLabel={(r) => r.name} />);
+      return container.querySelector<HTMLElement>('[data-table-root="ad_order"]')!;
+    }
+    const firstLabels = (root: HTMLElement) => labels(root).slice(0, 3);
+    const nameOrder = byName.slice(0, 3).map((r) => r.name);
+
+    it("shows and marks the name order after filter keystrokes and a cleared filter", async () => {
+      const root = mount((q) => new Promise((res) => setTimeout(() => res(answer(q)), 2)));
+      await until("the first paint", () => root.dataset.paintedAt !== undefined);
+      const box = filterBox(root);
+      for (let loop = 0; loop < 2; loop++) {
+        for (let i = 1; i <= "order 12".length; i++) {
+          const v = "order 12".slice(0, i);
+          fireEvent.change(box, { target: { value: v } });
+          await until(`the filter ${v}`, () => root.dataset.filterApplied === v);
+        }
+        fireEvent.change(box, { target: { value: "" } });
+        await until("the cleared filter", () => root.dataset.filterApplied === "");
+      }
+      expect(firstLabels(root)).toEqual(["Order 1", "Order 2", "Order 3"]);
+      fireEvent.click(root.querySelector('button[data-sort="name"]')!);
+      await until("the name sort", () => root.dataset.sortApplied === "name:asc");
+      expect(firstLabels(root)).toEqual(nameOrder);
+      expect(root.dataset.total).toBe(String(N));
+    });
+
+    it("asks again for a window whose request failed, instead of keeping the old order", async () => {
+      let failSorted = 1;
+      const root = mount((q) => {
+        if (q.sort && failSorted > 0) {
+          failSorted -= 1;
+          return Promise.resolve(undefined);
+        }
+        return Promise.resolve(answer(q));
+      });
+      await until("the first paint", () => root.dataset.paintedAt !== undefined);
+      fireEvent.click(root.querySelector('button[data-sort="name"]')!);
+      await until("the name sort", () => root.dataset.sortApplied === "name:asc");
+      expect(firstLabels(root)).toEqual(nameOrder);
+    });
+  });
 });

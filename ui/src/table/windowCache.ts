@@ -32,12 +32,17 @@ type Entry<T> = {
   stale: Set<number>;
   /** Page → generation it was asked for in. */
   inflight: Map<number, number>;
+  /** Failed requests in a row: the next retry waits longer. */
+  failures: number;
 };
 
 /** Pages kept per query: at most this many rows ever sit in JS, whatever the table's size. */
 const MAX_PAGES = 24;
 /** Queries kept (so going back to a filter is instant until the rows change). */
 const MAX_ENTRIES = 6;
+/** A failed window is asked again after this long, doubling per failure in a row, up to `MAX_RETRIES` times. */
+const RETRY_MS = 250;
+const MAX_RETRIES = 4;
 
 /**
  * Pages of a table's rows, per query. Only the pages in view (plus an overscan) are asked
@@ -93,6 +98,7 @@ export class WindowCache<T> {
     if (this.shownKey !== cur?.key) this.shownKey = null;
     if (!cur) return;
     cur.gen += 1;
+    cur.failures = 0;
     cur.inflight.clear();
     const [p0, p1] = this.pageRange(cur);
     for (const p of [...cur.pages.keys()]) {
@@ -175,7 +181,7 @@ export class WindowCache<T> {
     if (e) {
       this.entries.delete(key); // re-insert: most recently used last
     } else {
-      e = { key, query, gen: 1, landed: 0, total: 0, unfiltered: 0, pages: new Map(), stale: new Set(), inflight: new Map() };
+      e = { key, query, gen: 1, landed: 0, total: 0, unfiltered: 0, pages: new Map(), stale: new Set(), inflight: new Map(), failures: 0 };
     }
     this.entries.set(key, e);
     this.current = e;
@@ -226,7 +232,20 @@ export class WindowCache<T> {
   private land(e: Entry<T>, gen: number, p0: number, p1: number, w: TableWindow<T> | undefined): void {
     for (let p = p0; p <= p1; p++) if (e.inflight.get(p) === gen) e.inflight.delete(p);
     // Forgotten, or asked before the rows changed: a newer answer is (or will be) there.
-    if (this.entries.get(e.key) !== e || e.gen !== gen || !w) return;
+    if (this.entries.get(e.key) !== e || e.gen !== gen) return;
+    if (!w) {
+      // A failed window is asked again: without this the table would keep the previous
+      // query's rows under the new filter or sort for good.
+      if (e === this.current && e.failures < MAX_RETRIES) {
+        const delay = RETRY_MS * 2 ** e.failures;
+        e.failures += 1;
+        setTimeout(() => {
+          if (this.alive && e === this.current && e.gen === gen) this.load();
+        }, delay);
+      }
+      return;
+    }
+    e.failures = 0;
     e.total = w.total;
     e.unfiltered = w.unfiltered;
     e.landed = gen;
