@@ -1,4 +1,5 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { StrictMode } from "react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Marker, TableQuery, TableWindow } from "../api/types";
 
@@ -379,6 +380,39 @@ describe("windowed DataTable", () => {
       expect(firstLabels(root)).toEqual(nameOrder);
       expect(root.dataset.total).toBe(String(N));
     });
+
+    it("repaints a filter shown before, and sorts after it, when the rows changed during the first load", async () => {
+      const fetch = vi.fn((q: TableQuery) => new Promise<TableWindow<O>>((res) => setTimeout(() => res(answer(q)), 2)));
+      const { container } = render(
+        <StrictMode>
+          <DataTable<O> kind="ad_order" label="Ad orders" fetch={fetch} columns={orderColumns} changes="any" rowId={(r) => String(r.id)} rowLabel={(r) => r.name} />
+        </StrictMode>,
+      );
+      const root = container.querySelector<HTMLElement>('[data-table-root="ad_order"]')!;
+      // A download finishes while the first window is on its way.
+      await act(async () => {
+        events.workspaceChanged.emit({ kinds: ["ad_order", "campaign"], ids: [] });
+      });
+      await until("the first paint", () => root.dataset.paintedAt !== undefined && root.dataset.total === String(N));
+      expect(firstLabels(root)).toEqual(["Order 1", "Order 2", "Order 3"]);
+      const box = filterBox(root);
+      for (const [v, total] of [["o", N], ["or", N], ["order 12", orders.filter((r) => r.name.toLowerCase().includes("order 12")).length]] as const) {
+        fireEvent.change(box, { target: { value: v } });
+        await until(`the filter ${v}`, () => root.dataset.filterApplied === v);
+        expect(root.dataset.total).toBe(String(total));
+      }
+      expect(firstLabels(root)).toEqual(["Order 12", "Order 120", "Order 121"]);
+      // Back to a filter shown before (its rows are still cached).
+      fireEvent.change(box, { target: { value: "" } });
+      await until("the cleared filter", () => root.dataset.filterApplied === "");
+      expect(root.dataset.total).toBe(String(N));
+      expect(firstLabels(root)).toEqual(["Order 1", "Order 2", "Order 3"]);
+      fireEvent.click(root.querySelector('button[data-sort="name"]')!);
+      await until("the name sort", () => root.dataset.sortApplied === "name:asc");
+      expect(firstLabels(root)).toEqual(nameOrder);
+      expect(root.dataset.filterApplied).toBe("");
+      expect(root.dataset.total).toBe(String(N));
+        }, 20_000);
 
     it("asks again for a window whose request failed, instead of keeping the old order", async () => {
       let failSorted = 1;

@@ -69,18 +69,20 @@ export class WindowCache<T> {
   /** Sets the fetch function and the query; a new function means new rows (a refetch). */
   configure(fetcher: WindowFetch<T>, query: BaseQuery): void {
     const key = queryKey(query);
+    const before = this.shown();
     if (this.fetcher !== fetcher) {
       const had = this.fetcher !== null;
       this.fetcher = fetcher;
       this.switchTo(key, query);
       if (had) this.invalidate();
       else this.load();
-      return;
-    }
-    if (this.current?.key !== key) {
+    } else if (this.current?.key !== key) {
       this.switchTo(key, query);
       this.load();
     }
+    // Back to a query whose rows are cached: no answer will land to re-render, and the
+    // render that asked for it still showed the previous query's rows and marks.
+    if (this.shown() !== before && this.alive) this.notify();
   }
 
   /** The index range on screen. */
