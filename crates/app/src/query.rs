@@ -715,14 +715,33 @@ impl KindTable {
         let parent = sig.parent.clone();
         let order = self.order(sig.sort).to_vec();
         let rows = &self.rows;
-        let result: Vec<u32> = order
-            .into_iter()
-            .filter(|&i| {
-                let r = &rows[i as usize];
-                parent.as_ref().is_none_or(|p| under(r, p))
-                    && terms.iter().all(|t| r.text.contains(t.as_str()))
+        let keep = |i: &u32| {
+            let r = &rows[*i as usize];
+            parent.as_ref().is_none_or(|p| under(r, p))
+                && terms.iter().all(|t| r.text.contains(t.as_str()))
+        };
+        // A large kind is filtered on every core, each over a slice of the order, so
+        // a keystroke on a million rows does not wait for one core to read them all.
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let result: Vec<u32> = if terms.is_empty() && parent.is_none() {
+            order
+        } else if threads > 1 && order.len() >= PARALLEL_FILTER_ROWS {
+            let chunk = order.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                let parts: Vec<_> = order
+                    .chunks(chunk)
+                    .map(|part| {
+                        s.spawn(move || part.iter().copied().filter(keep).collect::<Vec<_>>())
+                    })
+                    .collect();
+                parts
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
             })
-            .collect();
+        } else {
+            order.into_iter().filter(keep).collect()
+        };
         let result = Arc::new(result);
         self.last = Some((sig.clone(), result.clone()));
         result
@@ -735,6 +754,9 @@ impl KindTable {
         }
     }
 }
+
+/// Kinds with at least this many rows are filtered on several threads.
+const PARALLEL_FILTER_ROWS: usize = 50_000;
 
 /// The indexes of one workspace, per kind.
 #[derive(Default)]
@@ -1086,4 +1108,53 @@ fn row_with<T: DeserializeOwned>(
         value,
         pending: e.pending,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kind large enough to be filtered on several threads gives the same rows, in the
+    /// same order, as one thread reading them all.
+    #[test]
+    fn a_large_kind_filters_to_the_same_rows_in_the_same_order() {
+        let n = PARALLEL_FILTER_ROWS * 2 + 7;
+        let rows: Vec<IndexRow> = (0..n)
+            .map(|i| {
+                let text = format!("order {i}\u{1f}{}", i % 97);
+                let len = u32::try_from(text.len()).unwrap_or(0);
+                IndexRow {
+                    target: EntityRef::new(Kind::AdOrder, Key::Id(i as i64)),
+                    parent: None,
+                    ancestor: None,
+                    order: (0, i as i64),
+                    text: text.into_boxed_str(),
+                    cells: vec![Cell::Text(0, len)].into_boxed_slice(),
+                }
+            })
+            .collect();
+        let default: Vec<u32> = (0..n as u32).rev().collect();
+        let mut table = KindTable {
+            by_target: HashMap::new(),
+            default: default.clone(),
+            rows,
+            sorted: HashMap::new(),
+            last: None,
+        };
+        let sig = Signature {
+            parent: None,
+            filter: "order 12".into(),
+            sort: None,
+        };
+        let got = table.select(&sig);
+        let expected: Vec<u32> = default
+            .into_iter()
+            .filter(|&i| {
+                let t = &table.rows[i as usize].text;
+                t.contains("order") && t.contains("12")
+            })
+            .collect();
+        assert!(expected.len() > 1000);
+        assert_eq!(*got, expected);
+    }
 }
