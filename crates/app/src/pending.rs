@@ -8,7 +8,7 @@ use flightdeck_offline::merge::FieldConflict;
 use flightdeck_offline::workspace::{ChangeMessage, Marker, PendingRef, Pick, Workspace};
 use serde::Serialize;
 
-use crate::query::{TableQuery, Window};
+use crate::query::{TableQuery, Window, label_of};
 use crate::{Account, Result};
 
 /// One pending change as the review screen shows it.
@@ -58,14 +58,6 @@ pub fn label(name: Option<&str>, target: &EntityRef) -> String {
         Some(n) if !n.trim().is_empty() => n.to_owned(),
         _ => format!("{} {}", target.kind.label(), target.key),
     }
-}
-
-fn label_of(ws: &Workspace, target: &EntityRef) -> Result<String> {
-    let entity = ws.get(target)?;
-    let name = entity
-        .as_ref()
-        .and_then(|e| e.working.get("name").and_then(|n| n.as_str()));
-    Ok(label(name, target))
 }
 
 /// One change as the review shows it, read in full.

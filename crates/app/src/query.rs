@@ -568,18 +568,32 @@ fn push_number(text: &mut String, n: f64) {
     };
 }
 
+/// The label of a row from its JSON: its name, or its kind and key. Only `name` is
+/// parsed; the rest is skipped over.
+fn label_in(json: &str, target: &EntityRef) -> String {
+    #[derive(Deserialize)]
+    struct Named<'a> {
+        #[serde(borrow)]
+        name: Option<std::borrow::Cow<'a, str>>,
+    }
+    let named = serde_json::from_str::<Named<'_>>(json).ok();
+    label(named.as_ref().and_then(|n| n.name.as_deref()), target)
+}
+
+/// The label of one entity of the workspace, as tables and pending changes show it.
+pub fn label_of(ws: &Workspace, target: &EntityRef) -> Result<String> {
+    let mut out = None;
+    ws.scan_one(target, |s| {
+        out = Some(label_in(s.json, target));
+        Ok(())
+    })?;
+    Ok(out.unwrap_or_else(|| label(None, target)))
+}
+
 fn labels_of(ws: &Workspace, kind: Kind) -> Result<HashMap<EntityRef, String>> {
     let mut out = HashMap::new();
     ws.scan(kind, |s| {
-        #[derive(Deserialize)]
-        struct Named<'a> {
-            #[serde(borrow)]
-            name: Option<std::borrow::Cow<'a, str>>,
-        }
-        let name = serde_json::from_str::<Named<'_>>(s.json)
-            .ok()
-            .and_then(|n| n.name.map(|c| c.into_owned()));
-        let l = label(name.as_deref(), &s.target);
+        let l = label_in(s.json, &s.target);
         out.insert(s.target, l);
         Ok(())
     })?;
@@ -1020,15 +1034,8 @@ fn labels_of_one(
     let Some(parent) = parent else {
         return Ok(HashMap::new());
     };
-    let mut out = HashMap::new();
-    ws.scan_one(&parent, |s| {
-        let name = serde_json::from_str::<Value>(s.json)
-            .ok()
-            .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned));
-        out.insert(s.target.clone(), label(name.as_deref(), &s.target));
-        Ok(())
-    })?;
-    Ok(out)
+    let l = label_of(ws, &parent)?;
+    Ok(HashMap::from([(parent, l)]))
 }
 
 /// One entity's row, or `None` when the workspace does not hold it.
@@ -1051,18 +1058,7 @@ impl ParentCache {
         if let Some(hit) = self.0.get(parent) {
             return Ok(hit.clone());
         }
-        let mut name = None;
-        ws.scan_one(parent, |s| {
-            #[derive(Deserialize)]
-            struct Named {
-                name: Option<String>,
-            }
-            name = serde_json::from_str::<Named>(s.json)
-                .ok()
-                .and_then(|n| n.name);
-            Ok(())
-        })?;
-        let facts = (label(name.as_deref(), parent), ws.timezone_of(parent)?);
+        let facts = (label_of(ws, parent)?, ws.timezone_of(parent)?);
         self.0.insert(parent.clone(), facts.clone());
         Ok(facts)
     }
