@@ -255,6 +255,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     let options = flightdeck_core::OpenOptions::default();
     let core = Core::open(&flightdeck_core::paths::data_dir()?, selection, options).await?;
     let account = core.active()?;
+    if account.profile.embedded && account.config.base_url.port() == Some(0) {
+        // The app has never run here, so its sandbox has no address yet.
+        return Err(CliError::Usage(
+            "the active profile is the desktop app's local sandbox, which has never run on \
+             this machine: start the app, or pass --base-url (or FLIGHTDECK_BASE_URL)"
+                .into(),
+        ));
+    }
     let workspace = cli.workspace.clone();
     match cli.command {
         Command::Pull { advertiser } => {

@@ -583,3 +583,24 @@ async fn the_cli_and_the_app_read_the_same_profile_session_and_workspace() {
     let out = cli.run(&["changes"], None);
     assert!(out.status.success(), "{}", text(&out).1);
 }
+
+/// On a machine where the desktop app never ran, the CLI's default profile (the app's
+/// local sandbox) has no address: the CLI says what to do instead of failing to connect.
+#[test]
+fn without_a_service_and_before_the_app_ran_the_cli_says_what_to_do() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_flightdeck"))
+        .args(["advertisers", "list"])
+        .env("HOME", home.path())
+        .env("FLIGHTDECK_DATA_DIR", home.path().join("data"))
+        .env_remove("FLIGHTDECK_BASE_URL")
+        .env_remove("FLIGHTDECK_PROFILE")
+        .output()
+        .expect("run flightdeck");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--base-url") && err.contains("start the app"),
+        "{err}"
+    );
+}
