@@ -114,32 +114,29 @@ struct IndexRow {
     ancestor: Option<EntityRef>,
     /// Default order: ids ascending, then drafts (and other keys) in insertion order.
     order: (u8, i64),
-    /// Every cell's text, lower case, separated by U+001F.
-    text: Box<str>,
+    /// Where the row's search text sits in its kind's [`KindTable::text`]: every cell's
+    /// text, lower case, separated by U+001F.
+    text: (u32, u32),
+    /// Text cells are spans of the row's search text.
     cells: Box<[Cell]>,
-}
-
-impl IndexRow {
-    fn text_of(&self, cell: Cell) -> &str {
-        match cell {
-            Cell::Text(start, len) => self
-                .text
-                .get(start as usize..(start + len) as usize)
-                .unwrap_or(""),
-            _ => "",
-        }
-    }
 }
 
 /// One kind's index. Rows are never removed in place: a removal rebuilds the kind.
 struct KindTable {
     rows: Vec<IndexRow>,
+    /// Every row's search text, one after another, so a filter reads memory in order
+    /// (a re-read row appends its new text; the old span is left until the next build).
+    text: String,
     by_target: HashMap<EntityRef, u32>,
     /// Row numbers in the default order.
     default: Vec<u32>,
-    /// Row numbers per sort order, computed on first use and kept up to date.
-    sorted: HashMap<(usize, bool), Vec<u32>>,
-    /// The last filtered result (before offset and limit), so scrolling only slices.
+    /// Row numbers per column in ascending order, computed on first use (or ahead, by
+    /// [`Tables::presort`]) and kept up to date. Descending orders derive from them.
+    sorted: HashMap<usize, Vec<u32>>,
+    /// The last descending order asked for; dropped by any change.
+    descending: Option<(usize, Vec<u32>)>,
+    /// The last filtered result (before offset and limit), so scrolling only slices and
+    /// a longer filter only narrows it.
     last: Option<(Signature, Arc<Vec<u32>>)>,
 }
 
@@ -488,6 +485,7 @@ fn index_row(
     s: &Scanned<'_>,
     labels: &HashMap<EntityRef, String>,
     grandparents: &HashMap<EntityRef, EntityRef>,
+    arena: &mut String,
 ) -> flightdeck_offline::Result<IndexRow> {
     let value = Doc::parse(s.json).map_err(|e| {
         flightdeck_offline::Error::Corrupt(format!(
@@ -547,12 +545,24 @@ fn index_row(
         }
         cells[0] = Cell::Text(start, shift);
     }
+    let span = |n: usize| {
+        u32::try_from(n).map_err(|_| {
+            flightdeck_offline::Error::Corrupt(format!(
+                "the {} table's search text passed 4 GB",
+                kind.label()
+            ))
+        })
+    };
+    let at = span(arena.len())?;
+    let len = span(text.len())?;
+    span(arena.len() + text.len())?;
+    arena.push_str(&text);
     Ok(IndexRow {
         order: default_order(&s.target, s.order),
         target: s.target.clone(),
         ancestor: s.parent.as_ref().and_then(|p| grandparents.get(p).cloned()),
         parent: s.parent.clone(),
-        text: text.into_boxed_str(),
+        text: (at, len),
         cells: cells.into_boxed_slice(),
     })
 }
@@ -621,27 +631,77 @@ fn under(r: &IndexRow, p: &EntityRef) -> bool {
     r.parent.as_ref() == Some(p) || r.ancestor.as_ref() == Some(p)
 }
 
-fn compare(a: &IndexRow, b: &IndexRow, col: usize, descending: bool) -> Ordering {
+/// Two rows' cells in `col`, ascending; empty cells last.
+fn cmp_value(text: &str, a: &IndexRow, b: &IndexRow, col: usize) -> Ordering {
     let (ca, cb) = (
         a.cells.get(col).copied().unwrap_or(Cell::Empty),
         b.cells.get(col).copied().unwrap_or(Cell::Empty),
     );
-    let by_value = match (ca, cb) {
+    match (ca, cb) {
         (Cell::Empty, Cell::Empty) => Ordering::Equal,
-        // Empty cells last in either direction.
-        (Cell::Empty, _) => return Ordering::Greater,
-        (_, Cell::Empty) => return Ordering::Less,
+        (Cell::Empty, _) => Ordering::Greater,
+        (_, Cell::Empty) => Ordering::Less,
         (Cell::Num(x), Cell::Num(y)) => x.total_cmp(&y),
         (Cell::Num(_), Cell::Text(..)) => Ordering::Less,
         (Cell::Text(..), Cell::Num(_)) => Ordering::Greater,
-        (Cell::Text(..), Cell::Text(..)) => a.text_of(ca).cmp(b.text_of(cb)),
-    };
-    let by_value = if descending {
-        by_value.reverse()
-    } else {
-        by_value
-    };
-    by_value.then_with(|| a.order.cmp(&b.order))
+        (Cell::Text(..), Cell::Text(..)) => cell_text(text, a, ca).cmp(cell_text(text, b, cb)),
+    }
+}
+
+/// The text of a row's cell.
+fn cell_text<'t>(text: &'t str, r: &IndexRow, cell: Cell) -> &'t str {
+    match cell {
+        Cell::Text(start, len) => {
+            let at = (r.text.0 + start) as usize;
+            text.get(at..at + len as usize).unwrap_or("")
+        }
+        _ => "",
+    }
+}
+
+/// A row's search text.
+fn row_text<'t>(text: &'t str, r: &IndexRow) -> &'t [u8] {
+    let (at, len) = (r.text.0 as usize, r.text.1 as usize);
+    text.as_bytes().get(at..at + len).unwrap_or(&[])
+}
+
+/// Ascending by `col` (empty cells last), then the default order: a total order, as
+/// every row's default place is its own.
+fn compare(text: &str, a: &IndexRow, b: &IndexRow, col: usize) -> Ordering {
+    cmp_value(text, a, b, col).then_with(|| a.order.cmp(&b.order))
+}
+
+fn is_empty(r: &IndexRow, col: usize) -> bool {
+    matches!(r.cells.get(col), None | Some(Cell::Empty))
+}
+
+/// Sorts `perm` by `cmp` on two threads when it is long: each half alone, then merged.
+fn sort_rows(perm: &mut Vec<u32>, cmp: &(dyn Fn(u32, u32) -> Ordering + Sync)) {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if threads < 2 || perm.len() < PARALLEL_FILTER_ROWS {
+        perm.sort_unstable_by(|&a, &b| cmp(a, b));
+        return;
+    }
+    let mid = perm.len() / 2;
+    let (left, right) = perm.split_at_mut(mid);
+    std::thread::scope(|s| {
+        s.spawn(|| left.sort_unstable_by(|&a, &b| cmp(a, b)));
+        right.sort_unstable_by(|&a, &b| cmp(a, b));
+    });
+    let mut merged = Vec::with_capacity(perm.len());
+    let (mut i, mut j) = (0, mid);
+    while i < mid && j < perm.len() {
+        if cmp(perm[j], perm[i]) == Ordering::Less {
+            merged.push(perm[j]);
+            j += 1;
+        } else {
+            merged.push(perm[i]);
+            i += 1;
+        }
+    }
+    merged.extend_from_slice(&perm[i..mid]);
+    merged.extend_from_slice(&perm[j..]);
+    *perm = merged;
 }
 
 impl KindTable {
@@ -656,15 +716,19 @@ impl KindTable {
             HashMap::new()
         };
         let mut rows = Vec::new();
+        let mut text = String::new();
         ws.scan(kind, |s| {
-            rows.push(index_row(kind, &s, &labels, &grandparents)?);
+            rows.push(index_row(kind, &s, &labels, &grandparents, &mut text)?);
             Ok(())
         })?;
+        text.shrink_to_fit();
         let mut table = KindTable {
             by_target: HashMap::with_capacity(rows.len()),
             default: Vec::new(),
             rows,
+            text,
             sorted: HashMap::new(),
+            descending: None,
             last: None,
         };
         for (i, r) in table.rows.iter().enumerate() {
@@ -680,81 +744,117 @@ impl KindTable {
         Ok(table)
     }
 
-    fn order(&mut self, sort: Option<(usize, bool)>) -> &[u32] {
-        let Some((col, desc)) = sort else {
-            return &self.default;
-        };
-        let rows = &self.rows;
-        let default = &self.default;
-        self.sorted.entry((col, desc)).or_insert_with(|| {
+    /// The ascending order of `col`, sorted now when it is not kept yet (on every core
+    /// when a view waits for it).
+    fn ascending(&mut self, col: usize, parallel: bool) -> &[u32] {
+        let (rows, text, default) = (&self.rows, self.text.as_str(), &self.default);
+        self.sorted.entry(col).or_insert_with(|| {
             let mut perm = default.clone();
-            perm.sort_by(|&a, &b| compare(&rows[a as usize], &rows[b as usize], col, desc));
+            let cmp = |a: u32, b: u32| compare(text, &rows[a as usize], &rows[b as usize], col);
+            if parallel {
+                sort_rows(&mut perm, &cmp);
+            } else {
+                perm.sort_unstable_by(|&a, &b| cmp(a, b));
+            }
             perm
         })
     }
 
-    /// Puts row `i` (already replaced or appended) at its place in every order.
-    fn reposition(&mut self, i: u32, new: bool) {
-        let rows = &self.rows;
-        let place = |perm: &mut Vec<u32>, cmp: &dyn Fn(u32, u32) -> Ordering| {
-            if !new && let Some(at) = perm.iter().position(|&x| x == i) {
-                perm.remove(at);
+    fn order(&mut self, sort: Option<(usize, bool)>) -> &[u32] {
+        match sort {
+            None => &self.default,
+            Some((col, false)) => self.ascending(col, true),
+            Some((col, true)) => {
+                if self.descending.as_ref().is_none_or(|(c, _)| *c != col) {
+                    self.ascending(col, true);
+                    let perm = self.sorted.get(&col).map(Vec::as_slice).unwrap_or(&[]);
+                    let d = descending_of(&self.text, &self.rows, perm, col);
+                    self.descending = Some((col, d));
+                }
+                self.descending.as_ref().map_or(&[], |(_, d)| d.as_slice())
             }
-            let at = perm.partition_point(|&x| cmp(x, i) == Ordering::Less);
+        }
+    }
+
+    /// Puts row `i` at its place in every order kept. `old` is the row it replaced (its
+    /// values find its old place by binary search, not by a scan).
+    fn reposition(&mut self, i: u32, old: Option<&IndexRow>) {
+        let (rows, text) = (&self.rows, self.text.as_str());
+        let row = &rows[i as usize];
+        let place = |perm: &mut Vec<u32>, before: &dyn Fn(&IndexRow, &IndexRow) -> Ordering| {
+            if let Some(old) = old {
+                let at = perm.partition_point(|&x| {
+                    x != i && before(&rows[x as usize], old) == Ordering::Less
+                });
+                if perm.get(at) == Some(&i) {
+                    perm.remove(at);
+                } else if let Some(at) = perm.iter().position(|&x| x == i) {
+                    perm.remove(at);
+                }
+            }
+            let at = perm.partition_point(|&x| before(&rows[x as usize], row) == Ordering::Less);
             perm.insert(at, i);
         };
-        place(&mut self.default, &|a, b| {
-            rows[a as usize].order.cmp(&rows[b as usize].order)
-        });
-        for ((col, desc), perm) in &mut self.sorted {
-            let (col, desc) = (*col, *desc);
-            place(perm, &|a, b| {
-                compare(&rows[a as usize], &rows[b as usize], col, desc)
-            });
+        place(&mut self.default, &|a, b| a.order.cmp(&b.order));
+        for (col, perm) in &mut self.sorted {
+            let col = *col;
+            // The old row's text spans point into the arena still (it only grows).
+            place(perm, &|a, b| compare(text, a, b, col));
         }
+        self.descending = None;
         self.last = None;
     }
 
     fn select(&mut self, sig: &Signature) -> Arc<Vec<u32>> {
-        if let Some((last, result)) = &self.last
-            && last == sig
-        {
-            return result.clone();
-        }
-        let terms: Vec<String> = sig
-            .filter
-            .split_whitespace()
-            .map(str::to_lowercase)
+        let narrowing = match &self.last {
+            Some((last, result)) if last == sig => return result.clone(),
+            // A longer filter (the next keystroke) keeps a subset of the last result,
+            // in the same order: only those rows are read again when they are few.
+            Some((last, result))
+                if last.parent == sig.parent
+                    && last.sort == sig.sort
+                    && !last.filter.is_empty()
+                    && sig.filter.starts_with(&last.filter)
+                    && result.len() <= self.rows.len() / 4 =>
+            {
+                Some(result.clone())
+            }
+            _ => None,
+        };
+        let terms: Vec<&str> = sig.filter.split_whitespace().collect();
+        let finders: Vec<memchr::memmem::Finder<'_>> = terms
+            .iter()
+            .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
             .collect();
         let parent = sig.parent.clone();
-        let order = self.order(sig.sort).to_vec();
-        let rows = &self.rows;
-        let keep = |i: &u32| {
-            let r = &rows[*i as usize];
-            parent.as_ref().is_none_or(|p| under(r, p))
-                && terms.iter().all(|t| r.text.contains(t.as_str()))
-        };
-        // A large kind is filtered on every core, each over a slice of the order, so
-        // a keystroke on a million rows does not wait for one core to read them all.
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let result: Vec<u32> = if terms.is_empty() && parent.is_none() {
-            order
-        } else if threads > 1 && order.len() >= PARALLEL_FILTER_ROWS {
-            let chunk = order.len().div_ceil(threads);
-            std::thread::scope(|s| {
-                let parts: Vec<_> = order
-                    .chunks(chunk)
-                    .map(|part| {
-                        s.spawn(move || part.iter().copied().filter(keep).collect::<Vec<_>>())
-                    })
-                    .collect();
-                parts
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                    .collect()
-            })
+            self.order(sig.sort).to_vec()
         } else {
-            order.into_iter().filter(keep).collect()
+            let (rows, text) = (&self.rows, self.text.as_str());
+            let keep = |r: &IndexRow| {
+                parent.as_ref().is_none_or(|p| under(r, p)) && {
+                    let t = row_text(text, r);
+                    finders.iter().all(|f| f.find(t).is_some())
+                }
+            };
+            match narrowing {
+                Some(prev) => prev
+                    .iter()
+                    .copied()
+                    .filter(|&i| keep(&rows[i as usize]))
+                    .collect(),
+                None => {
+                    // Rows are read in memory order into a bit set, on every core for a
+                    // large kind; the order is then one pass over it.
+                    let hits = matching(rows, &keep);
+                    let rows_hit = |i: u32| hits[(i / 64) as usize] >> (i % 64) & 1 == 1;
+                    self.order(sig.sort)
+                        .iter()
+                        .copied()
+                        .filter(|&i| rows_hit(i))
+                        .collect()
+                }
+            }
         };
         let result = Arc::new(result);
         self.last = Some((sig.clone(), result.clone()));
@@ -769,6 +869,56 @@ impl KindTable {
     }
 }
 
+/// One bit per row: whether `keep` holds.
+fn matching(rows: &[IndexRow], keep: &(dyn Fn(&IndexRow) -> bool + Sync)) -> Vec<u64> {
+    let mut hits = vec![0u64; rows.len().div_ceil(64)];
+    let fill = |words: &mut [u64], first_word: usize| {
+        for (w, word) in words.iter_mut().enumerate() {
+            let base = (first_word + w) * 64;
+            let end = (base + 64).min(rows.len());
+            for (bit, r) in rows[base..end].iter().enumerate() {
+                if keep(r) {
+                    *word |= 1 << bit;
+                }
+            }
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if threads > 1 && rows.len() >= PARALLEL_FILTER_ROWS {
+        let per = hits.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            for (n, words) in hits.chunks_mut(per).enumerate() {
+                let fill = &fill;
+                s.spawn(move || fill(words, n * per));
+            }
+        });
+    } else {
+        fill(&mut hits, 0);
+    }
+    hits
+}
+
+/// The descending order of `col` from its ascending one: values high to low, rows of
+/// equal value still in the default order, empty cells still last.
+fn descending_of(text: &str, rows: &[IndexRow], asc: &[u32], col: usize) -> Vec<u32> {
+    let filled = asc.partition_point(|&i| !is_empty(&rows[i as usize], col));
+    let mut out = Vec::with_capacity(asc.len());
+    let mut end = filled;
+    while end > 0 {
+        let last = &rows[asc[end - 1] as usize];
+        let mut start = end - 1;
+        while start > 0
+            && cmp_value(text, &rows[asc[start - 1] as usize], last, col) == Ordering::Equal
+        {
+            start -= 1;
+        }
+        out.extend_from_slice(&asc[start..end]);
+        end = start;
+    }
+    out.extend_from_slice(&asc[filled..]);
+    out
+}
+
 /// Kinds with at least this many rows are filtered on several threads.
 const PARALLEL_FILTER_ROWS: usize = 50_000;
 
@@ -779,9 +929,12 @@ pub struct Tables {
     /// Bumped by every change of the indexes' contents, so a build that read the
     /// workspace before it is not installed.
     generation: AtomicU64,
-    /// Held while a kind is built, so a view opening meanwhile waits for that build
-    /// rather than doing the same work again.
-    building: Mutex<()>,
+    /// One lock per kind, held while that kind is built: a view opening meanwhile waits
+    /// for that build rather than doing the same work again, and a view of another kind
+    /// does not wait for it.
+    building: Mutex<HashMap<Kind, Arc<Mutex<()>>>>,
+    /// Set once a view has been answered (see [`Tables::wait_for_first_view`]).
+    viewed: (Mutex<bool>, std::sync::Condvar),
 }
 
 /// The kinds with tables, largest first: built ahead of the first view.
@@ -869,6 +1022,7 @@ impl Tables {
                 rows.push(row);
             }
         }
+        self.mark_viewed();
         let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
         Ok(Window {
             rows,
@@ -903,7 +1057,44 @@ impl Tables {
         for kind in kinds {
             self.ensure(ws, *kind)?;
         }
+        for kind in kinds {
+            self.presort(*kind)?;
+        }
         Ok(())
+    }
+
+    /// Sorts every column of `kind` ahead of the first click on its header, a column at
+    /// a time on one core, so a view asking meanwhile waits for one column's sort at most
+    /// and the window keeps a core to paint with.
+    pub fn presort(&self, kind: Kind) -> Result<()> {
+        for col in 0..columns(kind).len() {
+            let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+            let Some(table) = kinds.get_mut(&kind) else {
+                return Ok(());
+            };
+            table.ascending(col, false);
+        }
+        Ok(())
+    }
+
+    /// Waits until a view has been answered, or `timeout`. Building the large indexes
+    /// ahead waits for it: at start the window is loading its first screen, and on two
+    /// cores a build beside it delays that screen more than it saves later.
+    pub fn wait_for_first_view(&self, timeout: std::time::Duration) {
+        let (lock, cvar) = &self.viewed;
+        if let Ok(viewed) = lock.lock() {
+            let _ = cvar.wait_timeout_while(viewed, timeout, |v| !*v);
+        }
+    }
+
+    fn mark_viewed(&self) {
+        let (lock, cvar) = &self.viewed;
+        if let Ok(mut viewed) = lock.lock()
+            && !*viewed
+        {
+            *viewed = true;
+            cvar.notify_all();
+        }
     }
 
     /// Builds `kind`'s index unless it is there (or another thread is building it: then
@@ -917,7 +1108,14 @@ impl Tables {
         {
             return Ok(());
         }
-        let _building = self.building.lock().map_err(|_| poisoned())?;
+        let lock = self
+            .building
+            .lock()
+            .map_err(|_| poisoned())?
+            .entry(kind)
+            .or_default()
+            .clone();
+        let _building = lock.lock().map_err(|_| poisoned())?;
         loop {
             let generation = self.generation.load(AtomicOrdering::SeqCst);
             if self
@@ -975,8 +1173,9 @@ impl Tables {
                 }
             }
             let mut fresh = None;
+            let arena = &mut table.text;
             ws.scan_one(target, |s| {
-                fresh = Some(index_row(target.kind, &s, &labels, &grandparents));
+                fresh = Some(index_row(target.kind, &s, &labels, &grandparents, arena));
                 Ok(())
             })?;
             match fresh.transpose()? {
@@ -985,14 +1184,14 @@ impl Tables {
                 }
                 Some(row) => match table.by_target.get(target).copied() {
                     Some(i) => {
-                        table.rows[i as usize] = row;
-                        table.reposition(i, false);
+                        let old = std::mem::replace(&mut table.rows[i as usize], row);
+                        table.reposition(i, Some(&old));
                     }
                     None => {
                         let i = u32::try_from(table.rows.len()).unwrap_or(u32::MAX);
                         table.by_target.insert(target.clone(), i);
                         table.rows.push(row);
-                        table.reposition(i, true);
+                        table.reposition(i, None);
                     }
                 },
             }
@@ -1107,6 +1306,7 @@ fn row_with<T: DeserializeOwned>(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -1115,16 +1315,19 @@ mod tests {
     #[test]
     fn a_large_kind_filters_to_the_same_rows_in_the_same_order() {
         let n = PARALLEL_FILTER_ROWS * 2 + 7;
+        let mut arena = String::new();
         let rows: Vec<IndexRow> = (0..n)
             .map(|i| {
                 let text = format!("order {i}\u{1f}{}", i % 97);
                 let len = u32::try_from(text.len()).unwrap_or(0);
+                let at = u32::try_from(arena.len()).unwrap_or(0);
+                arena.push_str(&text);
                 IndexRow {
                     target: EntityRef::new(Kind::AdOrder, Key::Id(i as i64)),
                     parent: None,
                     ancestor: None,
                     order: (0, i as i64),
-                    text: text.into_boxed_str(),
+                    text: (at, len),
                     cells: vec![Cell::Text(0, len)].into_boxed_slice(),
                 }
             })
@@ -1134,7 +1337,9 @@ mod tests {
             by_target: HashMap::new(),
             default: default.clone(),
             rows,
+            text: arena,
             sorted: HashMap::new(),
+            descending: None,
             last: None,
         };
         let sig = Signature {
@@ -1146,11 +1351,162 @@ mod tests {
         let expected: Vec<u32> = default
             .into_iter()
             .filter(|&i| {
-                let t = &table.rows[i as usize].text;
+                let t =
+                    std::str::from_utf8(row_text(&table.text, &table.rows[i as usize])).unwrap();
                 t.contains("order") && t.contains("12")
             })
             .collect();
         assert!(expected.len() > 1000);
         assert_eq!(*got, expected);
+    }
+
+    /// A table of rows with a name (text) and a budget (a number, or empty).
+    fn table_of_rows(rows: &[(&str, Option<f64>)]) -> KindTable {
+        let mut text = String::new();
+        let rows: Vec<IndexRow> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (name, budget))| index_row_of(&mut text, i as i64, name, *budget))
+            .collect();
+        let default: Vec<u32> = (0..rows.len() as u32).collect();
+        KindTable {
+            by_target: rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.target.clone(), i as u32))
+                .collect(),
+            default,
+            rows,
+            text,
+            sorted: HashMap::new(),
+            descending: None,
+            last: None,
+        }
+    }
+
+    fn index_row_of(text: &mut String, id: i64, name: &str, budget: Option<f64>) -> IndexRow {
+        let at = text.len() as u32;
+        let own = name.to_lowercase();
+        text.push_str(&own);
+        IndexRow {
+            target: EntityRef::new(Kind::AdOrder, Key::Id(id)),
+            parent: None,
+            ancestor: None,
+            order: (0, id),
+            text: (at, own.len() as u32),
+            cells: vec![
+                Cell::Text(0, own.len() as u32),
+                budget.map_or(Cell::Empty, Cell::Num),
+            ]
+            .into_boxed_slice(),
+        }
+    }
+
+    fn sig(filter: &str, sort: Option<(usize, bool)>) -> Signature {
+        Signature {
+            parent: None,
+            filter: filter.into(),
+            sort,
+        }
+    }
+
+    fn names(t: &KindTable, rows: &[u32]) -> Vec<String> {
+        rows.iter()
+            .map(|&i| {
+                std::str::from_utf8(row_text(&t.text, &t.rows[i as usize]))
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Typing one more letter narrows the last result; it must be what a fresh filter
+    /// gives, in the same order.
+    #[test]
+    fn a_longer_filter_gives_what_a_fresh_one_gives() {
+        let rows: Vec<(String, Option<f64>)> = (0..400)
+            .map(|i| (format!("order {i} {}", ["cpm", "cpc", "cpa"][i % 3]), None))
+            .collect();
+        let rows: Vec<(&str, Option<f64>)> = rows.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+        let mut typed = table_of_rows(&rows);
+        for prefix in [
+            "o",
+            "order 1",
+            "order 12",
+            "order 12 c",
+            "order 12 cp",
+            "order 12 cpc",
+        ] {
+            let got = typed.select(&sig(prefix, Some((0, true))));
+            let fresh = table_of_rows(&rows).select(&sig(prefix, Some((0, true))));
+            assert_eq!(got, fresh, "{prefix:?}");
+        }
+        let got = typed.select(&sig("order 12 cpc", None));
+        let want: Vec<String> = (0..400)
+            .filter(|i| i.to_string().contains("12") && i % 3 == 1)
+            .map(|i| format!("order {i} cpc"))
+            .collect();
+        assert_eq!(names(&typed, &got), want);
+    }
+
+    /// Descending: high to low, equal values in the default order, empty cells last.
+    #[test]
+    fn descending_keeps_ties_in_default_order_and_empty_cells_last() {
+        let mut t = table_of_rows(&[
+            ("a", Some(5.0)),
+            ("b", None),
+            ("c", Some(7.0)),
+            ("d", Some(5.0)),
+            ("e", None),
+            ("f", Some(1.0)),
+        ]);
+        let desc = t.select(&sig("", Some((1, true))));
+        assert_eq!(names(&t, &desc), ["c", "a", "d", "f", "b", "e"]);
+        let asc = t.select(&sig("", Some((1, false))));
+        assert_eq!(names(&t, &asc), ["f", "a", "d", "c", "b", "e"]);
+    }
+
+    /// A re-read row moves in every kept order to where a fresh sort puts it.
+    #[test]
+    fn a_changed_row_lands_where_a_fresh_sort_puts_it() {
+        let start: Vec<(String, Option<f64>)> = (0..200)
+            .map(|i| {
+                (
+                    format!("n{:03}", (i * 37) % 200),
+                    Some(f64::from((i * 11) % 13)),
+                )
+            })
+            .collect();
+        let mut now = start.clone();
+        let borrowed: Vec<(&str, Option<f64>)> =
+            now.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+        let mut t = table_of_rows(&borrowed);
+        t.ascending(0, false);
+        t.ascending(1, true);
+        for (i, name, budget) in [
+            (17usize, "a first", None),
+            (3, "zz last", Some(99.0)),
+            (150, "n100", Some(4.0)),
+        ] {
+            let mut arena = std::mem::take(&mut t.text);
+            let row = index_row_of(&mut arena, i as i64, name, budget);
+            t.text = arena;
+            let old = std::mem::replace(&mut t.rows[i], row);
+            t.reposition(i as u32, Some(&old));
+            now[i] = (name.to_owned(), budget);
+        }
+        let borrowed: Vec<(&str, Option<f64>)> =
+            now.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+        let mut fresh = table_of_rows(&borrowed);
+        for sort in [
+            Some((0, false)),
+            Some((1, false)),
+            Some((1, true)),
+            Some((0, true)),
+        ] {
+            let got = t.select(&sig("", sort));
+            let want = fresh.select(&sig("", sort));
+            assert_eq!(names(&t, &got), names(&fresh, &want), "{sort:?}");
+        }
     }
 }

@@ -241,6 +241,9 @@ impl Account {
         let _ = std::thread::Builder::new()
             .name("table-index".into())
             .spawn(move || {
+                // At start, after the window's first view (or a moment): see
+                // `Tables::wait_for_first_view`. Later calls find a view answered.
+                account.tables.wait_for_first_view(WARM_AFTER);
                 if let Ok(ws) = account.open_workspace() {
                     // A failure shows when a view asks: it builds the index itself.
                     let _ = account.tables.prebuild(&ws, &crate::query::TABLE_KINDS);
@@ -326,6 +329,9 @@ impl Account {
         Ok(report?)
     }
 }
+
+/// How long building the indexes ahead waits for the window's first view at start.
+const WARM_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn signed(config: &ClientConfig, session: Session, partner: bool) -> Result<Signed> {
     let session = Arc::new(session);
