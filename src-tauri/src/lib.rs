@@ -131,8 +131,17 @@ pub fn setup<R: Runtime>(
     // The core's directory, not Tauri's `app_data_dir`: the same one on every OS (it
     // is built the same way), and the one the CLI reads.
     let dir = flightdeck_core::paths::data_dir()?;
-    let state = tauri::async_runtime::block_on(AppState::open(&dir))?;
-    app.manage(state);
+    flightdeck_core::paths::create_private_dir(&dir)?;
+    // Started beside the window rather than before it: the page loads while the sandbox
+    // and the session come up, and its first command waits for them.
+    app.manage(AppState::new(&dir));
+    let starting = handle.clone();
+    tauri::async_runtime::spawn(async move {
+        if let Some(state) = starting.try_state::<AppState>() {
+            // A failure reaches the buyer as the answer to the page's first command.
+            let _ = state.start().await;
+        }
+    });
     probe::start(handle);
     Ok(())
 }
@@ -159,7 +168,11 @@ pub fn run() {
                 #[cfg(any(target_os = "linux", all(debug_assertions, windows)))]
                 {
                     // Registration needs xdg-utils; without it only the command line works.
-                    let _ = app.deep_link().register_all();
+                    // It runs helper programs, so not on the thread that opens the window.
+                    let handle = app.handle().clone();
+                    std::thread::spawn(move || {
+                        let _ = handle.deep_link().register_all();
+                    });
                 }
                 let handle = app.handle().clone();
                 app.deep_link().on_open_url(move |event| {

@@ -13,7 +13,7 @@ const EVERY: Duration = Duration::from_secs(3);
 
 /// Probes the active service now; announces a change of connectivity.
 pub async fn probe_now<R: Runtime>(app: &AppHandle<R>, state: &AppState) {
-    let Ok(active) = state.active() else {
+    let Ok(active) = state.active().await else {
         return;
     };
     let online = match active.config.http_client() {

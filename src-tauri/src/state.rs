@@ -2,7 +2,7 @@
 //! and workspace) and the embedded sandbox. Commands borrow it through `tauri::State`.
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use flightdeck_client::SecretString;
@@ -27,78 +27,120 @@ pub enum SandboxState {
     Stopped,
 }
 
-/// Everything the app holds.
+/// Everything the app holds. The window opens before the core and the sandbox are up
+/// (a first launch seeds the sandbox, a later one restores the session from the
+/// keyring), so a command waits for them in [`AppState::ready`] instead of the window
+/// waiting for the whole start.
 pub struct AppState {
+    dir: PathBuf,
+    ready: tokio::sync::OnceCell<Ready>,
+}
+
+/// The state once started.
+struct Ready {
     core: Core,
     sandbox: tokio::sync::Mutex<Option<Running>>,
 }
 
 impl AppState {
-    /// Opens the app's data in `dir`: starts the embedded sandbox (on the address it had
-    /// before, so its sign-in can be restored), then the core on the active profile.
+    /// The app's state over `dir`, not started yet: the first command (or [`Self::ready`]
+    /// called from setup) starts it.
+    pub fn new(dir: &Path) -> AppState {
+        AppState {
+            dir: dir.to_owned(),
+            ready: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// Opens the app's data in `dir` and waits until it is started.
     pub async fn open(dir: &Path) -> Result<AppState> {
-        flightdeck_core::paths::create_private_dir(dir)?;
-        let previous = Profiles::read(dir)?.embedded_addr();
-        let running = start_sandbox(dir, previous).await?;
-        let url = format!("http://{}/", running.addr);
-        let options = OpenOptions {
-            embedded_url: Some(url),
-            warm_tables: true,
-        };
-        let core = Core::open(dir, Selection::Active, options).await?;
-        Ok(AppState {
-            core,
-            sandbox: tokio::sync::Mutex::new(Some(running)),
-        })
+        let state = AppState::new(dir);
+        state.ready().await?;
+        Ok(state)
+    }
+
+    /// Starts the embedded sandbox (on the address it had before, so its sign-in can be
+    /// restored), then the core on the active profile; once. A failed start is tried
+    /// again by the next command.
+    async fn ready(&self) -> Result<&Ready> {
+        self.ready
+            .get_or_try_init(|| async {
+                let dir = &self.dir;
+                flightdeck_core::paths::create_private_dir(dir)?;
+                let previous = Profiles::read(dir)?.embedded_addr();
+                let running = start_sandbox(dir, previous).await?;
+                let options = OpenOptions {
+                    embedded_url: Some(format!("http://{}/", running.addr)),
+                    warm_tables: true,
+                };
+                let core = Core::open(dir, Selection::Active, options).await?;
+                Ok(Ready {
+                    core,
+                    sandbox: tokio::sync::Mutex::new(Some(running)),
+                })
+            })
+            .await
+    }
+
+    /// Starts the state now, without waiting for a command to ask.
+    pub async fn start(&self) -> Result<()> {
+        self.ready().await.map(|_| ())
     }
 
     /// The shared core.
-    pub fn core(&self) -> &Core {
-        &self.core
+    pub async fn core(&self) -> Result<&Core> {
+        Ok(&self.ready().await?.core)
     }
 
     /// The active profile.
-    pub fn active(&self) -> Result<Arc<Account>> {
-        Ok(self.core.active()?)
+    pub async fn active(&self) -> Result<Arc<Account>> {
+        Ok(self.core().await?.active()?)
     }
 
     /// Signs a user in on the active profile.
     pub async fn sign_in_user(&self, username: &str, password: String) -> Result<()> {
         Ok(self
-            .core
+            .core()
+            .await?
             .sign_in_user(username, SecretString::from(password))
             .await?)
     }
 
     /// Starts a data partner's sign-in; the redirect comes back through the deep link.
-    pub fn begin_partner(&self, client_id: &str, client_secret: String) -> Result<url::Url> {
+    pub async fn begin_partner(&self, client_id: &str, client_secret: String) -> Result<url::Url> {
         let redirect = url::Url::parse(DESKTOP_REDIRECT_URI)
             .map_err(|e| AppError::state(format!("bad redirect address: {e}")))?;
-        Ok(self
-            .core
-            .begin_partner(client_id, SecretString::from(client_secret), redirect)?)
+        Ok(self.core().await?.begin_partner(
+            client_id,
+            SecretString::from(client_secret),
+            redirect,
+        )?)
     }
 
     /// The embedded sandbox's state.
-    pub async fn sandbox_state(&self) -> SandboxState {
-        if self.sandbox.lock().await.is_some() {
+    pub async fn sandbox_state(&self) -> Result<SandboxState> {
+        // A sandbox whose task ended (its database would not open) serves nothing.
+        let slot = self.ready().await?.sandbox.lock().await;
+        Ok(if slot.as_ref().is_some_and(|r| !r.is_finished()) {
             SandboxState::Running
         } else {
             SandboxState::Stopped
-        }
+        })
     }
 
     /// Stops or restarts the embedded sandbox (on the same address, so the session and
     /// its keyring entries stay valid). Stopping is how a buyer tries working offline.
     pub async fn set_sandbox_running(&self, running: bool) -> Result<()> {
-        let mut slot = self.sandbox.lock().await;
-        match (running, slot.is_some()) {
+        let ready = self.ready().await?;
+        let mut slot = ready.sandbox.lock().await;
+        let live = slot.as_ref().is_some_and(|r| !r.is_finished());
+        match (running, live) {
             (true, false) => {
-                let addr = self
+                let addr = ready
                     .core
                     .embedded_addr()?
                     .ok_or_else(|| AppError::state("the local sandbox has no address"))?;
-                let dir = self.core.dir().to_owned();
+                let dir = ready.core.dir().to_owned();
                 let started = start_sandbox(&dir, Some(addr)).await?;
                 if started.addr != addr {
                     return Err(AppError::state(format!(
@@ -119,7 +161,10 @@ impl AppState {
 
     /// Stops the sandbox before the app exits, so its database closes cleanly.
     pub async fn shutdown(&self) {
-        if let Some(r) = self.sandbox.lock().await.take() {
+        let Some(ready) = self.ready.get() else {
+            return;
+        };
+        if let Some(r) = ready.sandbox.lock().await.take() {
             let _ = r.stop().await;
         }
     }
@@ -129,23 +174,23 @@ impl AppState {
 /// requests that carry this token. Unset, as for every buyer, they do not exist.
 pub const SANDBOX_ADMIN_TOKEN_ENV: &str = "FLIGHTDECK_SANDBOX_ADMIN_TOKEN";
 
-/// Starts the sandbox on `preferred`, or on a free loopback port when that is taken.
+/// Starts the sandbox on `preferred`, or on a free loopback port when that is taken. It
+/// answers once its database is open (seeded, on a first launch); the address is known
+/// before that, so the core and the window do not wait for it.
 async fn start_sandbox(dir: &Path, preferred: Option<SocketAddr>) -> Result<Running> {
     let admin_token = std::env::var(SANDBOX_ADMIN_TOKEN_ENV)
         .ok()
         .filter(|t| !t.is_empty());
-    let open = || {
-        Sandbox::open(&SandboxConfig {
-            data: Some(dir.join("sandbox.db")),
-            seed: Seed::Demo,
-            clock_start: None,
-            admin_token: admin_token.clone(),
-        })
+    let config = SandboxConfig {
+        data: Some(dir.join("sandbox.db")),
+        seed: Seed::Demo,
+        clock_start: None,
+        admin_token,
     };
     if let Some(addr) = preferred
-        && let Ok(r) = open()?.spawn(addr).await
+        && let Ok(r) = Sandbox::open_and_spawn(config.clone(), addr).await
     {
         return Ok(r);
     }
-    Ok(open()?.spawn(SocketAddr::from(([127, 0, 0, 1], 0))).await?)
+    Ok(Sandbox::open_and_spawn(config, SocketAddr::from(([127, 0, 0, 1], 0))).await?)
 }

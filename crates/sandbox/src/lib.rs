@@ -129,9 +129,7 @@ impl Sandbox {
 
     /// Binds `addr` and serves in a background task; for tests and the embedding app.
     pub async fn spawn(self, addr: SocketAddr) -> Result<Running> {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| Error::Internal(format!("binding {addr}: {e}")))?;
+        let listener = bind(addr).await?;
         let addr = listener
             .local_addr()
             .map_err(|e| Error::Internal(e.to_string()))?;
@@ -145,6 +143,40 @@ impl Sandbox {
             task,
         })
     }
+
+    /// Binds `addr` at once, then opens the database (seeding a fresh one) on a
+    /// blocking thread and serves. An app that embeds the sandbox learns its address
+    /// without waiting for the seed's password hashing; requests that come meanwhile
+    /// wait in the listen queue. A failure to open ends the task: [`Running::stop`]
+    /// returns it, and clients find nothing listening.
+    pub async fn open_and_spawn(config: Config, addr: SocketAddr) -> Result<Running> {
+        let listener = bind(addr).await?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let sandbox = tokio::task::spawn_blocking(move || Sandbox::open(&config))
+                .await
+                .map_err(|e| Error::Internal(format!("opening the sandbox: {e}")))??;
+            sandbox
+                .serve(listener, async {
+                    let _ = rx.await;
+                })
+                .await
+        });
+        Ok(Running {
+            addr,
+            stop: Some(tx),
+            task,
+        })
+    }
+}
+
+async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::Internal(format!("binding {addr}: {e}")))
 }
 
 /// A sandbox serving in the background. Dropping it stops the server.
@@ -159,6 +191,11 @@ impl Running {
     /// `http://ADDR`, the base URL clients use.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Whether the server task has ended (stopped, or failed to open its database).
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
     }
 
     /// Stops accepting, waits for the server task to end.

@@ -35,7 +35,7 @@ pub async fn upload_audience_data<R: Runtime>(
             "identifiers are uploaded to an audience segment",
         ));
     }
-    let active = state.active()?;
+    let active = state.active().await?;
     let data = upload.records();
     let saved =
         on_pool(move || active.save(|ws| ws.upload_audience_data(&segment, data).map(|_| segment)));
@@ -67,6 +67,6 @@ pub async fn audience_uploads(
     state: State<'_, AppState>,
     segment: EntityRef,
 ) -> Result<Vec<UploadView>> {
-    let active = state.active()?;
+    let active = state.active().await?;
     on_pool(move || active.audience_uploads(&segment)).await
 }

@@ -63,7 +63,7 @@ pub async fn validate(
     parent: Option<EntityRef>,
     existing: bool,
 ) -> Result<Vec<FieldError>> {
-    let active = state.active()?;
+    let active = state.active().await?;
     on_pool(move || active.validate(&draft, parent.as_ref(), existing)).await
 }
 
@@ -76,7 +76,7 @@ pub async fn save_advertiser<R: Runtime>(
     target: Option<EntityRef>,
     value: Advertiser,
 ) -> Result<Saved> {
-    let active = state.active()?;
+    let active = state.active().await?;
     announce_saved(
         &app,
         on_pool(move || {
@@ -99,7 +99,7 @@ pub async fn save_campaign<R: Runtime>(
     advertiser: EntityRef,
     value: Campaign,
 ) -> Result<Saved> {
-    let active = state.active()?;
+    let active = state.active().await?;
     announce_saved(
         &app,
         on_pool(move || {
@@ -124,7 +124,7 @@ pub async fn save_ad_order<R: Runtime>(
     campaign: EntityRef,
     value: AdOrder,
 ) -> Result<Saved> {
-    let active = state.active()?;
+    let active = state.active().await?;
     announce_saved(
         &app,
         on_pool(move || {
@@ -145,7 +145,7 @@ pub async fn flight_cap_choices(
     state: State<'_, AppState>,
     ad_order: EntityRef,
 ) -> Result<CapChoices> {
-    let active = state.active()?;
+    let active = state.active().await?;
     on_pool(move || active.flight_cap_choices(&ad_order)).await
 }
 
@@ -162,7 +162,7 @@ pub async fn save_flight_caps<R: Runtime>(
     ad_order: EntityRef,
     caps: Vec<CapOnFlight>,
 ) -> Result<Saved> {
-    let active = state.active()?;
+    let active = state.active().await?;
     announce_saved(
         &app,
         on_pool(move || active.save_flight_caps(&ad_order, caps)).await,
@@ -181,7 +181,7 @@ pub async fn save_creative<R: Runtime>(
     parent: EntityRef,
     value: Creative,
 ) -> Result<Saved> {
-    let active = state.active()?;
+    let active = state.active().await?;
     announce_saved(
         &app,
         on_pool(move || {
@@ -205,7 +205,7 @@ pub async fn save_site_list<R: Runtime>(
     op: SiteListEdit,
     value: SiteList,
 ) -> Result<Saved> {
-    let active = state.active()?;
+    let active = state.active().await?;
     announce_saved(
         &app,
         on_pool(move || active.save_site_list(target, op, value)).await,
@@ -223,7 +223,7 @@ pub async fn save_audience_segment<R: Runtime>(
     target: Option<EntityRef>,
     value: AudienceSegment,
 ) -> Result<Saved> {
-    let active = state.active()?;
+    let active = state.active().await?;
     announce_saved(
         &app,
         on_pool(move || {
@@ -246,7 +246,7 @@ pub async fn duplicate_as_new<R: Runtime>(
     state: State<'_, AppState>,
     target: EntityRef,
 ) -> Result<Duplicate> {
-    let active = state.active()?;
+    let active = state.active().await?;
     let copy = announce_saved(&app, on_pool(move || active.duplicate(&target)).await)?;
     Ok(copy)
 }

@@ -212,11 +212,11 @@ pub struct SignInRequired {
 
 /// The shell's state now.
 pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
-    let active = state.active()?;
+    let active = state.active().await?;
     let flightdeck_core::profiles::Profiles {
         profiles,
         active: active_id,
-    } = state.core().profiles()?;
+    } = state.core().await?.profiles()?;
     let embedded = active.profile.embedded;
     let session = active.signed().map(|s| SessionInfo {
         account: s.session.account().to_owned(),
@@ -242,7 +242,7 @@ pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
         demo: embedded.then(demo_credentials),
         online: active.is_online(),
         sandbox: if embedded {
-            Some(state.sandbox_state().await)
+            Some(state.sandbox_state().await?)
         } else {
             None
         },

@@ -21,7 +21,7 @@ pub async fn query_pending_changes(
     state: State<'_, AppState>,
     query: TableQuery,
 ) -> Result<Window<ChangeView>> {
-    let active = state.active()?;
+    let active = state.active().await?;
     on_pool(move || active.pending_window(&query)).await
 }
 
@@ -30,7 +30,7 @@ pub async fn query_pending_changes(
 #[tauri::command]
 #[specta::specta]
 pub async fn pending_seqs(state: State<'_, AppState>, query: TableQuery) -> Result<Vec<i64>> {
-    let active = state.active()?;
+    let active = state.active().await?;
     on_pool(move || active.pending_seqs(&query)).await
 }
 
@@ -41,7 +41,7 @@ pub async fn check_changes<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
 ) -> Result<CheckSummary> {
-    let active = state.active()?;
+    let active = state.active().await?;
     let summary = on_pool(move || active.check_changes()).await?;
     let _ = WorkspaceChanged::everything().emit(&app);
     Ok(summary)
@@ -55,7 +55,7 @@ pub async fn discard_changes<R: Runtime>(
     state: State<'_, AppState>,
     seqs: Vec<i64>,
 ) -> Result<Vec<i64>> {
-    let active = state.active()?;
+    let active = state.active().await?;
     let removed = on_pool(move || active.discard(&seqs)).await?;
     let _ = WorkspaceChanged::everything().emit(&app);
     announce(&app, &state).await;
@@ -71,7 +71,7 @@ pub async fn resolve_conflict<R: Runtime>(
     seq: i64,
     picks: Vec<ConflictPick>,
 ) -> Result<()> {
-    let active = state.active()?;
+    let active = state.active().await?;
     on_pool(move || active.resolve_conflict(seq, picks)).await?;
     let _ = WorkspaceChanged::everything().emit(&app);
     Ok(())
@@ -87,7 +87,7 @@ pub async fn post_changes<R: Runtime>(
     state: State<'_, AppState>,
     seqs: Option<Vec<i64>>,
 ) -> Result<()> {
-    let active = state.active()?;
+    let active = state.active().await?;
     active.require_signed()?;
     let guard = active.begin_posting()?;
     announce(&app, &state).await;

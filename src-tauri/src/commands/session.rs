@@ -24,7 +24,7 @@ pub async fn add_profile(
     name: String,
     base_url: String,
 ) -> Result<AppSnapshot> {
-    state.core().add_profile(&name, &base_url).await?;
+    state.core().await?.add_profile(&name, &base_url).await?;
     snapshot(&state).await
 }
 
@@ -32,7 +32,7 @@ pub async fn add_profile(
 #[tauri::command]
 #[specta::specta]
 pub async fn switch_profile(state: State<'_, AppState>, id: String) -> Result<AppSnapshot> {
-    state.core().switch(&id).await?;
+    state.core().await?.switch(&id).await?;
     snapshot(&state).await
 }
 
@@ -58,7 +58,7 @@ pub async fn partner_sign_in<R: Runtime>(
     client_id: String,
     client_secret: String,
 ) -> Result<PartnerStarted> {
-    let url = state.begin_partner(&client_id, client_secret)?;
+    let url = state.begin_partner(&client_id, client_secret).await?;
     // Tests and headless machines have no browser; the URL is returned either way.
     let opened = app.opener().open_url(url.as_str(), None::<&str>).is_ok();
     Ok(PartnerStarted {
@@ -81,7 +81,7 @@ pub struct PartnerStarted {
 #[tauri::command]
 #[specta::specta]
 pub async fn sign_out(state: State<'_, AppState>) -> Result<AppSnapshot> {
-    state.core().sign_out().await?;
+    state.core().await?.sign_out().await?;
     snapshot(&state).await
 }
 
@@ -93,7 +93,7 @@ pub async fn set_sandbox_running<R: Runtime>(
     state: State<'_, AppState>,
     running: bool,
 ) -> Result<AppSnapshot> {
-    if !state.active()?.profile.embedded {
+    if !state.active().await?.profile.embedded {
         return Err(AppError::state(
             "only the Local sandbox profile runs a sandbox inside the app",
         ));
@@ -112,11 +112,10 @@ pub async fn complete_partner_sign_in<R: Runtime>(
 ) -> Result<()> {
     let url = url::Url::parse(url)
         .map_err(|e| AppError::state(format!("the sign-in link is not a URL: {e}")))?;
-    let result = state
-        .core()
-        .finish_partner(&url)
-        .await
-        .map_err(AppError::from);
+    let result = match state.core().await {
+        Ok(core) => core.finish_partner(&url).await.map_err(AppError::from),
+        Err(e) => Err(e),
+    };
     announce(app, state).await;
     result
 }

@@ -47,7 +47,7 @@ pub async fn refresh<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
 ) -> Result<PullSummary> {
-    let active = state.active()?;
+    let active = state.active().await?;
     let progress_app = app.clone();
     let result = active
         .download(PullScope::All, move |p| {
@@ -77,7 +77,7 @@ async fn window<T: DeserializeOwned + Send + 'static>(
     kind: Kind,
     query: TableQuery,
 ) -> Result<Window<Row<T>>> {
-    let active = state.active()?;
+    let active = state.active().await?;
     on_pool(move || active.window(kind, &query)).await
 }
 
@@ -148,7 +148,7 @@ pub async fn list_flight_caps(
     state: State<'_, AppState>,
     ad_order: EntityRef,
 ) -> Result<Option<Row<Vec<FlightCap>>>> {
-    let active = state.active()?;
+    let active = state.active().await?;
     let target = EntityRef::new(Kind::FlightCaps, ad_order.key);
     on_pool(move || active.row(&target)).await
 }
