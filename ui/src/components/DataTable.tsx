@@ -7,12 +7,12 @@
  * column menu.
  *
  * Timing marks, for scripts/bench-ui.sh: once a window is painted (every visible row of
- * the latest query is on screen; set one animation frame after the commit), the root
+ * the latest query is on screen; set after the paint of the frame that shows it), the root
  * element `div.datatable[data-table-root="<kind>"]` carries
  *   data-total           the rows matching the filter (the window's total)
  *   data-filter-applied  the filter text of the painted window
  *   data-sort-applied    its sort: "column:asc", "column:desc", or "" for the default order
- *   data-painted-at      performance.now() at that frame
+ *   data-painted-at      performance.now() just after that paint
  * and `performance.mark("fd:table-painted")` is recorded. They are set again after every
  * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
  *
@@ -21,7 +21,7 @@
  * `td[data-col=<column>]`.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type MouseEvent, type ReactNode, useEffect, useRef, useState } from "react";
+import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { EntityRef, Kind, Marker } from "../api/types";
 import { useWorkspaceChanged } from "../state/events";
 import { type Column, ColumnMenu, displayValue, useColumnVisibility } from "../table/columns";
@@ -108,13 +108,24 @@ function onControl(e: MouseEvent<HTMLElement>): boolean {
   return t instanceof Element && t !== e.currentTarget && t.closest("button, input, select, textarea, a, label") !== null;
 }
 
-const nextFrame = (cb: () => void): (() => void) => {
+/**
+ * Calls `cb` once the frame that shows the current DOM has been painted: the
+ * animation-frame callback runs just before that frame's paint, and a task queued from
+ * it runs after the paint.
+ */
+const afterNextPaint = (cb: () => void): (() => void) => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
   if (typeof requestAnimationFrame === "function") {
-    const id = requestAnimationFrame(cb);
-    return () => cancelAnimationFrame(id);
+    const id = requestAnimationFrame(() => {
+      timer = setTimeout(cb, 0);
+    });
+    return () => {
+      cancelAnimationFrame(id);
+      if (timer !== undefined) clearTimeout(timer);
+    };
   }
-  const id = setTimeout(cb, 16);
-  return () => clearTimeout(id);
+  timer = setTimeout(cb, 16);
+  return () => clearTimeout(timer);
 };
 
 export function DataTable<T>(props: DataTableProps<T>) {
@@ -199,9 +210,11 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const painted = rows.complete && rows.shown ? `${rows.shownKey ?? ""}#${rows.version}` : null;
   const shownQuery = rows.shown;
   const total = rows.total;
-  useEffect(() => {
+  // A layout effect: it runs at the commit, so the mark is taken after the first paint
+  // that shows these rows (a passive effect may run after that paint, one frame late).
+  useLayoutEffect(() => {
     if (painted === null || shownQuery === null) return;
-    return nextFrame(() => {
+    return afterNextPaint(() => {
       const el = rootRef.current;
       if (!el) return;
       el.dataset.total = String(total);
