@@ -14,6 +14,7 @@ use url::Url;
 use crate::ServerMessage;
 use crate::config::ClientConfig;
 use crate::error::{Error, Result, TransportKind};
+use crate::listing;
 use crate::retry::{self, Decision, Outcome, RetryPolicy};
 use crate::session::Session;
 
@@ -143,10 +144,26 @@ impl Call {
 }
 
 /// An answer as received, before it is read as a result.
-struct Raw {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Vec<u8>,
+pub(crate) struct Raw {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Vec<u8>,
+}
+
+impl Raw {
+    /// Reads the whole answer.
+    pub(crate) async fn read(response: reqwest::Response) -> Result<Raw, Failure> {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.bytes().await.map_err(Failure::from_reqwest)?;
+        // Takes the buffer over without copying when it is not shared (the usual case).
+        let body = Vec::from(body);
+        Ok(Raw {
+            status,
+            headers,
+            body,
+        })
+    }
 }
 
 impl Client {
@@ -227,8 +244,17 @@ impl Client {
     where
         T: DeserializeOwned + Send + 'static,
     {
-        let raw = self.run(&call).await?;
+        let raw = self.run(&call, Raw::read).await?;
         decode_off_runtime(raw, decode_envelope).await
+    }
+
+    /// Sends a business call whose entity is a list, decoding it while it downloads
+    /// (see `listing`).
+    pub(crate) async fn call_listing<E>(&self, call: Call) -> Result<Reply<Vec<E>>>
+    where
+        E: DeserializeOwned + Send + 'static,
+    {
+        self.run(&call, listing::read::<E>).await
     }
 
     /// Sends an audience call and reads its plain body.
@@ -236,18 +262,34 @@ impl Client {
     where
         T: DeserializeOwned + Send + 'static,
     {
-        let raw = self.run(&call).await?;
+        let raw = self.run(&call, Raw::read).await?;
         decode_off_runtime(raw, decode_plain).await
     }
 
-    /// Sends `call`, retrying safe requests per the policy. Returns a 2xx answer, or the
+    /// Sends `call`, retrying safe requests per the policy, and reads a 2xx answer with
+    /// `read`. Reading is part of the attempt, so an answer cut off while it downloads is
+    /// retried like one that never came. Returns what `read` made of the answer, or the
     /// error of the last attempt.
-    async fn run(&self, call: &Call) -> Result<Raw> {
+    async fn run<T, R, F>(&self, call: &Call, read: R) -> Result<T>
+    where
+        R: Fn(reqwest::Response) -> F,
+        F: Future<Output = Result<T, Failure>>,
+    {
         let mut attempt = 1;
         loop {
-            let (outcome, retry_after, error) = match self.send_authenticated(call).await {
-                Ok(raw) if raw.status.is_success() => return Ok(raw),
-                Ok(raw) => (
+            let failure = match self.send_authenticated(call).await {
+                Ok(response) if response.status().is_success() => match read(response).await {
+                    Ok(value) => return Ok(value),
+                    Err(failure) => failure,
+                },
+                Ok(response) => match Raw::read(response).await {
+                    Ok(raw) => Failure::Status(raw),
+                    Err(failure) => failure,
+                },
+                Err(failure) => failure,
+            };
+            let (outcome, retry_after, error) = match failure {
+                Failure::Status(raw) => (
                     Outcome::Status(raw.status.as_u16()),
                     raw.headers
                         .get(RETRY_AFTER)
@@ -255,12 +297,12 @@ impl Client {
                         .and_then(retry::parse_retry_after),
                     error_of(call.family, &raw),
                 ),
-                Err(Failure::Transport { kind, detail }) => (
+                Failure::Transport { kind, detail } => (
                     Outcome::Transport(kind),
                     None,
                     transport_error(call, kind, detail),
                 ),
-                Err(Failure::Other(e)) => return Err(e),
+                Failure::Other(e) => return Err(e),
             };
             let jitter = rand::random::<f64>();
             match retry::decide(
@@ -283,7 +325,7 @@ impl Client {
     /// One attempt with the credentials applied. With a session, a 401 renews the token
     /// once and sends the request again: a 401 means the service did nothing, so this is
     /// safe for changes too.
-    async fn send_authenticated(&self, call: &Call) -> Result<Raw, Failure> {
+    async fn send_authenticated(&self, call: &Call) -> Result<reqwest::Response, Failure> {
         match &self.credentials {
             Credentials::None => self.send(call, None).await,
             Credentials::Basic { username, password } => {
@@ -300,9 +342,9 @@ impl Client {
             Credentials::Session(session) => {
                 let token = session.bearer().await.map_err(Failure::Other)?;
                 let value = format!("Bearer {}", token.expose_secret());
-                let raw = self.send(call, Some(value)).await?;
-                if raw.status != StatusCode::UNAUTHORIZED {
-                    return Ok(raw);
+                let response = self.send(call, Some(value)).await?;
+                if response.status() != StatusCode::UNAUTHORIZED {
+                    return Ok(response);
                 }
                 let renewed = session
                     .renew_after_rejection(&token)
@@ -314,8 +356,12 @@ impl Client {
         }
     }
 
-    /// Sends once and reads the whole answer.
-    async fn send(&self, call: &Call, authorization: Option<String>) -> Result<Raw, Failure> {
+    /// Sends once; answers when the status and headers are in, the body still to read.
+    async fn send(
+        &self,
+        call: &Call,
+        authorization: Option<String>,
+    ) -> Result<reqwest::Response, Failure> {
         let mut request = self
             .shared
             .http
@@ -338,30 +384,23 @@ impl Client {
                 request = request.header(reqwest::header::CONTENT_ENCODING, "gzip");
             }
         }
-        let response = request.send().await.map_err(Failure::from_reqwest)?;
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(Failure::from_reqwest)?;
-        // Takes the buffer over without copying when it is not shared (the usual case).
-        let body = Vec::from(body);
-        Ok(Raw {
-            status,
-            headers,
-            body,
-        })
+        request.send().await.map_err(Failure::from_reqwest)
     }
 }
 
-/// Why an attempt produced no answer.
-enum Failure {
-    /// Nothing came back.
+/// Why an attempt did not give a result.
+pub(crate) enum Failure {
+    /// A non-2xx answer.
+    Status(Raw),
+    /// Nothing came back, or the answer was cut off.
     Transport { kind: TransportKind, detail: String },
-    /// The attempt could not be made (session renewal failed, bad header).
+    /// The attempt could not be made (session renewal failed, bad header), or its answer
+    /// could not be read as a result: not worth repeating.
     Other(Error),
 }
 
 impl Failure {
-    fn from_reqwest(e: reqwest::Error) -> Self {
+    pub(crate) fn from_reqwest(e: reqwest::Error) -> Self {
         // A connect error means nothing was sent; a timeout or a connection lost later
         // may have reached the service. Connect timeouts count as connect errors.
         let kind = if e.is_connect() {
@@ -420,9 +459,9 @@ fn decode_error(raw: &Raw, detail: impl std::fmt::Display) -> Error {
 /// Bodies above this size are decoded on a blocking thread: decoding a full listing
 /// (50 MB for 100,000 ad orders) takes a few hundred milliseconds, which would stall
 /// every other request sharing the async worker.
-const DECODE_INLINE_MAX: usize = 1024 * 1024;
+pub(crate) const DECODE_INLINE_MAX: usize = 1024 * 1024;
 
-async fn decode_off_runtime<T>(raw: Raw, decode: fn(&Raw) -> Result<T>) -> Result<T>
+pub(crate) async fn decode_off_runtime<T>(raw: Raw, decode: fn(&Raw) -> Result<T>) -> Result<T>
 where
     T: Send + 'static,
 {
@@ -442,7 +481,7 @@ where
 }
 
 /// Reads a 2xx envelope.
-fn decode_envelope<T: DeserializeOwned>(raw: &Raw) -> Result<Reply<T>> {
+pub(crate) fn decode_envelope<T: DeserializeOwned>(raw: &Raw) -> Result<Reply<T>> {
     let envelope: Envelope<T> =
         serde_json::from_slice(&raw.body).map_err(|e| decode_error(raw, e))?;
     Ok(Reply {

@@ -40,13 +40,14 @@ use crate::upload;
 const AUDIENCE_STREAM_MAX_PAGES: u32 = 10_000;
 
 impl Client {
-    async fn get<T: DeserializeOwned + Send + 'static>(
+    /// Every GET of a business endpoint answers a list, decoded while it downloads.
+    async fn get<E: DeserializeOwned + Send + 'static>(
         &self,
         path: &str,
         query: &[(&str, String)],
-    ) -> Result<Reply<T>> {
+    ) -> Result<Reply<Vec<E>>> {
         let url = self.url(path, &[], query)?;
-        self.call_business(Call {
+        self.call_listing(Call {
             method: Method::GET,
             url,
             body: None,

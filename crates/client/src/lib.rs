@@ -10,6 +10,7 @@ mod client;
 mod config;
 mod endpoints;
 mod error;
+mod listing;
 pub mod retry;
 pub mod session;
 pub mod token_store;

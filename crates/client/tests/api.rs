@@ -22,6 +22,8 @@ mod decode;
 mod faults;
 #[path = "api/flight_caps.rs"]
 mod flight_caps;
+#[path = "api/listings.rs"]
+mod listings;
 #[path = "api/session.rs"]
 mod session;
 #[path = "api/site_lists.rs"]

@@ -140,7 +140,7 @@ impl Recorded {
 }
 
 /// Stops a server task when dropped.
-struct Serving(tokio::task::JoinHandle<()>);
+pub struct Serving(tokio::task::JoinHandle<()>);
 
 impl Drop for Serving {
     fn drop(&mut self) {
@@ -148,8 +148,8 @@ impl Drop for Serving {
     }
 }
 
-/// Serves `router` on `127.0.0.1:0`; answers the base URL.
-async fn serve(router: axum::Router) -> (String, Serving) {
+/// Serves `router` on `127.0.0.1:0`; answers the base URL and the guard that stops it.
+pub async fn serve(router: axum::Router) -> (String, Serving) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -276,9 +276,20 @@ pub struct Canned {
 impl Canned {
     /// Serves each `(path, status, body)`.
     pub async fn start(routes: Vec<(&str, u16, serde_json::Value)>) -> Canned {
+        Canned::start_raw(
+            routes
+                .into_iter()
+                .map(|(path, status, body)| (path, status, body.to_string()))
+                .collect(),
+        )
+        .await
+    }
+
+    /// Serves each `(path, status, body)`, the body sent as it is (it need not be JSON).
+    pub async fn start_raw(routes: Vec<(&str, u16, String)>) -> Canned {
         let routes: std::collections::HashMap<String, (u16, String)> = routes
             .into_iter()
-            .map(|(path, status, body)| (path.to_owned(), (status, body.to_string())))
+            .map(|(path, status, body)| (path.to_owned(), (status, body)))
             .collect();
         let routes = std::sync::Arc::new(routes);
         let router = axum::Router::new().fallback(move |uri: axum::http::Uri| {
