@@ -43,6 +43,15 @@ window.__TAURI_INTERNALS__
   .then((w) => done(JSON.stringify(w).length), (e) => done(-1));
 """
 
+# The time of one call of a command that computes next to nothing (an empty timeline).
+IPC_FLOOR_JS = """
+const done = arguments[arguments.length - 1];
+const t0 = performance.now();
+window.__TAURI_INTERNALS__
+  .invoke('flight_timeline', {flights: [], timezone: null})
+  .then(() => done(performance.now() - t0), () => done(-1));
+"""
+
 # The painted state of the table of a kind: attributes its root carries (DataTable).
 TABLE_STATE_JS = """
 const kind = arguments[0];
@@ -85,6 +94,13 @@ return t0;
 """
 
 
+# The latest window request and answer (windowCache's performance marks).
+MARKS_JS = """
+const last = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
+return {asked: last('fd:window-asked'), landed: last('fd:window-landed'), committed: last('fd:table-committed')};
+"""
+
+
 def quantiles(values: list[float]) -> tuple[float, float, float]:
     v = sorted(values)
     p95 = v[min(len(v) - 1, round(0.95 * (len(v) - 1)))]
@@ -99,8 +115,9 @@ def report(label: str, values: list[float], unit: str = "ms") -> None:
     print(f"{label:<52} median {med:>9.1f} {unit}  p95 {p95:>9.1f} {unit}  max {top:>9.1f} {unit}  ({len(values)} runs)", flush=True)
 
 
-def rss_mb(root_pid: int) -> float:
-    """Resident memory of a process and its descendants (the web and network processes)."""
+def rss_mb(root_pid: int, parts: Optional[dict[str, float]] = None) -> float:
+    """Resident memory of a process and its descendants (the web and network processes);
+    `parts` gets each process's share by name."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -120,7 +137,11 @@ def rss_mb(root_pid: int) -> float:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue
-        total_kb += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+        kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+        total_kb += kb
+        if parts is not None:
+            name = next((line.split(None, 1)[1].strip() for line in status.splitlines() if line.startswith("Name:")), str(pid))
+            parts[name] = parts.get(name, 0.0) + kb / 1024
     return total_kb / 1024
 
 
@@ -193,8 +214,12 @@ class Bench(Scenario):
 
     def cold_starts(self) -> None:
         blank, first, existing = [], [], []
-        for _ in range(RUNS):
+        for i in range(RUNS):
             blank.append(self.start(self.blank, "[data-ready]"))
+            if i == 0:
+                pid = app_pid(self.blank)
+                if pid is not None:
+                    print(f"{'resident memory, blank Tauri v2 app':<52} {rss_mb(pid):>9.0f} MB", flush=True)
             self.stop()
         for _ in range(RUNS):
             self.fresh_data(with_seed=False)
@@ -243,6 +268,11 @@ class Bench(Scenario):
         sizes = [self.window_bytes("", limit) / 1024 for limit in (50, 100, 150)]
         print(f"{'IPC bytes of a window answer (50 / 100 / 150 rows)':<52} {sizes[0]:.0f} / {sizes[1]:.0f} / {sizes[2]:.0f} KB", flush=True)
 
+    def ipc_floor(self) -> None:
+        """The round trip of a command that does almost nothing: what any answer costs."""
+        times = [float(self.s.execute_async(IPC_FLOOR_JS)) for _ in range(RUNS)]
+        report("IPC round trip of an empty command", times)
+
     def filter_keys(self) -> None:
         box = self.s.execute(
             "const root = [...document.querySelectorAll('[data-painted-at]')][0];"
@@ -251,20 +281,37 @@ class Bench(Scenario):
         if not box:
             raise StepFailed("the ad-orders table has no filter input (input[data-filter])")
         text = "order 12"
-        times = []
+        times: list[float] = []
+        asked: list[float] = []
+        answered: list[float] = []
+        rendered: list[float] = []
+        shown: list[float] = []
         while len(times) < RUNS:
             for i in range(1, len(text) + 1):
                 value = text[:i]
                 t0 = float(self.s.execute(TYPE_AT_JS, box, value))
                 st = self.painted_after("ad_order", t0, lambda st, v=value: st["filter"] == v.strip() or st["filter"] == v, f"the table filtered by {value!r}")
                 times.append(st["paintedAt"] - t0)
+                marks = self.s.execute(MARKS_JS)
+                if marks["asked"] is not None and marks["landed"] is not None and marks["asked"] >= t0:
+                    asked.append(marks["asked"] - t0)
+                    answered.append(marks["landed"] - marks["asked"])
+                    if marks["committed"] is not None and marks["committed"] >= marks["landed"]:
+                        rendered.append(marks["committed"] - marks["landed"])
+                        shown.append(st["paintedAt"] - marks["committed"])
             t0 = self.now()
             self.s.execute(SET_INPUT_JS, box, "")
             self.painted_after("ad_order", t0, lambda st: st["filter"] == "", "the filter cleared")
         report("filter: keystroke until the window repaints", times)
+        report("  keystroke until the window is asked for", asked)
+        report("  asked until answered (command + IPC)", answered)
+        report("  answered until committed (React render)", rendered)
+        report("  committed until painted (frame + layout + paint)", shown)
 
     def sort(self) -> None:
-        times = []
+        times: list[float] = []
+        answered: list[float] = []
+        shown: list[float] = []
         for i in range(RUNS):
             column = ["name", "budget", "start", "id"][i % 4]
             # A sortable header is a button that names its column (DataTable).
@@ -279,7 +326,14 @@ class Bench(Scenario):
             t0 = float(self.s.execute(CLICK_AT_JS, header))
             st = self.painted_after("ad_order", t0, lambda st: st["sort"] != before, f"the table sorted by {column}")
             times.append(st["paintedAt"] - t0)
+            marks = self.s.execute(MARKS_JS)
+            if marks["asked"] is not None and marks["landed"] is not None and marks["asked"] >= t0:
+                answered.append(marks["landed"] - marks["asked"])
+            if marks["committed"] is not None and marks["committed"] >= t0:
+                shown.append(st["paintedAt"] - marks["committed"])
         report("sort: header click until the window repaints", times)
+        report("  asked until answered (command + IPC)", answered)
+        report("  committed until painted (frame + layout + paint)", shown)
 
     def save(self) -> None:
         times = []
@@ -318,7 +372,10 @@ class Bench(Scenario):
         if pid is None:
             print("memory: the app's process was not found")
             return
-        print(f"{'resident memory, app + web processes (table shown)':<52} {rss_mb(pid):>9.0f} MB", flush=True)
+        parts: dict[str, float] = {}
+        total = rss_mb(pid, parts)
+        detail = ", ".join(f"{name} {mb:.0f}" for name, mb in sorted(parts.items(), key=lambda kv: -kv[1]) if mb >= 1)
+        print(f"{'resident memory, app + web processes (table shown)':<52} {total:>9.0f} MB   ({detail})", flush=True)
 
 
 def main() -> int:
@@ -336,6 +393,7 @@ def main() -> int:
         if not os.environ.get("BENCH_SKIP_START"):
             b.restarts()
         b.open_table()
+        b.ipc_floor()
         b.memory()
         b.filter_keys()
         b.sort()

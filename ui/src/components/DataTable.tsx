@@ -214,6 +214,10 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // that shows these rows (a passive effect may run after that paint, one frame late).
   useLayoutEffect(() => {
     if (painted === null || shownQuery === null) return;
+    if (typeof performance.mark === "function") {
+      performance.clearMarks("fd:table-committed");
+      performance.mark("fd:table-committed");
+    }
     return afterNextPaint(() => {
       const el = rootRef.current;
       if (!el) return;
@@ -221,7 +225,10 @@ export function DataTable<T>(props: DataTableProps<T>) {
       el.dataset.filterApplied = shownQuery.filter;
       el.dataset.sortApplied = sortText(shownQuery.sort);
       el.dataset.paintedAt = String(performance.now());
-      if (typeof performance.mark === "function") performance.mark("fd:table-painted");
+      if (typeof performance.mark === "function") {
+        performance.clearMarks("fd:table-painted");
+        performance.mark("fd:table-painted");
+      }
     });
   }, [painted, shownQuery, total]);
 

@@ -36,6 +36,17 @@ type Entry<T> = {
   failures: number;
 };
 
+/**
+ * Records when a window was asked for and when its answer landed, for
+ * scripts/bench-ui.sh to split a repaint into its parts. Only the latest of each is
+ * kept, so the page's mark buffer stays small however long the app runs.
+ */
+function mark(name: string): void {
+  if (typeof performance === "undefined" || typeof performance.mark !== "function") return;
+  performance.clearMarks(name);
+  performance.mark(name);
+}
+
 /** Pages kept per query: at most this many rows ever sit in JS, whatever the table's size. */
 const MAX_PAGES = 24;
 /** Queries kept (so going back to a filter is instant until the rows change). */
@@ -225,6 +236,7 @@ export class WindowCache<T> {
     for (let p = p0; p <= p1; p++) e.inflight.set(p, gen);
     const { parent, filter, sort } = e.query;
     const query: TableQuery = { parent, filter, sort, offset: p0 * this.pageSize, limit: (p1 - p0 + 1) * this.pageSize };
+    mark("fd:window-asked");
     fetcher(query).then(
       (w) => this.land(e, gen, p0, p1, w),
       () => this.land(e, gen, p0, p1, undefined),
@@ -247,6 +259,7 @@ export class WindowCache<T> {
       }
       return;
     }
+    mark("fd:window-landed");
     e.failures = 0;
     e.total = w.total;
     e.unfiltered = w.unfiltered;
