@@ -43,8 +43,8 @@ struct Ready {
 }
 
 impl AppState {
-    /// The app's state over `dir`, not started yet: the first command (or [`Self::ready`]
-    /// called from setup) starts it.
+    /// The app's state over `dir`, not started yet: the first command (or
+    /// [`Self::start`], called from setup) starts it.
     pub fn new(dir: &Path) -> AppState {
         AppState {
             dir: dir.to_owned(),

@@ -34,14 +34,23 @@ impl Harness {
     /// Builds the app as `flightdeck_app::run` does (commands, events, state), on the
     /// mock runtime. The opener plugin is there because `partner_sign_in` uses it.
     fn open(dir: &Path) -> Harness {
+        let state =
+            tauri::async_runtime::block_on(AppState::open(dir)).expect("open the app's state");
+        Harness::with(state)
+    }
+
+    /// As the app starts: the state is not up until the first command asks for it.
+    fn starting(dir: &Path) -> Harness {
+        Harness::with(AppState::new(dir))
+    }
+
+    fn with(state: AppState) -> Harness {
         let builder = flightdeck_app::specta_builder!(MockRuntime);
         let app = mock_builder()
             .plugin(tauri_plugin_opener::init())
             .invoke_handler(builder.invoke_handler())
             .build(mock_context(noop_assets()))
             .expect("build the app on the mock runtime");
-        let state =
-            tauri::async_runtime::block_on(AppState::open(dir)).expect("open the app's state");
         app.manage(state);
         builder.mount_events(&app);
         let window = WebviewWindowBuilder::new(&app, "main", Default::default())
@@ -1643,4 +1652,27 @@ fn table_windows_sort_and_filter_as_the_ui_asks() {
         "{labels:?}"
     );
     assert!(w["unfiltered"].as_u64() > w["total"].as_u64(), "{w}");
+}
+
+/// The window opens before the state is up. A start that fails (here a damaged profile
+/// list) answers the first command with the reason and leaves the file alone; once the
+/// buyer has mended it, "Try again" starts the app without a restart.
+#[test]
+fn a_failed_start_is_reported_and_tried_again_by_the_next_command() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let profiles = dir.path().join("profiles.json");
+    std::fs::write(&profiles, "{").expect("write a damaged profile list");
+    let h = Harness::starting(dir.path());
+    let e = h.err("app_snapshot", json!({}));
+    assert!(e.to_string().contains("profiles.json"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(&profiles).expect("the profile list is kept"),
+        "{"
+    );
+
+    std::fs::remove_file(&profiles).expect("remove the damaged file");
+    let snap = h.snapshot();
+    assert_eq!(snap["sandbox"], "running", "{snap}");
+    assert!(snap["session"].is_null());
+    h.close();
 }

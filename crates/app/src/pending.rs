@@ -133,21 +133,15 @@ fn selected(ws: &Workspace, query: &TableQuery) -> Result<(Vec<PendingRef>, usiz
 pub fn window(ws: &Workspace, query: &TableQuery) -> Result<Window<ChangeView>> {
     let (refs, unfiltered) = selected(ws, query)?;
     let total = refs.len();
-    let offset = (query.offset as usize).min(total);
-    let end = offset.saturating_add(query.limit as usize).min(total);
-    let mut rows = Vec::with_capacity(end - offset);
-    for r in &refs[offset..end] {
+    let range = query.range(total);
+    let offset = range.start;
+    let mut rows = Vec::with_capacity(range.len());
+    for r in &refs[range] {
         if let Some(v) = view(ws, r)? {
             rows.push(v);
         }
     }
-    let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-    Ok(Window {
-        rows,
-        offset: n(offset),
-        total: n(total),
-        unfiltered: n(unfiltered),
-    })
+    Ok(Window::new(rows, offset, total, unfiltered))
 }
 
 /// The numbers of the changes a query selects (offset and limit ignored): what "select

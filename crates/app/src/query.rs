@@ -97,6 +97,28 @@ pub struct Window<T> {
     pub unfiltered: u32,
 }
 
+impl TableQuery {
+    /// The rows of the window among `total` selected: the offset clamped to the total,
+    /// then at most `limit`.
+    pub fn range(&self, total: usize) -> std::ops::Range<usize> {
+        let offset = (self.offset as usize).min(total);
+        offset..offset.saturating_add(self.limit as usize).min(total)
+    }
+}
+
+impl<T> Window<T> {
+    /// A window of `rows` from `offset`, with the counts as the wire carries them.
+    pub fn new(rows: Vec<T>, offset: usize, total: usize, unfiltered: usize) -> Window<T> {
+        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        Window {
+            rows,
+            offset: n(offset),
+            total: n(total),
+            unfiltered: n(unfiltered),
+        }
+    }
+}
+
 /// A cell's value for sorting. Text is a span of the row's lower-case search text, so
 /// the index keeps every string once.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -678,7 +700,7 @@ fn is_empty(r: &IndexRow, col: usize) -> bool {
 /// Sorts `perm` by `cmp` on two threads when it is long: each half alone, then merged.
 fn sort_rows(perm: &mut Vec<u32>, cmp: &(dyn Fn(u32, u32) -> Ordering + Sync)) {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    if threads < 2 || perm.len() < PARALLEL_FILTER_ROWS {
+    if threads < 2 || perm.len() < PARALLEL_ROWS {
         perm.sort_unstable_by(|&a, &b| cmp(a, b));
         return;
     }
@@ -884,7 +906,7 @@ fn matching(rows: &[IndexRow], keep: &(dyn Fn(&IndexRow) -> bool + Sync)) -> Vec
         }
     };
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    if threads > 1 && rows.len() >= PARALLEL_FILTER_ROWS {
+    if threads > 1 && rows.len() >= PARALLEL_ROWS {
         let per = hits.len().div_ceil(threads);
         std::thread::scope(|s| {
             for (n, words) in hits.chunks_mut(per).enumerate() {
@@ -919,8 +941,9 @@ fn descending_of(text: &str, rows: &[IndexRow], asc: &[u32], col: usize) -> Vec<
     out
 }
 
-/// Kinds with at least this many rows are filtered on several threads.
-const PARALLEL_FILTER_ROWS: usize = 50_000;
+/// Kinds with at least this many rows are filtered, and sorted while a view waits, on
+/// several threads.
+const PARALLEL_ROWS: usize = 50_000;
 
 /// The indexes of one workspace, per kind.
 #[derive(Default)]
@@ -1001,9 +1024,9 @@ impl Tables {
             let table = table_of(&mut kinds, ws, kind)?;
             let selected = table.select(&sig);
             let total = selected.len();
-            let offset = (query.offset as usize).min(total);
-            let end = offset.saturating_add(query.limit as usize).min(total);
-            let targets: Vec<EntityRef> = selected[offset..end]
+            let range = query.range(total);
+            let offset = range.start;
+            let targets: Vec<EntityRef> = selected[range]
                 .iter()
                 .map(|&i| table.rows[i as usize].target.clone())
                 .collect();
@@ -1023,13 +1046,7 @@ impl Tables {
             }
         }
         self.mark_viewed();
-        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        Ok(Window {
-            rows,
-            offset: n(offset),
-            total: n(total),
-            unfiltered: n(unfiltered),
-        })
+        Ok(Window::new(rows, offset, total, unfiltered))
     }
 
     /// Every entity `query` selects, in order (offset and limit ignored): what "select
@@ -1314,7 +1331,7 @@ mod tests {
     /// same order, as one thread reading them all.
     #[test]
     fn a_large_kind_filters_to_the_same_rows_in_the_same_order() {
-        let n = PARALLEL_FILTER_ROWS * 2 + 7;
+        let n = PARALLEL_ROWS * 2 + 7;
         let mut arena = String::new();
         let rows: Vec<IndexRow> = (0..n)
             .map(|i| {
