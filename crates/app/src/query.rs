@@ -1286,15 +1286,24 @@ fn row_with<T: DeserializeOwned>(
     markers: &HashMap<EntityRef, Marker>,
     parents: &mut ParentCache,
 ) -> Result<Option<Row<T>>> {
-    let Some(e) = ws.get(target)? else {
+    // The working JSON decodes straight into the wire type: a window is read on every
+    // keystroke, and the base and server copies `Workspace::get` also parses are not shown.
+    let mut found = None;
+    ws.scan_one(target, |s| {
+        let value: T = serde_json::from_str(s.json).map_err(|err| {
+            flightdeck_offline::Error::Corrupt(format!(
+                "{} {} does not fit its resource: {err}",
+                target.kind.label(),
+                target.key
+            ))
+        })?;
+        found = Some((label_in(s.json, target), s.parent, value));
+        Ok(())
+    })?;
+    let Some((label, parent, value)) = found else {
         return Ok(None);
     };
-    let name = e
-        .working
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let (parent_label, timezone) = match &e.parent {
+    let (parent_label, timezone) = match &parent {
         // A row's dates are in its advertiser's timezone, which its parent's is.
         Some(p) => {
             let (l, tz) = parents.get(ws, p)?;
@@ -1302,23 +1311,18 @@ fn row_with<T: DeserializeOwned>(
         }
         None => (None, ws.timezone_of(target)?),
     };
-    let value: T = serde_json::from_value(e.working).map_err(|err| {
-        Error::Offline(flightdeck_offline::Error::Corrupt(format!(
-            "{} {} does not fit its resource: {err}",
-            target.kind.label(),
-            target.key
-        )))
-    })?;
+    let marker = markers.get(target).copied();
     Ok(Some(Row {
-        label: label(name.as_deref(), &e.target),
-        marker: markers.get(&e.target).copied(),
-        read_only: read_only_reason(&e.target).map(str::to_owned),
+        label,
+        marker,
+        read_only: read_only_reason(target).map(str::to_owned),
         parent_label,
         timezone,
-        target: e.target,
-        parent: e.parent,
+        target: target.clone(),
+        parent,
         value,
-        pending: e.pending,
+        // A marker is there exactly when a change to the entity is not applied yet.
+        pending: marker.is_some(),
     }))
 }
 
