@@ -7,6 +7,7 @@
 #   scripts/bench-ui.sh                      100,000 ad orders, 20 runs per figure
 #   BENCH_AD_ORDERS=1000000 scripts/bench-ui.sh
 #   BENCH_RUNS=30 scripts/bench-ui.sh
+#   BENCH_ONLY_START=1 scripts/bench-ui.sh   cold starts (and the download) only; BENCH_SKIP_START=1 skips them
 #
 # Figures: cold start to the first interactive screen against a blank Tauri v2 app
 # (benches/blank-app, built the same way), on first launch and with existing data; the

@@ -94,6 +94,16 @@ return t0;
 """
 
 
+# A start's marks, relative to the page's time origin (epoch milliseconds): the module
+# script run, Flightdeck's snapshot request and answer, and the first screen painted.
+START_MARKS_JS = """
+const nav = performance.getEntriesByType('navigation')[0];
+const first = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[0].startTime : null; };
+return {origin: performance.timeOrigin, loaded: nav ? nav.domContentLoadedEventEnd : 0,
+        asked: first('fd:snapshot-asked'), answered: first('fd:snapshot-answered'), ready: first('fd:ready')};
+"""
+
+
 # The latest window request and answer (windowCache's performance marks).
 MARKS_JS = """
 const last = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
@@ -181,12 +191,29 @@ class Bench(Scenario):
                 if src.exists():
                     shutil.copyfile(src, self.data / ("sandbox.db" + suffix))
 
-    def start(self, binary: Path, ready_css: str) -> float:
-        """Starts `binary` under the driver; seconds until `ready_css` is in the page."""
-        t0 = time.monotonic()
+    def start(self, binary: Path, ready_css: str, parts: Optional[dict[str, list[float]]] = None) -> float:
+        """Starts `binary` under the driver; milliseconds until the frame showing `ready_css`
+        is painted, by the page's own clock (its `fd:ready` mark, which the blank app takes
+        the same way), so the driver's polling adds nothing. `parts` gets the split: until
+        the page's navigation starts, until its script has run, and Flightdeck's snapshot
+        request and answer."""
+        t0 = time.time() * 1000
         self._s = Session.start(self.cfg.webdriver_url, str(binary))
         self.s.wait_for(ready_css, f"{ready_css} after start", timeout=120)
-        return (time.monotonic() - t0) * 1000
+        m = self.s.wait_until(self.start_marks, "the first screen's fd:ready mark", interval=0.02)
+        if parts is not None:
+            split = {"process and window until the page starts": m["origin"] - t0, "page start until its script has run": m["loaded"]}
+            if m["asked"] is not None and m["answered"] is not None:
+                split["  snapshot asked (after the first render)"] = m["asked"]
+                split["  snapshot asked until answered (app state ready)"] = m["answered"] - m["asked"]
+                split["  answered until the screen is painted"] = m["ready"] - m["answered"]
+            for k, v in split.items():
+                parts.setdefault(k, []).append(v)
+        return m["origin"] + m["ready"] - t0
+
+    def start_marks(self) -> Optional[dict[str, Any]]:
+        m = self.s.execute(START_MARKS_JS)
+        return m if m["ready"] is not None else None
 
     def stop(self) -> None:
         if self._s is not None:
@@ -214,8 +241,10 @@ class Bench(Scenario):
 
     def cold_starts(self) -> None:
         blank, first, existing = [], [], []
+        blank_parts: dict[str, list[float]] = {}
+        first_parts: dict[str, list[float]] = {}
         for i in range(RUNS):
-            blank.append(self.start(self.blank, "[data-ready]"))
+            blank.append(self.start(self.blank, "[data-ready]", blank_parts))
             if i == 0:
                 pid = app_pid(self.blank)
                 if pid is not None:
@@ -223,10 +252,14 @@ class Bench(Scenario):
             self.stop()
         for _ in range(RUNS):
             self.fresh_data(with_seed=False)
-            first.append(self.start(self.cfg.app, '[data-action="sign-in"]'))
+            first.append(self.start(self.cfg.app, '[data-action="sign-in"]', first_parts))
             self.stop()
         report("cold start: blank Tauri v2 app", blank)
+        for k, v in blank_parts.items():
+            report(f"  {k}", v)
         report("cold start: Flightdeck, first launch (sign-in)", first)
+        for k, v in first_parts.items():
+            report(f"  {k}", v)
         self.start_figures = (blank, first, existing)
 
     def download(self) -> None:
@@ -249,11 +282,14 @@ class Bench(Scenario):
 
     def restarts(self) -> None:
         existing = []
+        parts: dict[str, list[float]] = {}
         for _ in range(RUNS):
             self.stop()
-            existing.append(self.start(self.cfg.app, "[data-nav]"))
+            existing.append(self.start(self.cfg.app, "[data-nav]", parts))
         blank, _, _ = self.start_figures
         report("cold start: Flightdeck, existing data (main screen)", existing)
+        for k, v in parts.items():
+            report(f"  {k}", v)
         report("  ratio to the blank app (median)", [statistics.median(existing) / statistics.median(blank)], unit="x")
 
     def open_table(self) -> None:
@@ -392,6 +428,8 @@ def main() -> int:
         b.download()
         if not os.environ.get("BENCH_SKIP_START"):
             b.restarts()
+        if os.environ.get("BENCH_ONLY_START"):
+            return status
         b.open_table()
         b.ipc_floor()
         b.memory()

@@ -24,6 +24,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { EntityRef, Kind, Marker } from "../api/types";
 import { useWorkspaceChanged } from "../state/events";
+import { afterNextPaint } from "../util/paint";
 import { type Column, ColumnMenu, displayValue, useColumnVisibility } from "../table/columns";
 import { useKeyboardCursor } from "../table/useKeyboardCursor";
 import { type Selection, useSelection } from "../table/useSelection";
@@ -107,26 +108,6 @@ function onControl(e: MouseEvent<HTMLElement>): boolean {
   const t = e.target;
   return t instanceof Element && t !== e.currentTarget && t.closest("button, input, select, textarea, a, label") !== null;
 }
-
-/**
- * Calls `cb` once the frame that shows the current DOM has been painted: the
- * animation-frame callback runs just before that frame's paint, and a task queued from
- * it runs after the paint.
- */
-const afterNextPaint = (cb: () => void): (() => void) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  if (typeof requestAnimationFrame === "function") {
-    const id = requestAnimationFrame(() => {
-      timer = setTimeout(cb, 0);
-    });
-    return () => {
-      cancelAnimationFrame(id);
-      if (timer !== undefined) clearTimeout(timer);
-    };
-  }
-  timer = setTimeout(cb, 16);
-  return () => clearTimeout(timer);
-};
 
 export function DataTable<T>(props: DataTableProps<T>) {
   const { columns, fetch, rowId, rowLabel, rowMarker, rowPending, onOpen, selectable = true } = props;
