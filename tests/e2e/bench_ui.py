@@ -155,6 +155,11 @@ def rss_mb(root_pid: int, parts: Optional[dict[str, float]] = None) -> float:
     return total_kb / 1024
 
 
+def split_text(parts: dict[str, float]) -> str:
+    """Each process's share, largest first."""
+    return ", ".join(f"{name} {mb:.0f}" for name, mb in sorted(parts.items(), key=lambda kv: -kv[1]) if mb >= 1)
+
+
 def app_pid(binary: Path) -> Optional[int]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -219,7 +224,12 @@ class Bench(Scenario):
         if self._s is not None:
             self._s.quit()
             self._s = None
-            time.sleep(0.5)
+            # The next start finds a live instance through the single-instance plugin and
+            # quits, so wait until this one is gone (slower on a busy machine).
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and any(app_pid(b) is not None for b in (self.cfg.app, self.blank)):
+                time.sleep(0.05)
+            time.sleep(0.2)
 
     def table(self, kind: str) -> Optional[dict[str, Any]]:
         return self.s.execute(TABLE_STATE_JS, kind)
@@ -248,7 +258,9 @@ class Bench(Scenario):
             if i == 0:
                 pid = app_pid(self.blank)
                 if pid is not None:
-                    print(f"{'resident memory, blank Tauri v2 app':<52} {rss_mb(pid):>9.0f} MB", flush=True)
+                    parts: dict[str, float] = {}
+                    total = rss_mb(pid, parts)
+                    print(f"{'resident memory, blank Tauri v2 app':<52} {total:>9.0f} MB   ({split_text(parts)})", flush=True)
             self.stop()
         for _ in range(RUNS):
             self.fresh_data(with_seed=False)
@@ -410,8 +422,7 @@ class Bench(Scenario):
             return
         parts: dict[str, float] = {}
         total = rss_mb(pid, parts)
-        detail = ", ".join(f"{name} {mb:.0f}" for name, mb in sorted(parts.items(), key=lambda kv: -kv[1]) if mb >= 1)
-        print(f"{'resident memory, app + web processes (table shown)':<52} {total:>9.0f} MB   ({detail})", flush=True)
+        print(f"{'resident memory, app + web processes (table shown)':<52} {total:>9.0f} MB   ({split_text(parts)})", flush=True)
 
 
 def main() -> int:
