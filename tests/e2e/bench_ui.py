@@ -125,6 +125,12 @@ def report(label: str, values: list[float], unit: str = "ms") -> None:
     print(f"{label:<52} median {med:>9.1f} {unit}  p95 {p95:>9.1f} {unit}  max {top:>9.1f} {unit}  ({len(values)} runs)", flush=True)
 
 
+def report_parts(parts: dict[str, list[float]]) -> None:
+    """The parts of a figure, each indented under it."""
+    for label, values in parts.items():
+        report(f"  {label}", values)
+
+
 def rss_mb(root_pid: int, parts: Optional[dict[str, float]] = None) -> float:
     """Resident memory of a process and its descendants (the web and network processes);
     `parts` gets each process's share by name."""
@@ -267,11 +273,9 @@ class Bench(Scenario):
             first.append(self.start(self.cfg.app, '[data-action="sign-in"]', first_parts))
             self.stop()
         report("cold start: blank Tauri v2 app", blank)
-        for k, v in blank_parts.items():
-            report(f"  {k}", v)
+        report_parts(blank_parts)
         report("cold start: Flightdeck, first launch (sign-in)", first)
-        for k, v in first_parts.items():
-            report(f"  {k}", v)
+        report_parts(first_parts)
         self.start_figures = (blank, first, existing)
 
     def download(self) -> None:
@@ -300,8 +304,7 @@ class Bench(Scenario):
             existing.append(self.start(self.cfg.app, "[data-nav]", parts))
         blank, _, _ = self.start_figures
         report("cold start: Flightdeck, existing data (main screen)", existing)
-        for k, v in parts.items():
-            report(f"  {k}", v)
+        report_parts(parts)
         report("  ratio to the blank app (median)", [statistics.median(existing) / statistics.median(blank)], unit="x")
 
     def open_table(self) -> None:

@@ -7,18 +7,12 @@ import { AppProvider } from "./state/app";
 import { sessionKey, useSession } from "./state/session";
 import { Shell } from "./screens/Shell";
 import { SignIn } from "./screens/SignIn";
-import { afterNextPaint } from "./util/paint";
+import { afterNextPaint, mark } from "./util/timing";
 
 function Gate() {
   const { snapshot, setSnapshot } = useSession();
   // The first interactive screen is painted: what scripts/bench-ui.sh times a cold start to.
-  useLayoutEffect(
-    () =>
-      afterNextPaint(() => {
-        if (performance.getEntriesByName("fd:ready").length === 0) performance.mark("fd:ready");
-      }),
-    [],
-  );
+  useLayoutEffect(() => afterNextPaint(() => mark("fd:ready")), []);
   if (!snapshot.session) return <SignIn snapshot={snapshot} onSnapshot={setSnapshot} />;
   return <Shell key={sessionKey(snapshot)} />;
 }
@@ -28,9 +22,9 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
   const load = () => {
     setError(null);
-    performance.mark("fd:snapshot-asked");
+    mark("fd:snapshot-asked");
     void call(commands.appSnapshot(), { quiet: true }).then((r) => {
-      performance.mark("fd:snapshot-answered");
+      mark("fd:snapshot-answered");
       if (r.ok) setSnapshot(r.data);
       else setError(r.error.message);
     });

@@ -24,7 +24,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { EntityRef, Kind, Marker } from "../api/types";
 import { useWorkspaceChanged } from "../state/events";
-import { afterNextPaint } from "../util/paint";
+import { afterNextPaint, mark } from "../util/timing";
 import { type Column, ColumnMenu, displayValue, useColumnVisibility } from "../table/columns";
 import { useKeyboardCursor } from "../table/useKeyboardCursor";
 import { type Selection, useSelection } from "../table/useSelection";
@@ -195,10 +195,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // that shows these rows (a passive effect may run after that paint, one frame late).
   useLayoutEffect(() => {
     if (painted === null || shownQuery === null) return;
-    if (typeof performance.mark === "function") {
-      performance.clearMarks("fd:table-committed");
-      performance.mark("fd:table-committed");
-    }
+    mark("fd:table-committed");
     return afterNextPaint(() => {
       const el = rootRef.current;
       if (!el) return;
@@ -206,10 +203,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
       el.dataset.filterApplied = shownQuery.filter;
       el.dataset.sortApplied = sortText(shownQuery.sort);
       el.dataset.paintedAt = String(performance.now());
-      if (typeof performance.mark === "function") {
-        performance.clearMarks("fd:table-painted");
-        performance.mark("fd:table-painted");
-      }
+      mark("fd:table-painted");
     });
   }, [painted, shownQuery, total]);
 

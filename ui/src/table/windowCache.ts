@@ -1,4 +1,5 @@
 import type { EntityRef, SortBy, TableQuery, TableWindow } from "../api/types";
+import { mark } from "../util/timing";
 
 /** Asks for one window of a table; `undefined` when the command failed. */
 export type WindowFetch<T> = (query: TableQuery) => Promise<TableWindow<T> | undefined>;
@@ -35,17 +36,6 @@ type Entry<T> = {
   /** Failed requests in a row: the next retry waits longer. */
   failures: number;
 };
-
-/**
- * Records when a window was asked for and when its answer landed, for
- * scripts/bench-ui.sh to split a repaint into its parts. Only the latest of each is
- * kept, so the page's mark buffer stays small however long the app runs.
- */
-function mark(name: string): void {
-  if (typeof performance === "undefined" || typeof performance.mark !== "function") return;
-  performance.clearMarks(name);
-  performance.mark(name);
-}
 
 /** Pages kept per query: at most this many rows ever sit in JS, whatever the table's size. */
 const MAX_PAGES = 24;
