@@ -38,4 +38,16 @@ pub enum Error {
     /// silently lost after posting. Nothing was saved; each error names its field and why.
     #[error("{0}")]
     Refused(flightdeck_model::ValidationErrors),
+    /// An undo of a step whose change was posted (or is being posted) since: the service
+    /// has it, so only a new edit that puts the old values back can change it back
+    /// ([`crate::workspace::Workspace::revert`]).
+    #[error(
+        "“{label}” was already posted to the ad platform, so it cannot be undone here; revert it instead, which makes a new edit that puts the old values back"
+    )]
+    Posted {
+        /// The step.
+        step: i64,
+        /// What the step was.
+        label: String,
+    },
 }

@@ -7,6 +7,7 @@
 //! - [`workspace`]: the SQLite store: snapshot, drafts, outbox, id map; download.
 
 pub mod audience_file;
+pub mod bulk;
 pub mod change;
 pub mod diff;
 mod error;

@@ -504,6 +504,7 @@ fn order(name: &str, goal: &str, start: i64, end: i64, budget: f64) -> Value {
         "startDate": start,
         "endDate": end,
         "lifetimeBudget": budget,
+        "maxBid": 4.5,
         "hourlyPacingMode": "ASAP",
     })
 }

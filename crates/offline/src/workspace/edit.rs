@@ -35,6 +35,7 @@ const SEGMENT_ID_ALLOWANCE: usize = 64;
 /// buyer saves at once. Dropped without [`Batch::commit`], nothing is kept.
 pub struct Batch<'w> {
     tx: Transaction<'w>,
+    label: Option<String>,
 }
 
 macro_rules! one_edit {
@@ -102,10 +103,13 @@ one_edit! {
 
 impl Workspace {
     /// Starts a group of edits that commit together.
+    ///
+    /// The batch is one step of the undo history ([`Workspace::undo`]), named after what
+    /// it touched unless [`Batch::label`] names it.
     pub fn batch(&mut self) -> Result<Batch<'_>> {
-        Ok(Batch {
-            tx: self.conn.transaction()?,
-        })
+        let tx = self.conn.transaction()?;
+        super::history::begin(&tx)?;
+        Ok(Batch { tx, label: None })
     }
 }
 
@@ -120,8 +124,19 @@ struct Links {
 impl Batch<'_> {
     /// Makes every edit of the batch durable at once.
     pub fn commit(self) -> Result<()> {
+        self.commit_step().map(|_| ())
+    }
+
+    /// Commits, and says which undo step the batch became (`None`: it changed nothing).
+    pub fn commit_step(self) -> Result<Option<i64>> {
+        let step = super::history::finish(&self.tx, self.label.as_deref())?;
         self.tx.commit()?;
-        Ok(())
+        Ok(step)
+    }
+
+    /// Names the batch's undo step ("Replace “2025” with “2026” in 40 creatives").
+    pub fn label(&mut self, label: impl Into<String>) {
+        self.label = Some(label.into());
     }
 
     /// A draft advertiser (its `id` is ignored).
@@ -488,7 +503,7 @@ impl Batch<'_> {
         Ok(self.tx.prepare_cached(sql)?.execute(p)?)
     }
 
-    fn row<T>(
+    pub(super) fn row<T>(
         &self,
         sql: &str,
         p: impl rusqlite::Params,
@@ -548,7 +563,7 @@ impl Batch<'_> {
     }
 
     /// `value` as the body of a new draft of `kind`: see [`Batch::duplicate_as_new`].
-    fn as_new(&self, kind: Kind, value: Value) -> Result<Value> {
+    pub(super) fn as_new(&self, kind: Kind, value: Value) -> Result<Value> {
         let mut value = match kind {
             // One identifier of the two the service returns, without the output spelling.
             Kind::Campaign => {
@@ -883,12 +898,12 @@ impl Batch<'_> {
         Ok(scope.map(|s| s.or(own)))
     }
 
-    fn exists(&self, target: &EntityRef) -> Result<bool> {
+    pub(super) fn exists(&self, target: &EntityRef) -> Result<bool> {
         Ok(self.scope_of(target)?.is_some())
     }
 
     /// The working copy, or `NotFound`.
-    fn require(&self, target: &EntityRef) -> Result<String> {
+    pub(super) fn require(&self, target: &EntityRef) -> Result<String> {
         self.row(
             "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
             params![kind_text(target.kind), key_text(&target.key)],

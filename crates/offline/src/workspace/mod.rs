@@ -32,8 +32,10 @@
 //! any edit of a posted creative or audience segment (no update endpoint;
 //! [`read_only_reason`]). [`Workspace::duplicate_as_new`] is the way to change those.
 
+mod bulk;
 mod draft;
 mod edit;
+mod history;
 mod markers;
 mod outbox;
 mod pull;
@@ -57,8 +59,10 @@ use flightdeck_model::{Campaign, CampaignFlight, TimezoneName};
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op};
 use crate::{Error, Result};
 
+pub use bulk::{Planned, Preview, RowOutcome, RowPreview};
 pub use draft::{Draft, SiteListEdit, UploadRequest, upload_form_paths};
 pub use edit::{Batch, read_only_reason};
+pub use history::{HistoryStep, Undone};
 pub use markers::Marker;
 pub use outbox::{ChangeMessage, PendingRef};
 pub use pull::{
@@ -78,6 +82,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!(
             "../../migrations/0004_audience_upload_records.sql"
         )),
+        M::up(include_str!("../../migrations/0005_history.sql")),
     ])
 }
 

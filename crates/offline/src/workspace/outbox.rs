@@ -224,6 +224,7 @@ impl Workspace {
     /// its outcome is not known yet.
     pub fn discard_many(&mut self, seqs: &[i64]) -> Result<Vec<i64>> {
         let tx = self.conn.transaction()?;
+        super::history::begin(&tx)?;
         let mut gone: BTreeSet<i64> = BTreeSet::new();
         let mut queue: Vec<i64> = seqs.to_vec();
         let mut touched: BTreeSet<(String, String)> = BTreeSet::new();
@@ -266,6 +267,11 @@ impl Workspace {
         for (kind, key) in &touched {
             replay_working(&tx, kind, key)?;
         }
+        let label = match gone.len() {
+            1 => "Discard a change".to_owned(),
+            n => format!("Discard {n} changes"),
+        };
+        super::history::finish(&tx, Some(&label))?;
         tx.commit()?;
         Ok(gone.into_iter().collect())
     }

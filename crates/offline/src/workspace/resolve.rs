@@ -181,6 +181,7 @@ impl Workspace {
             )));
         }
 
+        super::history::begin(&tx)?;
         let mut resolved = merged.merged;
         // Last first: paths are numbered in the merged value, so array items inserted or
         // removed at higher indices leave the lower ones where the paths say.
@@ -280,6 +281,7 @@ impl Workspace {
             )?;
         }
         replay_working(&tx, &kind, &key)?;
+        super::history::finish(&tx, Some(&format!("Resolve the conflict of {what}")))?;
         tx.commit()?;
         Ok(())
     }

@@ -1,0 +1,255 @@
+//! Plans of the bulk operations over the workspace: multi-row edit, find and replace, and
+//! the operations' entry points that preview or apply them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ops::{self, FieldEdit};
+use super::replace::{Counts, Find, Matcher};
+use crate::change::{EntityRef, Kind};
+use crate::workspace::{Planned, Preview, Workspace};
+use crate::{Error, Result};
+
+/// Which entities an operation reaches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "type", content = "value", rename_all = "camelCase")]
+pub enum Scope {
+    /// The rows the buyer selected.
+    Selection(Vec<EntityRef>),
+    /// Every entity of one kind.
+    Kind(Kind),
+    /// Every entity of the account.
+    Account,
+}
+
+/// Kinds a whole-account operation reaches, parents first: flights are edited inside
+/// their campaigns.
+pub const EDITABLE_KINDS: [Kind; 7] = [
+    Kind::Advertiser,
+    Kind::Campaign,
+    Kind::AdOrder,
+    Kind::FlightCaps,
+    Kind::Creative,
+    Kind::SiteList,
+    Kind::AudienceSegment,
+];
+
+impl Workspace {
+    /// The working copy of one entity, decoded; `None` when it is not in the workspace.
+    pub fn working_of(&self, target: &EntityRef) -> Result<Option<Value>> {
+        let mut out = None;
+        self.scan_one(target, |s| {
+            out = Some(crate::workspace::parse_json::<Value>(s.json)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The entities `scope` names, kind by kind in posting order.
+    pub fn targets(&self, scope: &Scope) -> Result<Vec<EntityRef>> {
+        let kinds: Vec<Kind> = match scope {
+            Scope::Selection(t) => return Ok(t.clone()),
+            Scope::Kind(k) => vec![*k],
+            Scope::Account => EDITABLE_KINDS.to_vec(),
+        };
+        let mut out = Vec::new();
+        for kind in kinds {
+            let mut of_kind: Vec<(i64, EntityRef)> = Vec::new();
+            self.scan(kind, |s| {
+                of_kind.push((s.order, s.target));
+                Ok(())
+            })?;
+            of_kind.sort_by_key(|(order, _)| *order);
+            out.extend(of_kind.into_iter().map(|(_, t)| t));
+        }
+        Ok(out)
+    }
+
+    /// Entities of `kind` whose fields hold the given values (`--where status=ACTIVE`),
+    /// compared as the wire values (`"10"` matches the text `10` and the number 10).
+    pub fn find_where(&self, kind: Kind, filters: &[(String, Value)]) -> Result<Vec<EntityRef>> {
+        let mut out: Vec<(i64, EntityRef)> = Vec::new();
+        self.scan(kind, |s| {
+            let value = crate::workspace::parse_json::<Value>(s.json)?;
+            let hit = filters.iter().all(|(path, want)| {
+                let got = ops::get(&value, path);
+                match (got, want) {
+                    (None | Some(Value::Null), Value::Null) => true,
+                    (Some(g), w) => crate::diff::same(g, w) || text_of(g) == text_of(w),
+                    (None, _) => false,
+                }
+            });
+            if hit {
+                out.push((s.order, s.target));
+            }
+            Ok(())
+        })?;
+        out.sort_by_key(|(o, _)| *o);
+        Ok(out.into_iter().map(|(_, t)| t).collect())
+    }
+
+    /// The plan of a multi-row edit: each target gets every edit, in order. A target an
+    /// edit cannot apply to is refused with that edit's field; one the edits leave as it
+    /// is stays out of the plan.
+    pub fn plan_edit(&self, targets: &[EntityRef], edits: &[FieldEdit]) -> Result<Vec<Planned>> {
+        let mut plan = Vec::with_capacity(targets.len());
+        for target in targets {
+            let Some(current) = self.working_of(target)? else {
+                return Err(Error::NotFound(format!(
+                    "{} {} is not in the workspace",
+                    target.kind.label(),
+                    target.key
+                )));
+            };
+            let mut value = current.clone();
+            let errors = ops::apply(&mut value, edits);
+            if !errors.is_empty() {
+                plan.push(Planned::Failed {
+                    target: Some(target.clone()),
+                    kind: target.kind,
+                    errors,
+                    line: None,
+                });
+            } else if !crate::diff::same(&current, &value) {
+                plan.push(Planned::Update {
+                    target: target.clone(),
+                    value,
+                    line: None,
+                });
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Multi-row edit: previews it, or applies it as one undo step.
+    pub fn bulk_edit(
+        &mut self,
+        targets: &[EntityRef],
+        edits: &[FieldEdit],
+        apply: bool,
+    ) -> Result<Preview> {
+        let plan = self.plan_edit(targets, edits)?;
+        let reached = targets.len();
+        let label = match (reached, targets.first()) {
+            (1, Some(t)) => format!("Edit {}", t.kind.label()),
+            (n, Some(t)) if targets.iter().all(|x| x.kind == t.kind) => {
+                format!("Edit {n} {}", plural(t.kind))
+            }
+            (n, _) => format!("Edit {n} entities"),
+        };
+        let mut preview = self.run(plan, &label, apply)?;
+        preview.unchanged =
+            count_u32(reached).saturating_sub(preview.updates + preview.refused + preview.creates);
+        Ok(preview)
+    }
+
+    /// The plan of a find and replace over `scope`, with the matches per field.
+    pub fn plan_replace(
+        &self,
+        scope: &Scope,
+        find: &Find,
+    ) -> Result<(Vec<Planned>, Counts, usize)> {
+        let matcher = Matcher::new(find)
+            .map_err(|e| Error::Refused(flightdeck_model::ValidationErrors(vec![e])))?;
+        let targets = self.targets(scope)?;
+        let mut counts = Counts::new();
+        let mut plan = Vec::new();
+        for target in &targets {
+            let Some(mut value) = self.working_of(target)? else {
+                continue;
+            };
+            if matcher.apply(&mut value, &mut counts) > 0 {
+                plan.push(Planned::Update {
+                    target: target.clone(),
+                    value,
+                    line: None,
+                });
+            }
+        }
+        Ok((plan, counts, targets.len()))
+    }
+
+    /// Find and replace: previews it, or applies it as one undo step.
+    pub fn replace(&mut self, scope: &Scope, find: &Find, apply: bool) -> Result<Preview> {
+        let (plan, counts, reached) = self.plan_replace(scope, find)?;
+        let label = format!("Replace “{}” with “{}”", find.find, find.replace);
+        let mut preview = self.run(plan, &label, apply)?;
+        preview.count_matches(&counts);
+        preview.unchanged =
+            count_u32(reached).saturating_sub(preview.updates + preview.refused + preview.creates);
+        Ok(preview)
+    }
+
+    /// A step that cannot be undone because it was posted, put back by a new edit:
+    /// previews it, or applies it as one undo step.
+    pub fn revert(&mut self, step: i64, apply: bool) -> Result<Preview> {
+        let plan = self.revert_plan(step)?;
+        let label = self
+            .history(usize::MAX)?
+            .into_iter()
+            .find(|s| s.id == step)
+            .map_or_else(
+                || format!("Revert step {step}"),
+                |s| format!("Revert “{}”", s.label),
+            );
+        self.run(plan, &label, apply)
+    }
+}
+
+fn count_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// "ad orders", "flight caps".
+pub fn plural(kind: Kind) -> String {
+    match kind {
+        Kind::FlightCaps => kind.label().to_owned(),
+        k => format!("{}s", k.label()),
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// How to duplicate.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct DuplicateOptions {
+    /// Where the copies go: an advertiser (campaigns, creatives) or a campaign (ad
+    /// orders, creatives). `None`: beside each source.
+    pub into: Option<EntityRef>,
+    /// Days to move every date by.
+    #[serde(default)]
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub shift_days: i64,
+}
+
+impl Workspace {
+    /// Duplicates as drafts: previews the copies, or makes them as one undo step.
+    pub fn duplicate(
+        &mut self,
+        sources: &[EntityRef],
+        options: &DuplicateOptions,
+        apply: bool,
+    ) -> Result<Preview> {
+        let plan = sources
+            .iter()
+            .map(|s| Planned::Duplicate {
+                source: s.clone(),
+                into: options.into.clone(),
+                shift_days: options.shift_days,
+            })
+            .collect();
+        let label = match sources {
+            [one] => format!("Duplicate {}", one.kind.label()),
+            many => format!("Duplicate {} entities", many.len()),
+        };
+        self.run(plan, &label, apply)
+    }
+}

@@ -1,0 +1,539 @@
+//! Spreadsheets: CSV and TSV export and import, and copy and paste of table rows, read and
+//! written by the `csv` crate (RFC 4180 quoting).
+//!
+//! # Cells
+//! - Columns are wire field names; nested fields use dotted paths (`frequencyCap.limit`);
+//!   lists and objects below that are JSON in the cell (`flights`, `iabCategory`).
+//! - `id` names the entity: its id, a segment's `serviceSegmentId`, or `draft:<key>` for a
+//!   draft. A row without one is a new draft.
+//! - On import a blank cell means "no change" and `[]` means "clear" (`null`, or an empty
+//!   list for a list), the convention buyers know from the desktop editors.
+//! - A whole-account file starts with a `kind` column (`ad_order`, `campaign` …).
+//! - Flight caps are one row per ad order (`id` is the ad order's), with the caps as JSON
+//!   in `caps`.
+//!
+//! Export, then import with no edit, gives no change: a value is written as the text it
+//! is read back from, and the empty and null values it cannot write are blank.
+
+use std::collections::{HashMap, HashSet};
+
+use flightdeck_model::FieldError;
+use flightdeck_model::validate::codes;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::ops::{self, Change, FieldEdit};
+use super::replace::is_text_field;
+use crate::change::{EntityRef, Key, Kind};
+use crate::workspace::{Planned, Preview, Workspace};
+use crate::{Error, Result};
+
+/// Comma or tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Delimiter {
+    /// CSV files.
+    Comma,
+    /// TSV files, and what spreadsheets put on the clipboard.
+    Tab,
+}
+
+impl Delimiter {
+    fn byte(self) -> u8 {
+        match self {
+            Delimiter::Comma => b',',
+            Delimiter::Tab => b'\t',
+        }
+    }
+}
+
+/// How to read a sheet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct ImportOptions {
+    /// Comma or tab.
+    pub delimiter: Delimiter,
+    /// The kind of every row, when the sheet has no `kind` column.
+    pub kind: Option<Kind>,
+    /// Where new rows hang when their own parent field is blank (the campaign selected
+    /// when ad orders are pasted).
+    pub parent: Option<EntityRef>,
+}
+
+const KIND_COLUMN: &str = "kind";
+const ID_COLUMN: &str = "id";
+const CAPS_COLUMN: &str = "caps";
+const DRAFT_PREFIX: &str = "draft:";
+
+/// The field naming the parent of an entity of `kind` hanging under `parent_kind`.
+fn parent_field(kind: Kind, parent_kind: Kind) -> Option<&'static str> {
+    match (kind, parent_kind) {
+        (Kind::Campaign | Kind::Creative, Kind::Advertiser) => Some("advertiserId"),
+        (Kind::AdOrder | Kind::Creative, Kind::Campaign) => Some("campaignId"),
+        _ => None,
+    }
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Advertiser => "advertiser",
+        Kind::Campaign => "campaign",
+        Kind::Flight => "flight",
+        Kind::AdOrder => "ad_order",
+        Kind::FlightCaps => "flight_caps",
+        Kind::Creative => "creative",
+        Kind::SiteList => "site_list",
+        Kind::AudienceSegment => "audience_segment",
+    }
+}
+
+fn kind_of_name(name: &str) -> Option<Kind> {
+    let norm = name.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    Kind::ALL.into_iter().find(|k| kind_name(*k) == norm)
+}
+
+/// The `id` cell of an entity.
+pub fn id_cell(key: &Key) -> String {
+    match key {
+        Key::Id(id) => id.to_string(),
+        Key::Segment(s) => s.clone(),
+        Key::Local(l) => format!("{DRAFT_PREFIX}{l}"),
+    }
+}
+
+fn key_of_cell(kind: Kind, cell: &str) -> Option<Key> {
+    let cell = cell.trim();
+    if let Some(local) = cell.strip_prefix(DRAFT_PREFIX) {
+        return Some(Key::Local(local.to_owned()));
+    }
+    match kind {
+        Kind::AudienceSegment => Some(Key::Segment(cell.to_owned())),
+        _ => cell.parse().ok().map(Key::Id),
+    }
+}
+
+/// The cell text of a value; `None` for what is written blank (null, absent).
+fn cell_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Flattens an object into (dotted path, value) pairs: objects recurse, everything else
+/// is a leaf.
+fn flatten<'v>(value: &'v Value, prefix: &mut String, out: &mut Vec<(String, &'v Value)>) {
+    match value {
+        Value::Object(map) if !map.is_empty() || prefix.is_empty() => {
+            for (k, v) in map {
+                let len = prefix.len();
+                if !prefix.is_empty() {
+                    prefix.push('.');
+                }
+                prefix.push_str(k);
+                flatten(v, prefix, out);
+                prefix.truncate(len);
+            }
+        }
+        other => out.push((prefix.clone(), other)),
+    }
+}
+
+struct Line {
+    kind: Kind,
+    id: String,
+    cells: HashMap<String, String>,
+}
+
+/// Builds one sheet row per entity.
+fn line_of(kind: Kind, target: &EntityRef, parent: Option<&EntityRef>, value: &Value) -> Line {
+    let mut cells = HashMap::new();
+    if kind == Kind::FlightCaps {
+        cells.insert(CAPS_COLUMN.to_owned(), value.to_string());
+    } else {
+        let mut flat = Vec::new();
+        flatten(value, &mut String::new(), &mut flat);
+        for (path, v) in flat {
+            if path == ID_COLUMN {
+                continue;
+            }
+            if let Some(text) = cell_of(v) {
+                cells.insert(path, text);
+            }
+        }
+        // A draft's child names its draft parent, which has no id yet.
+        if let Some(p) = parent
+            && p.key.is_local()
+            && let Some(field) = parent_field(kind, p.kind)
+        {
+            cells.insert(field.to_owned(), id_cell(&p.key));
+        }
+    }
+    Line {
+        kind,
+        id: id_cell(&target.key),
+        cells,
+    }
+}
+
+impl Workspace {
+    /// The entities as a sheet: `targets` in their order, one row each, with a `kind`
+    /// column when `with_kind` (a whole account). Columns come in the order they are
+    /// first met, `id` first.
+    pub fn export_sheet(
+        &self,
+        targets: &[EntityRef],
+        delimiter: Delimiter,
+        with_kind: bool,
+    ) -> Result<String> {
+        let mut lines = Vec::with_capacity(targets.len());
+        let mut columns: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        for target in targets {
+            let mut line = None;
+            self.scan_one(target, |s| {
+                let value: Value = crate::workspace::parse_json(s.json)?;
+                line = Some(line_of(target.kind, target, s.parent.as_ref(), &value));
+                Ok(())
+            })?;
+            let Some(line) = line else { continue };
+            // Sorted per row so the column order does not depend on hash order.
+            let mut names: Vec<&String> = line.cells.keys().collect();
+            names.sort();
+            for name in names {
+                if seen.insert(name.clone()) {
+                    columns.push(name.clone());
+                }
+            }
+            lines.push(line);
+        }
+        let mut w = csv::WriterBuilder::new()
+            .delimiter(delimiter.byte())
+            .from_writer(Vec::new());
+        let mut header: Vec<&str> = Vec::with_capacity(columns.len() + 2);
+        if with_kind {
+            header.push(KIND_COLUMN);
+        }
+        header.push(ID_COLUMN);
+        header.extend(columns.iter().map(String::as_str));
+        w.write_record(&header).map_err(csv_error)?;
+        let mut record: Vec<&str> = Vec::with_capacity(header.len());
+        for line in &lines {
+            record.clear();
+            if with_kind {
+                record.push(kind_name(line.kind));
+            }
+            record.push(&line.id);
+            record.extend(
+                columns
+                    .iter()
+                    .map(|c| line.cells.get(c).map_or("", String::as_str)),
+            );
+            w.write_record(&record).map_err(csv_error)?;
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| Error::Invalid(format!("the sheet could not be written: {e}")))?;
+        String::from_utf8(bytes).map_err(|e| Error::Corrupt(e.to_string()))
+    }
+
+    /// The plan of a sheet: rows with an `id` change that entity, rows without one
+    /// create drafts. Rows that change nothing stay out of the plan; a row that cannot
+    /// be read is refused with the field at fault. Returns the plan and how many rows
+    /// were unchanged.
+    pub fn plan_sheet(&self, text: &str, options: &ImportOptions) -> Result<(Vec<Planned>, u32)> {
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(options.delimiter.byte())
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(csv_error)?
+            .iter()
+            .map(|h| h.trim().trim_start_matches('\u{feff}').to_owned())
+            .collect();
+        let kind_at = header.iter().position(|h| h == KIND_COLUMN);
+        let id_at = header.iter().position(|h| h == ID_COLUMN);
+        if kind_at.is_none() && options.kind.is_none() {
+            return Err(Error::Refused(flightdeck_model::ValidationErrors(vec![
+                FieldError::new(
+                    KIND_COLUMN,
+                    codes::REQUIRED,
+                    "the sheet has no kind column; say what its rows are",
+                ),
+            ])));
+        }
+        let mut plan = Vec::new();
+        let mut unchanged = 0;
+        let mut record = csv::StringRecord::new();
+        let mut line: u32 = 0;
+        loop {
+            match reader.read_record(&mut record) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(e) => return Err(csv_error(e)),
+            }
+            line += 1;
+            if record.iter().all(|c| c.trim().is_empty()) {
+                continue;
+            }
+            let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or("");
+            let kind = match kind_at {
+                Some(_) => match kind_of_name(cell(kind_at)) {
+                    Some(k) => k,
+                    None => {
+                        plan.push(Planned::Failed {
+                            target: None,
+                            kind: options.kind.unwrap_or(Kind::Advertiser),
+                            errors: vec![FieldError::new(
+                                KIND_COLUMN,
+                                codes::INVALID,
+                                format!("“{}” is not a kind of entity", cell(kind_at)),
+                            )],
+                            line: Some(line),
+                        });
+                        continue;
+                    }
+                },
+                None => options.kind.unwrap_or(Kind::Advertiser),
+            };
+            let cells: Vec<(&str, &str)> = header
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != kind_at && Some(*i) != id_at)
+                .map(|(i, h)| (h.as_str(), record.get(i).unwrap_or("")))
+                .filter(|(_, c)| !c.is_empty())
+                .collect();
+            let id = cell(id_at).trim();
+            let planned = if id.is_empty() {
+                self.plan_new_row(kind, &cells, options, line)?
+            } else {
+                self.plan_row(kind, id, &cells, line)?
+            };
+            match planned {
+                Some(p) => plan.push(p),
+                None => unchanged += 1,
+            }
+        }
+        Ok((plan, unchanged))
+    }
+
+    fn plan_row(
+        &self,
+        kind: Kind,
+        id: &str,
+        cells: &[(&str, &str)],
+        line: u32,
+    ) -> Result<Option<Planned>> {
+        let failed = |target: Option<EntityRef>, errors: Vec<FieldError>| {
+            Ok(Some(Planned::Failed {
+                target,
+                kind,
+                errors,
+                line: Some(line),
+            }))
+        };
+        let Some(key) = key_of_cell(kind, id) else {
+            return failed(
+                None,
+                vec![FieldError::new(
+                    ID_COLUMN,
+                    codes::INVALID,
+                    format!("“{id}” is not an id"),
+                )],
+            );
+        };
+        let target = EntityRef::new(kind, key);
+        let Some(current) = self.working_of(&target)? else {
+            return failed(
+                None,
+                vec![FieldError::new(
+                    ID_COLUMN,
+                    codes::BAD_REFERENCE,
+                    format!("there is no {} {id} in the workspace", kind.label()),
+                )],
+            );
+        };
+        let mut edits = Vec::with_capacity(cells.len());
+        let mut errors = Vec::new();
+        for (column, text) in cells {
+            // The parent of a draft's child is fixed when it is made.
+            if text.starts_with(DRAFT_PREFIX) {
+                continue;
+            }
+            let now = if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
+                Some(&current)
+            } else {
+                ops::get(&current, column)
+            };
+            match change_of(column, text, now) {
+                Ok(Some(change)) => edits.push((column, change)),
+                Ok(None) => {}
+                Err(e) => errors.push(e),
+            }
+        }
+        if !errors.is_empty() {
+            return failed(Some(target), errors);
+        }
+        let mut value = current.clone();
+        let mut field_edits = Vec::with_capacity(edits.len());
+        for (column, change) in edits {
+            if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
+                value = match change {
+                    Change::Set(v) => v,
+                    _ => Value::Array(Vec::new()),
+                };
+            } else {
+                field_edits.push(FieldEdit {
+                    field: (*column).to_owned(),
+                    change,
+                });
+            }
+        }
+        let errors = ops::apply(&mut value, &field_edits);
+        if !errors.is_empty() {
+            return failed(Some(target), errors);
+        }
+        if crate::diff::same(&current, &value) {
+            return Ok(None);
+        }
+        Ok(Some(Planned::Update {
+            target,
+            value,
+            line: Some(line),
+        }))
+    }
+
+    fn plan_new_row(
+        &self,
+        kind: Kind,
+        cells: &[(&str, &str)],
+        options: &ImportOptions,
+        line: u32,
+    ) -> Result<Option<Planned>> {
+        let mut value = Value::Object(Map::new());
+        let mut errors = Vec::new();
+        let mut parent = None;
+        let mut edits = Vec::new();
+        for (column, text) in cells {
+            for parent_kind in [Kind::Advertiser, Kind::Campaign] {
+                if parent_field(kind, parent_kind) == Some(*column)
+                    && let Some(key) = key_of_cell(parent_kind, text)
+                {
+                    // A creative under a campaign names both; the campaign wins.
+                    if parent
+                        .as_ref()
+                        .is_none_or(|p: &EntityRef| p.kind == Kind::Advertiser)
+                    {
+                        parent = Some(EntityRef::new(parent_kind, key));
+                    }
+                }
+            }
+            if text.starts_with(DRAFT_PREFIX) {
+                continue;
+            }
+            if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
+                match change_of(column, text, Some(&Value::Array(Vec::new()))) {
+                    Ok(Some(Change::Set(v))) => value = v,
+                    Ok(_) => {}
+                    Err(e) => errors.push(e),
+                }
+                continue;
+            }
+            match change_of(column, text, None) {
+                Ok(Some(change)) => edits.push(FieldEdit {
+                    field: (*column).to_owned(),
+                    change,
+                }),
+                Ok(None) => {}
+                Err(e) => errors.push(e),
+            }
+        }
+        errors.extend(ops::apply(&mut value, &edits));
+        if !errors.is_empty() {
+            return Ok(Some(Planned::Failed {
+                target: None,
+                kind,
+                errors,
+                line: Some(line),
+            }));
+        }
+        let parent = parent.or_else(|| options.parent.clone());
+        Ok(Some(Planned::Create {
+            kind,
+            parent,
+            value,
+            line: Some(line),
+        }))
+    }
+
+    /// Import or paste: previews the sheet, or applies it as one undo step.
+    pub fn import_sheet(
+        &mut self,
+        text: &str,
+        options: &ImportOptions,
+        label: &str,
+        apply: bool,
+    ) -> Result<Preview> {
+        let (plan, unchanged) = self.plan_sheet(text, options)?;
+        let mut preview = self.run(plan, label, apply)?;
+        preview.unchanged += unchanged;
+        Ok(preview)
+    }
+}
+
+/// What a cell asks of a field that now holds `now`: `None` for no change (blank).
+fn change_of(column: &str, text: &str, now: Option<&Value>) -> Result<Option<Change>, FieldError> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    if text.trim() == "[]" {
+        return Ok(Some(Change::Clear));
+    }
+    let bad =
+        |what: &str| FieldError::new(column, codes::INVALID, format!("“{text}” is not {what}"));
+    let value = match now {
+        Some(Value::String(_)) => Value::String(text.to_owned()),
+        Some(Value::Number(_)) => match serde_json::from_str::<Value>(text.trim()) {
+            Ok(v @ Value::Number(_)) => v,
+            _ => return Err(bad("a number")),
+        },
+        Some(Value::Bool(_)) => match bool_of(text) {
+            Some(b) => Value::Bool(b),
+            None => return Err(bad("true or false")),
+        },
+        Some(Value::Array(_) | Value::Object(_)) => match serde_json::from_str::<Value>(text) {
+            Ok(v) => v,
+            Err(_) => return Err(bad("JSON")),
+        },
+        None | Some(Value::Null) => {
+            if is_text_field(column) || column.starts_with("external") || column == "ioNumber" {
+                Value::String(text.to_owned())
+            } else if let Some(b) = bool_of(text) {
+                Value::Bool(b)
+            } else {
+                ops::parse_value(text)
+            }
+        }
+    };
+    Ok(Some(Change::Set(value)))
+}
+
+fn bool_of(text: &str) -> Option<bool> {
+    match text.trim() {
+        "true" | "TRUE" | "True" => Some(true),
+        "false" | "FALSE" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+fn csv_error(e: csv::Error) -> Error {
+    let at = e
+        .position()
+        .map(|p| format!(" (line {})", p.line()))
+        .unwrap_or_default();
+    Error::Invalid(format!("the sheet could not be read{at}: {e}"))
+}

@@ -1,0 +1,590 @@
+//! Bulk work: many entities changed in one step. Every operation (multi-row edit, find
+//! and replace, paste, import, duplicate, revert) is first a *plan* (per entity, the
+//! value it would get, or a draft to create), then [`Workspace::run`] carries the plan
+//! out in one [`Batch`]. A preview is the same run rolled back, so what the buyer
+//! previews is exactly what applying does: the same diffs, the same validation errors,
+//! the same refusals. Applied, the batch is one undo step.
+
+use std::collections::BTreeMap;
+
+use flightdeck_model::validate::codes;
+use flightdeck_model::{
+    AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FieldError, FlightCap, SiteList,
+    ValidationErrors,
+};
+use rusqlite::{OptionalExtension, params};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::edit::Batch;
+use super::{Workspace, key_from_text, key_text, kind_from_text, kind_text, parse_json};
+use crate::bulk::replace::Counts;
+use crate::change::{EntityRef, Kind};
+use crate::diff::{self, FieldDiff};
+use crate::{Error, Result};
+
+/// What a plan does to one entity.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Planned {
+    /// Give an entity the workspace holds this working copy.
+    Update {
+        /// The entity.
+        target: EntityRef,
+        /// Its new working copy (wire JSON).
+        value: Value,
+        /// The spreadsheet line it came from.
+        line: Option<u32>,
+    },
+    /// A new draft.
+    Create {
+        /// Its kind.
+        kind: Kind,
+        /// Where it hangs (advertiser of a campaign, campaign of an ad order …).
+        parent: Option<EntityRef>,
+        /// Its value (wire JSON).
+        value: Value,
+        /// The spreadsheet line it came from.
+        line: Option<u32>,
+    },
+    /// A copy of an entity as a new draft, with what belongs to it (a campaign's flights,
+    /// an ad order's flight caps and audiences).
+    Duplicate {
+        /// What to copy.
+        source: EntityRef,
+        /// Where the copy goes (an advertiser or a campaign); `None`: beside the source.
+        into: Option<EntityRef>,
+        /// Days to move every date by (a new flight must start in the future).
+        shift_days: i64,
+    },
+    /// Something the plan could not turn into a change (a cell that is not a number, an
+    /// id the workspace does not hold); shown in the preview, never applied.
+    Failed {
+        /// The entity, when known.
+        target: Option<EntityRef>,
+        /// Its kind.
+        kind: Kind,
+        /// Why, per field.
+        errors: Vec<FieldError>,
+        /// The spreadsheet line it came from.
+        line: Option<u32>,
+    },
+}
+
+/// What one entity's row of a preview says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum RowOutcome {
+    /// A new draft.
+    Create,
+    /// A change to an entity.
+    Update,
+    /// Nothing would change.
+    Unchanged,
+    /// Refused as it stands (a field the service ignores on update, a posted creative, a
+    /// cell that does not fit): nothing is saved for it.
+    Refused,
+}
+
+/// One entity in a preview.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct RowPreview {
+    /// The entity (a new draft's local key once applied; in a preview a key that is
+    /// thrown away).
+    pub target: Option<EntityRef>,
+    /// Its kind.
+    pub kind: Kind,
+    /// Its name, for the buyer.
+    pub label: String,
+    /// The spreadsheet line (1 is the first row after the header), for pastes and imports.
+    pub line: Option<u32>,
+    /// What happens to it.
+    pub outcome: RowOutcome,
+    /// Field by field, before and after.
+    pub diffs: Vec<FieldDiff>,
+    /// Rules the result breaks (saved anyway and held back from posting, as a form save
+    /// is), or why it is refused.
+    pub errors: Vec<FieldError>,
+}
+
+/// What a bulk operation would do, or did.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct Preview {
+    /// One row per entity touched, refused or unchanged, in the plan's order.
+    pub rows: Vec<RowPreview>,
+    /// New drafts.
+    pub creates: u32,
+    /// Entities changed.
+    pub updates: u32,
+    /// Entities the operation reached that it leaves as they are.
+    pub unchanged: u32,
+    /// Rows refused.
+    pub refused: u32,
+    /// Changed or new entities whose result breaks a rule.
+    pub invalid: u32,
+    /// Find and replace: matches per field.
+    pub matches: BTreeMap<String, u32>,
+    /// The undo step, once applied (`None` in a preview, or when nothing changed).
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
+    pub step: Option<i64>,
+}
+
+impl Preview {
+    pub(crate) fn count_matches(&mut self, counts: &Counts) {
+        for (field, n) in counts {
+            *self.matches.entry(field.clone()).or_default() +=
+                u32::try_from(*n).unwrap_or(u32::MAX);
+        }
+    }
+}
+
+fn decode<T: DeserializeOwned>(kind: Kind, value: Value) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." { String::new() } else { path };
+        Error::Refused(ValidationErrors(vec![FieldError::new(
+            field,
+            codes::INVALID,
+            format!("does not fit a {}: {}", kind.label(), e.inner()),
+        )]))
+    })
+}
+
+/// The name a buyer knows an entity by.
+pub(crate) fn label_of(kind: Kind, target: Option<&EntityRef>, value: &Value) -> String {
+    if let Some(name) = value.get("name").and_then(Value::as_str)
+        && !name.is_empty()
+    {
+        return name.to_owned();
+    }
+    match target {
+        Some(t) => format!("{} {}", kind.label(), t.key),
+        None => format!("new {}", kind.label()),
+    }
+}
+
+impl Batch<'_> {
+    /// The working copy of an entity the workspace holds.
+    pub(crate) fn working(&self, target: &EntityRef) -> Result<Value> {
+        parse_json(&self.require(target)?)
+    }
+
+    /// The entity `target` hangs under, if any.
+    pub(crate) fn parent_of(&self, target: &EntityRef) -> Result<Option<EntityRef>> {
+        let parent: Option<(Option<String>, Option<String>)> = self
+            .row(
+                "SELECT parent_kind, parent_key FROM entities WHERE kind = ?1 AND key = ?2",
+                params![kind_text(target.kind), key_text(&target.key)],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        match parent {
+            Some((Some(k), Some(key))) => Ok(Some(EntityRef::new(
+                kind_from_text(&k)?,
+                key_from_text(&key)?,
+            ))),
+            _ => Ok(None),
+        }
+    }
+
+    /// Gives `target` a new working copy through the kind's own edit, so every rule of
+    /// a form save applies (ids kept, ignored-on-update fields and posted creatives
+    /// refused, validation recorded).
+    pub fn put(&mut self, target: &EntityRef, value: Value) -> Result<i64> {
+        let kind = target.kind;
+        match kind {
+            Kind::Advertiser => self.update_advertiser(target, decode::<Advertiser>(kind, value)?),
+            Kind::Campaign => self.update_campaign(target, decode::<Campaign>(kind, value)?),
+            Kind::AdOrder => self.update_ad_order(target, decode::<AdOrder>(kind, value)?),
+            Kind::Creative => self.update_creative(target, decode::<Creative>(kind, value)?),
+            Kind::AudienceSegment => {
+                self.update_audience_segment(target, decode::<AudienceSegment>(kind, value)?)
+            }
+            Kind::SiteList => {
+                // The service changes a list by replacing its content, which carries the
+                // name too (a rename).
+                self.overwrite_sites(target, decode::<SiteList>(kind, value)?)
+            }
+            Kind::FlightCaps => {
+                let caps = decode::<Vec<FlightCap>>(kind, value)?;
+                let order = EntityRef::new(Kind::AdOrder, target.key.clone());
+                self.set_flight_caps(&order, caps)
+            }
+            Kind::Flight => Err(Error::Invalid(
+                "a flight is edited through its campaign (`flights[*]` fields)".into(),
+            )),
+        }
+    }
+
+    /// A new draft of `kind` under `parent` (required where the kind has one).
+    pub fn create_value(
+        &mut self,
+        kind: Kind,
+        parent: Option<&EntityRef>,
+        value: Value,
+    ) -> Result<EntityRef> {
+        let needs = |what: &str| {
+            Error::Refused(ValidationErrors(vec![FieldError::new(
+                what,
+                codes::REQUIRED,
+                format!(
+                    "a new {} needs its {}",
+                    kind.label(),
+                    if what == "campaignId" {
+                        "campaign"
+                    } else {
+                        "advertiser"
+                    }
+                ),
+            )]))
+        };
+        match kind {
+            Kind::Advertiser => self.create_advertiser(decode(kind, value)?),
+            Kind::Campaign => {
+                let p = parent.ok_or_else(|| needs("advertiserId"))?.clone();
+                self.create_campaign(&p, decode(kind, value)?)
+            }
+            Kind::AdOrder => {
+                let p = parent.ok_or_else(|| needs("campaignId"))?.clone();
+                self.create_ad_order(&p, decode(kind, value)?)
+            }
+            Kind::Creative => {
+                let p = parent.ok_or_else(|| needs("advertiserId"))?.clone();
+                self.create_creative(&p, decode(kind, value)?)
+            }
+            Kind::SiteList => self.create_site_list(decode(kind, value)?),
+            Kind::AudienceSegment => self.create_audience_segment(decode(kind, value)?),
+            Kind::FlightCaps | Kind::Flight => Err(Error::Invalid(format!(
+                "a new {} is added through its {}",
+                kind.label(),
+                if kind == Kind::Flight {
+                    "campaign"
+                } else {
+                    "ad order"
+                }
+            ))),
+        }
+    }
+
+    /// The errors recorded on change `seq` (none when the edit left nothing to post).
+    pub(crate) fn errors_of(&self, seq: i64) -> Result<Vec<FieldError>> {
+        let text: Option<String> = self
+            .row("SELECT errors FROM outbox WHERE seq = ?1", [seq], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        text.map_or(Ok(Vec::new()), |t| parse_json(&t))
+    }
+
+    /// The errors of the latest change of `target`.
+    pub(crate) fn latest_errors(&self, target: &EntityRef) -> Result<Vec<FieldError>> {
+        let text: Option<String> = self
+            .row(
+                "SELECT errors FROM outbox WHERE kind = ?1 AND key = ?2 ORDER BY seq DESC LIMIT 1",
+                params![kind_text(target.kind), key_text(&target.key)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        text.map_or(Ok(Vec::new()), |t| parse_json(&t))
+    }
+
+    /// Carries out one planned change and says what it did.
+    pub(crate) fn carry_out(&mut self, planned: Planned) -> Result<RowPreview> {
+        match planned {
+            Planned::Failed {
+                target,
+                kind,
+                errors,
+                line,
+            } => {
+                let label = match &target {
+                    Some(t) => match self.working(t) {
+                        Ok(v) => label_of(kind, Some(t), &v),
+                        Err(_) => label_of(kind, Some(t), &Value::Null),
+                    },
+                    None => label_of(kind, None, &Value::Null),
+                };
+                Ok(RowPreview {
+                    target,
+                    kind,
+                    label,
+                    line,
+                    outcome: RowOutcome::Refused,
+                    diffs: Vec::new(),
+                    errors,
+                })
+            }
+            Planned::Update {
+                target,
+                value,
+                line,
+            } => {
+                let before = self.working(&target)?;
+                let label = label_of(target.kind, Some(&target), &before);
+                let mut row = RowPreview {
+                    target: Some(target.clone()),
+                    kind: target.kind,
+                    label,
+                    line,
+                    outcome: RowOutcome::Unchanged,
+                    diffs: Vec::new(),
+                    errors: Vec::new(),
+                };
+                match self.put(&target, value) {
+                    Ok(seq) => {
+                        let after = self.working(&target)?;
+                        row.diffs = diff::fields(Some(&before), &after);
+                        if !row.diffs.is_empty() {
+                            row.outcome = RowOutcome::Update;
+                            row.errors = self.errors_of(seq)?;
+                        }
+                    }
+                    Err(Error::Refused(errors)) => {
+                        row.outcome = RowOutcome::Refused;
+                        row.errors = errors.0;
+                    }
+                    Err(Error::Invalid(message) | Error::NotFound(message)) => {
+                        row.outcome = RowOutcome::Refused;
+                        row.errors = vec![FieldError::new("", codes::INVALID, message)];
+                    }
+                    Err(e) => return Err(e),
+                }
+                Ok(row)
+            }
+            Planned::Duplicate {
+                source,
+                into,
+                shift_days,
+            } => {
+                let kind = source.kind;
+                let original = self.working(&source)?;
+                let label = label_of(kind, Some(&source), &original);
+                match self.duplicate_into(&source, into.as_ref(), shift_days) {
+                    Ok((target, errors)) => {
+                        let after = self.working(&target)?;
+                        Ok(RowPreview {
+                            label: label_of(kind, Some(&target), &after),
+                            target: Some(target),
+                            kind,
+                            line: None,
+                            outcome: RowOutcome::Create,
+                            diffs: diff::fields(None, &after),
+                            errors,
+                        })
+                    }
+                    Err(Error::Refused(errors)) => Ok(RowPreview {
+                        target: None,
+                        kind,
+                        label,
+                        line: None,
+                        outcome: RowOutcome::Refused,
+                        diffs: Vec::new(),
+                        errors: errors.0,
+                    }),
+                    Err(Error::Invalid(message) | Error::NotFound(message)) => Ok(RowPreview {
+                        target: None,
+                        kind,
+                        label,
+                        line: None,
+                        outcome: RowOutcome::Refused,
+                        diffs: Vec::new(),
+                        errors: vec![FieldError::new("", codes::INVALID, message)],
+                    }),
+                    Err(e) => Err(e),
+                }
+            }
+            Planned::Create {
+                kind,
+                parent,
+                value,
+                line,
+            } => {
+                let label = label_of(kind, None, &value);
+                match self.create_value(kind, parent.as_ref(), value) {
+                    Ok(target) => {
+                        let after = self.working(&target)?;
+                        let errors = self.latest_errors(&target)?;
+                        Ok(RowPreview {
+                            target: Some(target),
+                            kind,
+                            label,
+                            line,
+                            outcome: RowOutcome::Create,
+                            diffs: diff::fields(None, &after),
+                            errors,
+                        })
+                    }
+                    Err(Error::Refused(errors)) => Ok(RowPreview {
+                        target: None,
+                        kind,
+                        label,
+                        line,
+                        outcome: RowOutcome::Refused,
+                        diffs: Vec::new(),
+                        errors: errors.0,
+                    }),
+                    Err(Error::Invalid(message) | Error::NotFound(message)) => Ok(RowPreview {
+                        target: None,
+                        kind,
+                        label,
+                        line,
+                        outcome: RowOutcome::Refused,
+                        diffs: Vec::new(),
+                        errors: vec![FieldError::new("", codes::INVALID, message)],
+                    }),
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// Moves a date field (epoch milliseconds) by `days`.
+fn shift(value: &mut Value, field: &str, days: i64) {
+    if let Some(Value::Number(n)) = value.get(field)
+        && let Some(ms) = n.as_i64()
+    {
+        value[field] = Value::from(ms + days * DAY_MS);
+    }
+}
+
+impl Batch<'_> {
+    /// Copies `source` as a new draft under `into` (or its own parent), dates moved by
+    /// `shift_days`; an ad order brings its flight caps for the flights its new campaign
+    /// has. Returns the copy and the rules it breaks; caps that cannot follow are errors
+    /// on `caps` (the copy is made without them).
+    pub fn duplicate_into(
+        &mut self,
+        source: &EntityRef,
+        into: Option<&EntityRef>,
+        shift_days: i64,
+    ) -> Result<(EntityRef, Vec<FieldError>)> {
+        let kind = source.kind;
+        let working = self.working(source)?;
+        let mut value = self.as_new(kind, working)?;
+        if shift_days != 0 {
+            shift(&mut value, "startDate", shift_days);
+            shift(&mut value, "endDate", shift_days);
+            if let Some(Value::Array(flights)) = value.get_mut("flights") {
+                for f in flights.iter_mut() {
+                    shift(f, "startDate", shift_days);
+                    shift(f, "endDate", shift_days);
+                }
+            }
+        }
+        let parent = match into {
+            Some(p) => Some(p.clone()),
+            None => self.parent_of(source)?,
+        };
+        // A creative names its new parent only (an advertiser or a campaign, whose
+        // advertiser the service resolves); `create_creative` fills that field in.
+        if kind == Kind::Creative
+            && parent.is_some()
+            && let Value::Object(map) = &mut value
+        {
+            map.remove("advertiserId");
+            map.remove("campaignId");
+        }
+        let copy = self.create_value(kind, parent.as_ref(), value)?;
+        let mut errors = self.latest_errors(&copy)?;
+        if kind == Kind::AdOrder {
+            let caps_of = EntityRef::new(Kind::FlightCaps, source.key.clone());
+            if self.exists(&caps_of)? {
+                let caps: Vec<FlightCap> = decode(Kind::FlightCaps, self.working(&caps_of)?)?;
+                if !caps.is_empty() {
+                    let flights: Vec<i64> = match &parent {
+                        Some(campaign) if campaign.kind == Kind::Campaign => self
+                            .working(campaign)?
+                            .get("flights")
+                            .and_then(Value::as_array)
+                            .map(|fs| {
+                                fs.iter()
+                                    .filter_map(|f| f.get("id").and_then(Value::as_i64))
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        _ => Vec::new(),
+                    };
+                    let (kept, dropped): (Vec<FlightCap>, Vec<FlightCap>) = caps
+                        .into_iter()
+                        .partition(|c| c.flight_id.is_some_and(|f| flights.contains(&f)));
+                    if !dropped.is_empty() {
+                        errors.push(FieldError::new(
+                            "caps",
+                            codes::BAD_REFERENCE,
+                            format!(
+                                "{} flight cap(s) were left out: their flights are not flights of the new campaign",
+                                dropped.len()
+                            ),
+                        ));
+                    }
+                    if !kept.is_empty() {
+                        let kept = kept
+                            .into_iter()
+                            .map(|mut c| {
+                                c.id = None;
+                                c.order_id = None;
+                                c
+                            })
+                            .collect();
+                        self.set_flight_caps(&copy, kept)?;
+                    }
+                }
+            }
+        }
+        Ok((copy, errors))
+    }
+}
+
+impl Workspace {
+    /// Carries out `plan` in one transaction: kept (one undo step named `label`) when
+    /// `apply`, rolled back when previewing. Either way the answer says, per entity,
+    /// what changed and which rules the result breaks.
+    pub fn run(&mut self, plan: Vec<Planned>, label: &str, apply: bool) -> Result<Preview> {
+        let mut batch = self.batch()?;
+        batch.label(label);
+        let mut preview = Preview::default();
+        for planned in plan {
+            let row = batch.carry_out(planned)?;
+            match row.outcome {
+                RowOutcome::Create => preview.creates += 1,
+                RowOutcome::Update => preview.updates += 1,
+                RowOutcome::Unchanged => preview.unchanged += 1,
+                RowOutcome::Refused => preview.refused += 1,
+            }
+            if matches!(row.outcome, RowOutcome::Create | RowOutcome::Update)
+                && !row.errors.is_empty()
+            {
+                preview.invalid += 1;
+            }
+            preview.rows.push(row);
+        }
+        if apply {
+            preview.step = batch.commit_step()?;
+        }
+        Ok(preview)
+    }
+
+    /// A new edit that gives every entity a step changed its working copy from before
+    /// the step, for a step that cannot be undone because it was posted. Entities the
+    /// step created are left out: the service has no delete for them.
+    pub fn revert_plan(&self, step: i64) -> Result<Vec<Planned>> {
+        Ok(self
+            .values_before(step)?
+            .into_iter()
+            .filter(|(t, _)| t.kind != Kind::Flight)
+            .map(|(target, value)| Planned::Update {
+                target,
+                value,
+                line: None,
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,530 @@
+//! Bulk work and undo on a real workspace file, downloaded from the in-process sandbox
+//! (demo seed) over HTTP: multi-row edits, find and replace, undo and redo that restore
+//! the file exactly, and a posted step that can only be reverted.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::{Server, by_name, file, open};
+use flightdeck_offline::Error;
+use flightdeck_offline::bulk::ops::{Change, FieldEdit};
+use flightdeck_offline::bulk::plan::Scope;
+use flightdeck_offline::bulk::replace::Find;
+use flightdeck_offline::change::{EntityRef, Kind};
+use flightdeck_offline::sync::{self, PushOptions};
+use flightdeck_offline::workspace::{PullScope, RowOutcome, Workspace};
+use serde_json::{Value, json};
+
+/// Every row of the workspace's entity and outbox tables, as text: two equal snapshots
+/// mean the file holds exactly the same edits.
+fn snapshot(path: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT kind, key, remote_json, base_hash, server_json, working_json, parent_kind, parent_key, scope FROM entities ORDER BY rowid",
+        "SELECT seq, kind, key, op, payload, parents, base, errors, status FROM outbox ORDER BY seq",
+    ] {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let n = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                let mut cells = Vec::new();
+                for i in 0..n {
+                    let v: rusqlite::types::Value = r.get(i)?;
+                    cells.push(format!("{v:?}"));
+                }
+                Ok(cells.join("|"))
+            })
+            .unwrap();
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
+
+async fn pulled(server: &Server, dir: &tempfile::TempDir) -> Workspace {
+    let client = server.demo().await;
+    let mut ws = open(&file(dir));
+    ws.pull(&client, PullScope::All, |_| {})
+        .await
+        .expect("pull");
+    ws
+}
+
+fn orders(ws: &Workspace, n: usize) -> Vec<EntityRef> {
+    ws.targets(&Scope::Kind(Kind::AdOrder))
+        .unwrap()
+        .into_iter()
+        .take(n)
+        .collect()
+}
+
+fn bid(ws: &Workspace, t: &EntityRef) -> Value {
+    ws.working_of(t).unwrap().unwrap()["maxBid"].clone()
+}
+
+fn raise_bid(pct: f64) -> Vec<FieldEdit> {
+    vec![FieldEdit {
+        field: "maxBid".into(),
+        change: Change::Percent(pct),
+    }]
+}
+
+#[tokio::test]
+async fn a_bulk_edit_previews_without_saving_applies_as_one_step_and_undoes_exactly() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let three = orders(&ws, 3);
+    assert_eq!(three.len(), 3);
+    let bids: Vec<f64> = three
+        .iter()
+        .map(|t| bid(&ws, t).as_f64().unwrap())
+        .collect();
+    let clean = snapshot(&file(&dir));
+
+    let preview = ws.bulk_edit(&three, &raise_bid(10.0), false).unwrap();
+    assert_eq!(preview.updates, 3, "{preview:?}");
+    assert_eq!(preview.step, None);
+    for (row, before) in preview.rows.iter().zip(&bids) {
+        assert_eq!(row.outcome, RowOutcome::Update);
+        let d = row
+            .diffs
+            .iter()
+            .find(|d| d.path == "maxBid")
+            .expect("maxBid diff");
+        assert_eq!(d.before, Some(json!(before)));
+        let after = ((before * 1.1) * 100.0).round() / 100.0;
+        assert_eq!(d.after, Some(json!(after)));
+    }
+    assert_eq!(snapshot(&file(&dir)), clean, "a preview saves nothing");
+    assert!(ws.history(10).unwrap().is_empty());
+
+    let applied = ws.bulk_edit(&three, &raise_bid(10.0), true).unwrap();
+    assert!(applied.step.is_some());
+    assert_eq!(
+        applied.rows, preview.rows,
+        "apply does what the preview showed"
+    );
+    let edited = snapshot(&file(&dir));
+    assert_ne!(edited, clean);
+    assert_eq!(ws.pending().unwrap().len(), 3);
+    let history = ws.history(10).unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].label, "Edit 3 ad orders");
+
+    let undone = ws.undo().unwrap().expect("a step to undo");
+    assert_eq!(undone.targets.len(), 3);
+    assert_eq!(
+        snapshot(&file(&dir)),
+        clean,
+        "undo restores the file exactly"
+    );
+    assert!(ws.history(10).unwrap()[0].undone);
+
+    // History lives in the file: a restart can redo.
+    drop(ws);
+    let mut ws = open(&file(&dir));
+    ws.redo().unwrap().expect("a step to redo");
+    assert_eq!(
+        snapshot(&file(&dir)),
+        edited,
+        "redo restores the edit exactly"
+    );
+    assert!(ws.redo().unwrap().is_none());
+    ws.undo().unwrap();
+    ws.undo().unwrap();
+    assert!(ws.undo().unwrap().is_none());
+    assert_eq!(snapshot(&file(&dir)), clean);
+}
+
+#[tokio::test]
+async fn form_saves_and_discards_are_steps_and_a_new_edit_ends_the_redo_branch() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let clean = snapshot(&file(&dir));
+
+    let mut value = ws.working_of(&campaign).unwrap().unwrap();
+    value["name"] = json!("Acme Spring Launch (edited)");
+    let c: flightdeck_model::Campaign = serde_json::from_value(value).unwrap();
+    let seq = ws.update_campaign(&campaign, c).unwrap();
+    let saved = snapshot(&file(&dir));
+    ws.discard(seq).unwrap();
+    assert_eq!(snapshot(&file(&dir)), clean);
+    assert_eq!(ws.history(10).unwrap()[0].label, "Discard a change");
+
+    ws.undo().unwrap();
+    assert_eq!(
+        snapshot(&file(&dir)),
+        saved,
+        "undoing the discard brings the change back"
+    );
+    ws.undo().unwrap();
+    assert_eq!(snapshot(&file(&dir)), clean);
+
+    // A new edit while a step is undone drops that step from redo.
+    ws.bulk_edit(&orders(&ws, 1), &raise_bid(5.0), true)
+        .unwrap();
+    ws.undo().unwrap();
+    ws.bulk_edit(&orders(&ws, 1), &raise_bid(7.0), true)
+        .unwrap();
+    let labels: Vec<(String, bool)> = ws
+        .history(10)
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.label, s.undone))
+        .collect();
+    assert_eq!(labels, [("Edit ad order".to_owned(), false)]);
+}
+
+#[tokio::test]
+async fn a_posted_step_cannot_be_undone_and_a_revert_puts_the_old_values_back() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let client = server.demo().await;
+    let one = orders(&ws, 1);
+    let before = bid(&ws, &one[0]);
+    let step = ws
+        .bulk_edit(&one, &raise_bid(10.0), true)
+        .unwrap()
+        .step
+        .unwrap();
+    let report = sync::push(&mut ws, &client, &PushOptions::default(), |_| {})
+        .await
+        .expect("push");
+    assert_eq!(report.applied.len(), 1);
+
+    let posted = snapshot(&file(&dir));
+    match ws.undo() {
+        Err(Error::Posted { step: s, label }) => {
+            assert_eq!(s, step);
+            assert_eq!(label, "Edit ad order");
+        }
+        other => panic!("expected Posted, got {other:?}"),
+    }
+    assert_eq!(
+        snapshot(&file(&dir)),
+        posted,
+        "a refused undo changes nothing"
+    );
+
+    let revert = ws.revert(step, true).unwrap();
+    assert_eq!(revert.updates, 1, "{revert:?}");
+    assert_eq!(bid(&ws, &one[0]), before);
+    assert_eq!(
+        ws.pending().unwrap().len(),
+        1,
+        "the revert is a change to post"
+    );
+}
+
+#[tokio::test]
+async fn edits_that_cannot_apply_or_that_the_service_ignores_are_refused_per_row() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let two = orders(&ws, 2);
+    let clean = snapshot(&file(&dir));
+    let preview = ws
+        .bulk_edit(
+            &two,
+            &[FieldEdit {
+                field: "lifetimeBudget".into(),
+                change: Change::Add(100.0),
+            }],
+            true,
+        )
+        .unwrap();
+    assert_eq!(preview.refused, 2);
+    assert!(
+        preview.rows[0]
+            .errors
+            .iter()
+            .any(|e| e.field == "lifetimeBudget"),
+        "{:?}",
+        preview.rows[0].errors
+    );
+    assert_eq!(preview.step, None);
+    assert_eq!(snapshot(&file(&dir)), clean);
+
+    let text = ws
+        .bulk_edit(
+            &two,
+            &[FieldEdit {
+                field: "name".into(),
+                change: Change::Add(1.0),
+            }],
+            false,
+        )
+        .unwrap();
+    assert_eq!(text.rows[0].errors[0].field, "name");
+}
+
+#[tokio::test]
+async fn find_and_replace_counts_matches_per_field_and_is_one_step() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let find = Find {
+        find: "acme".into(),
+        replace: "Apex".into(),
+        whole_word: true,
+        ..Find::default()
+    };
+    let preview = ws
+        .replace(&Scope::Kind(Kind::Campaign), &find, false)
+        .unwrap();
+    assert!(preview.updates >= 2, "{preview:?}");
+    assert_eq!(preview.matches.get("name").copied(), Some(preview.updates));
+    let applied = ws
+        .replace(&Scope::Kind(Kind::Campaign), &find, true)
+        .unwrap();
+    assert_eq!(applied.updates, preview.updates);
+    let spring = by_name(&ws, Kind::Campaign, "Apex Spring Launch");
+    assert!(ws.working_of(&spring).unwrap().is_some());
+    assert_eq!(
+        ws.history(1).unwrap()[0].label,
+        "Replace “acme” with “Apex”"
+    );
+}
+
+use flightdeck_offline::bulk::plan::DuplicateOptions;
+use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
+
+fn sheet(kind: Option<Kind>, delimiter: Delimiter, parent: Option<EntityRef>) -> ImportOptions {
+    ImportOptions {
+        delimiter,
+        kind,
+        parent,
+    }
+}
+
+#[tokio::test]
+async fn an_exported_account_imports_back_with_no_change_and_an_edited_cell_is_one_update() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    // Drafts and pending edits travel too.
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    ws.duplicate(
+        std::slice::from_ref(&campaign),
+        &DuplicateOptions::default(),
+        true,
+    )
+    .unwrap();
+    ws.bulk_edit(&orders(&ws, 2), &raise_bid(10.0), true)
+        .unwrap();
+    let all = ws.targets(&Scope::Account).unwrap();
+    let csv = ws.export_sheet(&all, Delimiter::Comma, true).unwrap();
+    assert!(csv.starts_with("kind,id,"), "{}", &csv[..80]);
+    let before = snapshot(&file(&dir));
+
+    let back = ws
+        .import_sheet(&csv, &sheet(None, Delimiter::Comma, None), "Import", true)
+        .unwrap();
+    assert_eq!(
+        (back.creates, back.updates, back.refused),
+        (0, 0, 0),
+        "{back:?}"
+    );
+    assert_eq!(back.unchanged as usize, all.len());
+    assert_eq!(
+        snapshot(&file(&dir)),
+        before,
+        "a round trip changes nothing"
+    );
+
+    // One cell edited in the file: one update, with that field's diff.
+    let orders_csv = ws
+        .export_sheet(
+            &ws.targets(&Scope::Kind(Kind::AdOrder)).unwrap(),
+            Delimiter::Comma,
+            false,
+        )
+        .unwrap();
+    let mut reader = csv::Reader::from_reader(orders_csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let name_at = header.iter().position(|h| h == "name").unwrap();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&header).unwrap();
+    for (i, r) in reader.records().enumerate() {
+        let mut r: Vec<String> = r.unwrap().iter().map(str::to_owned).collect();
+        if i == 0 {
+            r[name_at] = "Renamed, with \"quotes\"".into();
+        }
+        w.write_record(&r).unwrap();
+    }
+    let edited = String::from_utf8(w.into_inner().unwrap()).unwrap();
+    let options = sheet(Some(Kind::AdOrder), Delimiter::Comma, None);
+    let preview = ws.import_sheet(&edited, &options, "Import", false).unwrap();
+    assert_eq!(preview.updates, 1, "{preview:?}");
+    assert_eq!(preview.rows[0].line, Some(1));
+    assert_eq!(preview.rows[0].diffs.len(), 1);
+    assert_eq!(
+        preview.rows[0].diffs[0].after,
+        Some(json!("Renamed, with \"quotes\""))
+    );
+    let applied = ws.import_sheet(&edited, &options, "Import", true).unwrap();
+    assert_eq!(applied.rows, preview.rows);
+}
+
+#[tokio::test]
+async fn pasted_rows_without_an_id_become_drafts_under_the_selected_campaign() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let c = ws.working_of(&campaign).unwrap().unwrap();
+    let (start, end) = (
+        c["flights"][1]["startDate"].clone(),
+        c["flights"][1]["endDate"].clone(),
+    );
+    let mut tsv =
+        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\n");
+    for i in 0..5 {
+        tsv.push_str(&format!(
+            "Pasted {i}\tCPM\t{start}\t{end}\t{}\t2.5\n",
+            100 + i
+        ));
+    }
+    tsv.push_str("Bad row\tCPM\t{start}\tnot a date\t5\t1\n");
+    let options = sheet(Some(Kind::AdOrder), Delimiter::Tab, Some(campaign.clone()));
+    let preview = ws
+        .import_sheet(&tsv, &options, "Paste 6 rows", true)
+        .unwrap();
+    assert_eq!(preview.creates, 5, "{preview:?}");
+    assert_eq!(preview.refused, 1);
+    let bad = preview.rows.last().unwrap();
+    assert_eq!(bad.line, Some(6));
+    assert!(
+        bad.errors
+            .iter()
+            .any(|e| e.field == "startDate" || e.field == "endDate"),
+        "{:?}",
+        bad.errors
+    );
+    let pasted = ws
+        .find_where(Kind::AdOrder, &[("name".into(), json!("Pasted 3"))])
+        .unwrap();
+    assert_eq!(pasted.len(), 1);
+    let entity = ws.get(&pasted[0]).unwrap().unwrap();
+    assert_eq!(entity.parent, Some(campaign));
+    assert_eq!(entity.working["lifetimeBudget"], json!(103.0));
+    assert!(ws.undo().unwrap().is_some());
+    assert!(
+        ws.find_where(Kind::AdOrder, &[("name".into(), json!("Pasted 3"))])
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_duplicated_campaign_lands_in_another_advertiser_with_its_flights_moved() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let other = by_name(&ws, Kind::Advertiser, "Bluebird Coffee");
+    let source = ws.working_of(&campaign).unwrap().unwrap();
+    let preview = ws
+        .duplicate(
+            std::slice::from_ref(&campaign),
+            &DuplicateOptions {
+                into: Some(other.clone()),
+                shift_days: 30,
+            },
+            true,
+        )
+        .unwrap();
+    assert_eq!(preview.creates, 1, "{preview:?}");
+    let copy = preview.rows[0].target.clone().unwrap();
+    let entity = ws.get(&copy).unwrap().unwrap();
+    assert_eq!(entity.parent, Some(other));
+    let v = entity.working;
+    assert_eq!(v["name"], json!("Acme Spring Launch (copy)"));
+    assert!(v.get("id").is_none());
+    let day = 86_400_000_i64;
+    for (a, b) in v["flights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(source["flights"].as_array().unwrap())
+    {
+        assert!(a.get("id").is_none());
+        assert_eq!(
+            a["startDate"].as_i64().unwrap(),
+            b["startDate"].as_i64().unwrap() + 30 * day
+        );
+        assert_eq!(a["maxBudget"], b["maxBudget"]);
+    }
+}
+
+#[tokio::test]
+async fn the_money_review_sums_budget_changes_and_warns_without_blocking() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    ws.bulk_edit(
+        std::slice::from_ref(&campaign),
+        &[
+            FieldEdit {
+                field: "maxBudget".into(),
+                change: Change::Add(5_000.0),
+            },
+            FieldEdit {
+                field: "flights[0].maxBudget".into(),
+                change: Change::Add(1_000.0),
+            },
+        ],
+        true,
+    )
+    .unwrap();
+    let spring_orders: Vec<EntityRef> = ws
+        .targets(&Scope::Kind(Kind::AdOrder))
+        .unwrap()
+        .into_iter()
+        .filter(|t| ws.get(t).unwrap().unwrap().parent.as_ref() == Some(&campaign))
+        .collect();
+    ws.bulk_edit(&spring_orders, &raise_bid(10.0), true)
+        .unwrap();
+    let now = 0;
+    let summary = ws.money_summary(now).unwrap();
+    let row = summary
+        .campaigns
+        .iter()
+        .find(|r| r.target.as_ref() == Some(&campaign))
+        .unwrap();
+    assert_eq!(row.before.lifetime, 25_000.0);
+    assert_eq!(row.after.lifetime, 30_000.0);
+    assert_eq!(row.before.flights, 25_000.0);
+    assert_eq!(row.after.flights, 26_000.0);
+    assert_eq!(
+        summary.total.after.lifetime - summary.total.before.lifetime,
+        5_000.0
+    );
+    assert_eq!(summary.bids.len(), spring_orders.len());
+    assert!(
+        summary
+            .bids
+            .iter()
+            .all(|b| b.before == Some(4.5) && b.after == Some(4.95))
+    );
+    assert_eq!(summary.advertisers.len(), 1);
+    let w = summary
+        .warnings
+        .iter()
+        .find(|w| w.target == campaign)
+        .expect("roll-up warning");
+    assert_eq!(w.field, "flights");
+    assert!(
+        w.message.contains("26000.00") && w.message.contains("30000.00"),
+        "{}",
+        w.message
+    );
+}
