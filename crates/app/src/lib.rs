@@ -13,6 +13,7 @@
 //! Hosts parse input, call one function here (or in `flightdeck-offline`), and map the
 //! error. No Tauri, no terminal: both are hosts' business.
 
+pub mod bulk;
 pub mod edits;
 pub mod error;
 pub mod forms;

@@ -13,6 +13,7 @@ use flightdeck_client::auth::LoopbackListener;
 use flightdeck_client::{Client, ClientConfig, Error, SecretString};
 use flightdeck_core::{Account, Core, Selection};
 use flightdeck_model::validate::format_millis;
+use flightdeck_offline::change::Kind;
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -91,19 +92,121 @@ enum Command {
         #[arg(long)]
         advertiser: Option<i64>,
     },
-    /// Edit a downloaded entity in the workspace, offline; `push` posts it later.
-    /// Fields the ad platform ignores on update, and posted creatives and segments (which
-    /// it cannot update), are refused with the reason; nothing is saved then.
+    /// Edit entities in the workspace, offline, as one undo step; `push` posts them later.
+    /// Name them by id (`flightdeck edit adorder 12 --set maxBid=2.5`), by `--ids 1,2,3`,
+    /// or by `--where FIELD=VALUE`. Fields the ad platform ignores on update, and posted
+    /// creatives and segments (which it cannot update), are refused with the reason.
     Edit {
-        /// advertiser, campaign, adorder, creative or segment.
+        /// advertiser, campaign, adorder, caps (an ad order's flight caps), creative,
+        /// sitelist or segment.
         kind: EditKind,
         /// Its id (a segment's serviceSegmentId), or a draft's key as `changes` shows it
         /// (`draft 1a2b3c4d`, or just `1a2b3c4d`).
-        id: String,
+        id: Option<String>,
+        /// More entities, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        ids: Vec<String>,
+        /// Only entities whose field has this value (`--where optimizationGoal=CPM`).
+        #[arg(long = "where", value_name = "FIELD=VALUE")]
+        wheres: Vec<String>,
         /// A field and its new value, as JSON or plain text (`--set name="Spring sale"`,
-        /// `--set lifetimeBudget=9000`, `--set frequencyCap.limit=3`).
-        #[arg(long = "set", value_name = "FIELD=VALUE", required = true)]
+        /// `--set frequencyCap.limit=3`, `--set flights[*].maxBudget=500`).
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
         set: Vec<String>,
+        /// Clear a field (null, or an empty list).
+        #[arg(long, value_name = "FIELD")]
+        clear: Vec<String>,
+        /// Add an amount to a number, rounded to cents (`--add maxBid=-0.25`).
+        #[arg(long, value_name = "FIELD=AMOUNT", allow_hyphen_values = true)]
+        add: Vec<String>,
+        /// Change a number by a percentage, rounded to cents (`--percent maxBid=10`).
+        #[arg(long, value_name = "FIELD=PERCENT", allow_hyphen_values = true)]
+        percent: Vec<String>,
+        /// Put text before a field's text.
+        #[arg(long, value_name = "FIELD=TEXT")]
+        prefix: Vec<String>,
+        /// Put text after a field's text.
+        #[arg(long, value_name = "FIELD=TEXT")]
+        suffix: Vec<String>,
+        /// Show what would change; save nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Find and replace in names, URLs, pixels and other text, as one undo step.
+    Replace {
+        /// The text to find (a regular expression with --regex).
+        #[arg(long)]
+        find: String,
+        /// What replaces it (with --regex, $1 inserts a group).
+        #[arg(long = "with")]
+        with: String,
+        /// Only this kind (default: the whole account).
+        #[arg(long)]
+        kind: Option<EditKind>,
+        /// Only these entities of --kind.
+        #[arg(long, value_delimiter = ',')]
+        ids: Vec<String>,
+        /// Only these fields (`name`, `landingPageUrl`); default: every text field.
+        #[arg(long = "field")]
+        fields: Vec<String>,
+        /// Upper and lower case differ.
+        #[arg(long)]
+        match_case: bool,
+        /// Whole words only.
+        #[arg(long)]
+        whole_word: bool,
+        /// --find is a regular expression.
+        #[arg(long)]
+        regex: bool,
+        /// Show what would change; save nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Write the workspace as CSV (or TSV): one kind, or the whole account with a kind
+    /// column. Cells: blank keeps a value on import, [] clears it, lists are JSON.
+    Export {
+        /// Only this kind.
+        #[arg(long)]
+        kind: Option<EditKind>,
+        /// Tab-separated.
+        #[arg(long)]
+        tsv: bool,
+        /// The file (default: standard output).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Read a CSV or TSV file (.tsv, .txt) into the workspace as one undo step: rows with
+    /// an id change that entity, rows without one make drafts.
+    Import {
+        /// The file.
+        file: PathBuf,
+        /// The kind of every row, when the file has no kind column.
+        #[arg(long)]
+        kind: Option<EditKind>,
+        /// Where new ad orders go (a campaign id or draft key) when a row names none.
+        #[arg(long)]
+        campaign: Option<String>,
+        /// Where new campaigns and creatives go (an advertiser id) when a row names none.
+        #[arg(long)]
+        advertiser: Option<String>,
+        /// Show the adds, updates and errors per row; save nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Undo the latest local edit.
+    Undo,
+    /// Redo the latest undone edit.
+    Redo,
+    /// The latest local edits, newest first, as undo sees them.
+    History,
+    /// Put back the values a posted step changed, as a new edit (undo cannot: the ad
+    /// platform has it).
+    Revert {
+        /// The step, as `history` numbers it.
+        step: i64,
+        /// Show what would change; save nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// List the workspace's pending changes.
     Changes {
@@ -119,13 +222,28 @@ enum Command {
         #[arg(required = true)]
         changes: Vec<i64>,
     },
-    /// Copy a creative or segment (or any other entity) as a new draft: the way to
-    /// change what the ad platform cannot update. `push` posts the copy.
+    /// Copy entities as new drafts: the way to change what the ad platform cannot update,
+    /// and to reuse a campaign (with its flights) or an ad order (with its flight caps and
+    /// audiences). `push` posts the copies.
     Duplicate {
-        /// creative, segment, advertiser, campaign or adorder.
+        /// creative, segment, sitelist, advertiser, campaign or adorder.
         kind: EditKind,
-        /// Its id (a segment's serviceSegmentId), or a draft's key as `changes` shows it.
-        id: String,
+        /// Its id (a segment's serviceSegmentId), or a draft's key as `changes` shows it;
+        /// comma-separated for several.
+        #[arg(value_delimiter = ',')]
+        ids: Vec<String>,
+        /// Into this advertiser (campaigns, creatives).
+        #[arg(long, conflicts_with = "into_campaign")]
+        into_advertiser: Option<String>,
+        /// Into this campaign (ad orders, creatives).
+        #[arg(long)]
+        into_campaign: Option<String>,
+        /// Move every date by this many days (a new flight must start in the future).
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        shift_days: i64,
+        /// Show the copies; save nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Post the pending changes, each exactly once.
     Push {
@@ -140,7 +258,9 @@ enum EditKind {
     Advertiser,
     Campaign,
     Adorder,
+    Caps,
     Creative,
+    Sitelist,
     Segment,
 }
 
@@ -185,6 +305,7 @@ enum CampaignList {
     },
 }
 
+mod bulk;
 mod work;
 
 /// Everything a command can fail with.
@@ -275,11 +396,119 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             )
             .await
         }
-        Command::Edit { kind, id, set } => {
-            work::edit(work::open(&account, workspace)?, kind, &id, &set)
+        Command::Edit {
+            kind,
+            id,
+            ids,
+            wheres,
+            set,
+            clear,
+            add,
+            percent,
+            prefix,
+            suffix,
+            dry_run,
+        } => {
+            let ids: Vec<String> = id.into_iter().chain(ids).collect();
+            let args = bulk::EditArgs {
+                set: &set,
+                clear: &clear,
+                add: &add,
+                percent: &percent,
+                prefix: &prefix,
+                suffix: &suffix,
+            };
+            let ws = work::open(&account, workspace)?;
+            bulk::edit(
+                ws,
+                work::kind_of(kind),
+                &ids,
+                &wheres,
+                &args,
+                dry_run,
+                cli.json,
+            )
         }
-        Command::Duplicate { kind, id } => {
-            work::duplicate(work::open(&account, workspace)?, kind, &id)
+        Command::Replace {
+            find,
+            with,
+            kind,
+            ids,
+            fields,
+            match_case,
+            whole_word,
+            regex,
+            dry_run,
+        } => {
+            let args = bulk::ReplaceArgs {
+                find: flightdeck_offline::bulk::replace::Find {
+                    find,
+                    replace: with,
+                    match_case,
+                    whole_word,
+                    regex,
+                    fields,
+                },
+                kind: kind.map(work::kind_of),
+                ids,
+            };
+            bulk::replace(work::open(&account, workspace)?, args, dry_run, cli.json)
+        }
+        Command::Export { kind, tsv, output } => bulk::export(
+            work::open(&account, workspace)?,
+            kind.map(work::kind_of),
+            tsv,
+            output.as_deref(),
+        ),
+        Command::Import {
+            file,
+            kind,
+            campaign,
+            advertiser,
+            dry_run,
+        } => {
+            let ws = work::open(&account, workspace)?;
+            let parent = match (campaign, advertiser) {
+                (Some(c), _) => Some(work::target(&ws, Kind::Campaign, &c)?),
+                (None, Some(a)) => Some(work::target(&ws, Kind::Advertiser, &a)?),
+                _ => None,
+            };
+            bulk::import(
+                ws,
+                &file,
+                kind.map(work::kind_of),
+                parent,
+                dry_run,
+                cli.json,
+            )
+        }
+        Command::Undo => bulk::undo(work::open(&account, workspace)?, false),
+        Command::Redo => bulk::undo(work::open(&account, workspace)?, true),
+        Command::History => bulk::history(work::open(&account, workspace)?, cli.json),
+        Command::Revert { step, dry_run } => {
+            bulk::revert(work::open(&account, workspace)?, step, dry_run, cli.json)
+        }
+        Command::Duplicate {
+            kind,
+            ids,
+            into_advertiser,
+            into_campaign,
+            shift_days,
+            dry_run,
+        } => {
+            let ws = work::open(&account, workspace)?;
+            let kind = work::kind_of(kind);
+            let sources = ids
+                .iter()
+                .map(|id| work::target(&ws, kind, id))
+                .collect::<Result<Vec<_>, _>>()?;
+            let into = match (into_advertiser, into_campaign) {
+                (Some(a), _) => Some(work::target(&ws, Kind::Advertiser, &a)?),
+                (None, Some(c)) => Some(work::target(&ws, Kind::Campaign, &c)?),
+                _ => None,
+            };
+            let options = flightdeck_offline::bulk::plan::DuplicateOptions { into, shift_days };
+            bulk::duplicate(ws, &sources, &options, dry_run, cli.json)
         }
         Command::Audiences {
             action:

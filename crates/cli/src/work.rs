@@ -5,10 +5,7 @@ use std::path::{Path, PathBuf};
 use flightdeck_client::Client;
 use flightdeck_core::{Account, Signed};
 use flightdeck_model::validate;
-use flightdeck_model::{
-    AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, Advertiser, AudienceDataRecord, AudienceSegment, Campaign,
-    Creative, ValidationErrors,
-};
+use flightdeck_model::{AUDIENCE_UPLOAD_MAX_BYTES, AudienceDataRecord};
 use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, PendingChange};
 use flightdeck_offline::sync::{self, PushOptions};
@@ -76,12 +73,14 @@ pub async fn pull(
     Ok(())
 }
 
-fn kind_of(kind: EditKind) -> Kind {
+pub fn kind_of(kind: EditKind) -> Kind {
     match kind {
         EditKind::Advertiser => Kind::Advertiser,
         EditKind::Campaign => Kind::Campaign,
         EditKind::Adorder => Kind::AdOrder,
+        EditKind::Caps => Kind::FlightCaps,
         EditKind::Creative => Kind::Creative,
+        EditKind::Sitelist => Kind::SiteList,
         EditKind::Segment => Kind::AudienceSegment,
     }
 }
@@ -127,122 +126,6 @@ pub fn target(ws: &Workspace, kind: Kind, id: &str) -> Result<EntityRef, CliErro
             drafts.len()
         ))),
     }
-}
-
-/// Prints why the workspace refused an edit, one field per line, and makes it the
-/// command's failure.
-fn refused(errors: &ValidationErrors) -> CliError {
-    for e in &errors.0 {
-        eprintln!("refused: {e}");
-    }
-    CliError::Usage("the edit was refused; nothing was saved".into())
-}
-
-fn refusal(e: flightdeck_offline::Error) -> CliError {
-    match e {
-        flightdeck_offline::Error::Refused(errors) => refused(&errors),
-        other => other.into(),
-    }
-}
-
-pub fn edit(mut ws: Workspace, kind: EditKind, id: &str, sets: &[String]) -> Result<(), CliError> {
-    let kind = kind_of(kind);
-    let target = target(&ws, kind, id)?;
-    // Before anything is parsed: a posted creative or segment takes no edit at all.
-    if let Some(why) = flightdeck_offline::workspace::read_only_reason(&target) {
-        eprintln!("refused: {} {}: {why}", kind.label(), target.key);
-        return Err(CliError::Usage(format!(
-            "the edit was refused; nothing was saved (`flightdeck duplicate {} {id}` makes an editable copy)",
-            match kind {
-                Kind::AudienceSegment => "segment",
-                _ => "creative",
-            }
-        )));
-    }
-    let entity = ws.get(&target)?.ok_or_else(|| {
-        CliError::Usage(format!(
-            "{} {id} is not in the workspace: run `flightdeck pull` first",
-            kind.label()
-        ))
-    })?;
-    let mut value = entity.working;
-    for set in sets {
-        let (path, raw) = set
-            .split_once('=')
-            .ok_or_else(|| CliError::Usage(format!("--set {set}: expected FIELD=VALUE")))?;
-        let new = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()));
-        set_path(&mut value, path, new)?;
-    }
-    let bad = |e: serde_json::Error| {
-        CliError::Usage(format!("the edited {} does not fit: {e}", kind.label()))
-    };
-    let saved = match kind {
-        Kind::Advertiser => ws.update_advertiser(
-            &target,
-            serde_json::from_value::<Advertiser>(value).map_err(bad)?,
-        ),
-        Kind::Campaign => ws.update_campaign(
-            &target,
-            serde_json::from_value::<Campaign>(value).map_err(bad)?,
-        ),
-        Kind::Creative => ws.update_creative(
-            &target,
-            serde_json::from_value::<Creative>(value).map_err(bad)?,
-        ),
-        Kind::AudienceSegment => ws.update_audience_segment(
-            &target,
-            serde_json::from_value::<AudienceSegment>(value).map_err(bad)?,
-        ),
-        _ => ws.update_ad_order(
-            &target,
-            serde_json::from_value::<AdOrder>(value).map_err(bad)?,
-        ),
-    };
-    let seq = saved.map_err(refusal)?;
-    let change = ws.change(seq)?;
-    match change.filter(|c| !c.errors.is_empty()) {
-        Some(c) => {
-            eprintln!("Saved as change {seq}, but it cannot be posted until fixed:");
-            for e in &c.errors {
-                eprintln!("  {e}");
-            }
-        }
-        None => eprintln!("Saved as change {seq}; `flightdeck push` posts it."),
-    }
-    Ok(())
-}
-
-/// `flightdeck duplicate KIND ID`: a new draft copied from the entity.
-pub fn duplicate(mut ws: Workspace, kind: EditKind, id: &str) -> Result<(), CliError> {
-    let kind = kind_of(kind);
-    let target = target(&ws, kind, id)?;
-    let copy = ws.duplicate_as_new(&target)?;
-    let name = ws
-        .get(&copy)?
-        .and_then(|e| {
-            e.working
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
-        .unwrap_or_default();
-    let problems = ws
-        .pending()?
-        .into_iter()
-        .rev()
-        .find(|c| c.target == copy)
-        .map(|c| c.errors)
-        .unwrap_or_default();
-    println!("{} {} \"{name}\"", kind.label(), copy.key);
-    if problems.is_empty() {
-        eprintln!("Copied as a new draft; `flightdeck push` posts it.");
-    } else {
-        eprintln!("Copied as a new draft, which cannot be posted until fixed:");
-        for e in &problems {
-            eprintln!("  {e}");
-        }
-    }
-    Ok(())
 }
 
 /// What `flightdeck audiences upload` was asked to send.
@@ -390,28 +273,6 @@ pub async fn upload(
     Ok(())
 }
 
-/// Sets a dotted path (`frequencyCap.limit`) in a JSON object, creating objects on the way.
-fn set_path(value: &mut Value, path: &str, new: Value) -> Result<(), CliError> {
-    let mut node = value;
-    let mut parts = path.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let obj = node.as_object_mut().ok_or_else(|| {
-            CliError::Usage(format!("--set {path}: {part} is not inside an object"))
-        })?;
-        if parts.peek().is_none() {
-            obj.insert(part.to_owned(), new);
-            return Ok(());
-        }
-        node = obj
-            .entry(part.to_owned())
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if node.is_null() {
-            *node = Value::Object(serde_json::Map::new());
-        }
-    }
-    Err(CliError::Usage("--set needs a field name".into()))
-}
-
 pub fn changes(ws: Workspace, diff: bool, json: bool) -> Result<(), CliError> {
     let pending = ws.pending()?;
     if json {
@@ -453,6 +314,10 @@ pub fn changes(ws: Workspace, diff: bool, json: bool) -> Result<(), CliError> {
             }
         }
     }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    crate::bulk::print_money(&ws.money_summary(now)?);
     Ok(())
 }
 

@@ -492,7 +492,10 @@ async fn audiences_upload_from_a_file_and_refused_edits() {
     ]);
     let (_, err) = text(&out);
     assert!(!out.status.success());
-    assert!(err.contains("refused: lifetimeBudget:"), "{err}");
+    assert!(
+        err.contains("refused: ad order") && err.contains("lifetimeBudget: "),
+        "{err}"
+    );
     assert!(err.contains("nothing was saved"), "{err}");
     let out = run(&["edit", "segment", &segment_id, "--set", "name=Renamed"]);
     let (_, err) = text(&out);
@@ -602,5 +605,125 @@ fn without_a_service_and_before_the_app_ran_the_cli_says_what_to_do() {
     assert!(
         err.contains("--base-url") && err.contains("start the app"),
         "{err}"
+    );
+}
+
+// Bulk work from the terminal: the same workspace functions the app calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulk_edit_export_import_undo_and_redo() {
+    let (_sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("bulk.db");
+    let ws_arg = file.to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws_arg.as_str()];
+        all.extend_from_slice(args);
+        cli.run(&all, None)
+    };
+    assert!(run(&["pull"]).status.success());
+
+    // A dry run shows the change and saves nothing.
+    let out = run(&[
+        "edit",
+        "adorder",
+        "--where",
+        "name=Readers",
+        "--set",
+        "maxBid=2",
+        "--dry-run",
+    ]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(stdout.contains("maxBid: (absent) -> 2"), "{stdout}");
+    assert!(err.contains("nothing was saved"), "{err}");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert!(ws.pending().expect("pending").is_empty());
+    drop(ws);
+
+    let out = run(&[
+        "edit",
+        "adorder",
+        "--where",
+        "name=Readers",
+        "--set",
+        "maxBid=2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = run(&[
+        "edit",
+        "adorder",
+        "--where",
+        "name=Readers",
+        "--percent",
+        "maxBid=10",
+    ]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let (stdout, _) = text(&run(&["changes"]));
+    assert!(stdout.contains("max bid of \"Readers\""), "{stdout}");
+    assert!(stdout.contains("none -> 2.20"), "{stdout}");
+
+    // Export, change a cell, import: one update, previewed first.
+    let csv = cli.home.path().join("orders.csv");
+    let out = run(&[
+        "export",
+        "--kind",
+        "adorder",
+        "-o",
+        csv.to_str().expect("path"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let sheet = std::fs::read_to_string(&csv).expect("csv");
+    assert!(sheet.starts_with("id,"), "{sheet}");
+    let out = run(&["import", csv.to_str().expect("path"), "--kind", "adorder"]);
+    let (_, err) = text(&out);
+    assert!(
+        err.contains("0 new, 0 changed"),
+        "an unedited file changes nothing: {err}"
+    );
+    std::fs::write(&csv, sheet.replace("Readers", "Readers (second wave)")).expect("write");
+    let out = run(&[
+        "import",
+        csv.to_str().expect("path"),
+        "--kind",
+        "adorder",
+        "--dry-run",
+    ]);
+    let (stdout, err) = text(&out);
+    assert!(
+        stdout.contains("name: \"Readers\" -> \"Readers (second wave)\""),
+        "{stdout}{err}"
+    );
+    let out = run(&["import", csv.to_str().expect("path"), "--kind", "adorder"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+
+    // Three steps back: nothing pending; forward again: the import is back.
+    let (stdout, _) = text(&run(&["history"]));
+    assert!(stdout.contains("Import orders.csv"), "{stdout}");
+    for _ in 0..3 {
+        let out = run(&["undo"]);
+        assert!(out.status.success(), "{}", text(&out).1);
+    }
+    let ws = Workspace::open(&file).expect("workspace");
+    assert!(ws.pending().expect("pending").is_empty());
+    drop(ws);
+    let (_, err) = text(&run(&["undo"]));
+    assert!(err.contains("Nothing to undo"), "{err}");
+    for _ in 0..3 {
+        assert!(run(&["redo"]).status.success());
+    }
+    let ws = Workspace::open(&file).expect("workspace");
+    let names: Vec<Value> = ws
+        .list(Kind::AdOrder)
+        .expect("list")
+        .into_iter()
+        .map(|e| e.working["name"].clone())
+        .collect();
+    assert!(
+        names.contains(&Value::from("Readers (second wave)")),
+        "{names:?}"
     );
 }

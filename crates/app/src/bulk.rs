@@ -1,0 +1,179 @@
+//! Bulk work for both hosts: each operation previews (nothing saved) or applies as one
+//! undo step, and keeps the table indexes up to date. The rules are the workspace's
+//! (`flightdeck_offline::bulk`); this layer only adds the account's lock and the tables.
+
+use flightdeck_offline::bulk::money::MoneySummary;
+use flightdeck_offline::bulk::ops::FieldEdit;
+use flightdeck_offline::bulk::plan::{DuplicateOptions, Scope};
+use flightdeck_offline::bulk::replace::Find;
+use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
+use flightdeck_offline::change::EntityRef;
+use flightdeck_offline::workspace::{HistoryStep, Preview, Undone, Workspace};
+
+use crate::{Account, Result};
+
+/// The entities an applied preview changed or made.
+fn changed(preview: &Preview) -> Vec<EntityRef> {
+    if preview.step.is_none() {
+        return Vec::new();
+    }
+    preview
+        .rows
+        .iter()
+        .filter_map(|r| r.target.clone())
+        .collect()
+}
+
+/// The time the money review counts days left from.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+impl Account {
+    fn bulk(
+        &self,
+        f: impl FnOnce(&mut Workspace) -> flightdeck_offline::Result<Preview>,
+    ) -> Result<Preview> {
+        let (preview, _) = self.edit(|ws| {
+            let preview = f(ws)?;
+            let touched = changed(&preview);
+            Ok((preview, touched))
+        })?;
+        Ok(preview)
+    }
+
+    /// "Edit N selected": the same field edits on every target.
+    pub fn bulk_edit(
+        &self,
+        targets: &[EntityRef],
+        edits: &[FieldEdit],
+        apply: bool,
+    ) -> Result<Preview> {
+        self.bulk(|ws| ws.bulk_edit(targets, edits, apply))
+    }
+
+    /// Find and replace in text fields.
+    pub fn replace(&self, scope: &Scope, find: &Find, apply: bool) -> Result<Preview> {
+        self.bulk(|ws| ws.replace(scope, find, apply))
+    }
+
+    /// Import a CSV or TSV file, or paste rows from a spreadsheet.
+    pub fn import_sheet(
+        &self,
+        text: &str,
+        options: &ImportOptions,
+        apply: bool,
+    ) -> Result<Preview> {
+        let label = match options.delimiter {
+            Delimiter::Tab => "Paste rows",
+            Delimiter::Comma => "Import a file",
+        };
+        self.bulk(|ws| ws.import_sheet(text, options, label, apply))
+    }
+
+    /// Copies as new drafts.
+    pub fn duplicate_many(
+        &self,
+        sources: &[EntityRef],
+        options: &DuplicateOptions,
+        apply: bool,
+    ) -> Result<Preview> {
+        self.bulk(|ws| ws.duplicate(sources, options, apply))
+    }
+
+    /// A posted step put back by a new edit.
+    pub fn revert(&self, step: i64, apply: bool) -> Result<Preview> {
+        self.bulk(|ws| ws.revert(step, apply))
+    }
+
+    /// The entities of `scope` as a sheet (a whole account gets a `kind` column).
+    pub fn export_sheet(&self, scope: &Scope, delimiter: Delimiter) -> Result<String> {
+        let ws = self.workspace()?;
+        let targets = ws.targets(scope)?;
+        Ok(ws.export_sheet(&targets, delimiter, matches!(scope, Scope::Account))?)
+    }
+
+    /// Undoes the latest local edit; `None` when there is none.
+    pub fn undo(&self) -> Result<Option<Undone>> {
+        self.step_history(Workspace::undo)
+    }
+
+    /// Redoes the latest undone edit; `None` when there is none.
+    pub fn redo(&self) -> Result<Option<Undone>> {
+        self.step_history(Workspace::redo)
+    }
+
+    fn step_history(
+        &self,
+        f: impl FnOnce(&mut Workspace) -> flightdeck_offline::Result<Option<Undone>>,
+    ) -> Result<Option<Undone>> {
+        let mut ws = self.workspace()?;
+        let done = f(&mut ws)?;
+        if let Some(d) = &done {
+            self.tables.touched(&ws, &d.targets)?;
+        }
+        Ok(done)
+    }
+
+    /// The latest steps, newest first.
+    pub fn history(&self, limit: usize) -> Result<Vec<HistoryStep>> {
+        Ok(self.workspace()?.history(limit)?)
+    }
+
+    /// What the pending changes do to budgets and bids.
+    pub fn money_summary(&self) -> Result<MoneySummary> {
+        Ok(self.workspace()?.money_summary(now_ms())?)
+    }
+}
+
+/// Tab for `.tsv` and `.txt` files, comma otherwise.
+pub fn delimiter_of(path: &std::path::Path) -> Delimiter {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("txt") => Delimiter::Tab,
+        _ => Delimiter::Comma,
+    }
+}
+
+impl Account {
+    /// Imports a CSV or TSV file (tab for `.tsv` and `.txt`).
+    pub fn import_file(
+        &self,
+        path: &std::path::Path,
+        kind: Option<flightdeck_offline::change::Kind>,
+        parent: Option<EntityRef>,
+        apply: bool,
+    ) -> Result<Preview> {
+        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::storage(path, e))?;
+        let options = ImportOptions {
+            delimiter: delimiter_of(path),
+            kind,
+            parent,
+        };
+        self.import_sheet(&text, &options, apply)
+    }
+
+    /// Writes the entities of `scope` to a CSV or TSV file; returns the rows written.
+    pub fn export_file(&self, path: &std::path::Path, scope: &Scope) -> Result<usize> {
+        let text = self.export_sheet(scope, delimiter_of(path))?;
+        std::fs::write(path, &text).map_err(|e| crate::Error::storage(path, e))?;
+        Ok(text.lines().count().saturating_sub(1))
+    }
+}
+
+impl Account {
+    /// The rows a "select all" of a filtered table stands for, less those unticked: the
+    /// targets of a bulk operation on it.
+    pub fn selected_targets(
+        &self,
+        kind: flightdeck_offline::change::Kind,
+        query: &crate::query::TableQuery,
+        except: &[EntityRef],
+    ) -> Result<Vec<EntityRef>> {
+        let ws = self.workspace()?;
+        let mut targets = self.tables.targets(&ws, kind, query)?;
+        targets.retain(|t| !except.contains(t));
+        Ok(targets)
+    }
+}
