@@ -1,0 +1,138 @@
+//! Bulk work on a downloaded account of 100,000 ad orders (issue 11's targets):
+//! a bulk edit of 10,000 orders previewed then applied, its undo, a CSV export of every
+//! order, the import of that file (parse, diff and preview; unchanged, then with every
+//! row's bid changed), and a paste of 1,000 new rows.
+//!
+//! Run with `cargo bench -p flightdeck-offline --bench bulk`; `BENCH_AD_ORDERS` shrinks
+//! the account. Figures go in the issue notes, never in tests.
+
+use std::time::Instant;
+
+use flightdeck_client::{Client, ClientConfig, Credentials};
+use flightdeck_offline::bulk::ops::{Change, FieldEdit};
+use flightdeck_offline::bulk::plan::Scope;
+use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
+use flightdeck_offline::change::{EntityRef, Key, Kind};
+use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_sandbox::testing;
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let orders = env_or("BENCH_AD_ORDERS", 100_000);
+    let dir = tempfile::tempdir()?;
+    let sandbox = testing::demo_sandbox()?;
+    let now = sandbox.state().clock.now_ms();
+    let campaign = testing::demo_campaign(&sandbox)?;
+    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
+    let running = sandbox.clone().spawn("127.0.0.1:0".parse()?).await?;
+    let client = Client::new(
+        ClientConfig::new(&running.base_url())?,
+        Credentials::basic("demo", "demo"),
+    )?;
+    let options = PullOptions {
+        flight_caps: false,
+        audiences: false,
+        ..PullOptions::default()
+    };
+    let mut ws = Workspace::open(dir.path().join("bulk.sqlite"))?;
+    ws.pull_with(&client, PullScope::All, options, |_| {})
+        .await?;
+    running.stop().await?;
+    let all = ws.targets(&Scope::Kind(Kind::AdOrder))?;
+    println!("{} ad orders in the workspace", all.len());
+
+    let ten_k: Vec<EntityRef> = all.iter().take(10_000).cloned().collect();
+    let edits = vec![FieldEdit {
+        field: "frequencyCap.limit".into(),
+        change: Change::Add(1.0),
+    }];
+    let t = Instant::now();
+    let preview = ws.bulk_edit(&ten_k, &edits, false)?;
+    let previewed = ms(t);
+    let t = Instant::now();
+    let applied = ws.bulk_edit(&ten_k, &edits, true)?;
+    let apply = ms(t);
+    println!(
+        "bulk edit of {} ad orders: preview {previewed:.0} ms + apply {apply:.0} ms = {:.0} ms ({} updated)",
+        ten_k.len(),
+        previewed + apply,
+        applied.updates
+    );
+    assert_eq!(preview.updates, applied.updates);
+    let t = Instant::now();
+    ws.undo()?;
+    println!("undo of that step: {:.0} ms", ms(t));
+    let t = Instant::now();
+    ws.redo()?;
+    println!("redo of that step: {:.0} ms", ms(t));
+    ws.undo()?;
+
+    let t = Instant::now();
+    let csv = ws.export_sheet(&all, Delimiter::Comma, false)?;
+    println!(
+        "CSV export of {} ad orders: {:.0} ms ({:.1} MB)",
+        all.len(),
+        ms(t),
+        csv.len() as f64 / 1e6
+    );
+
+    let options = ImportOptions {
+        delimiter: Delimiter::Comma,
+        kind: Some(Kind::AdOrder),
+        parent: None,
+    };
+    let t = Instant::now();
+    let back = ws.import_sheet(&csv, &options, "Import", false)?;
+    println!(
+        "CSV import of the same file (parse, diff, preview): {:.0} ms ({} unchanged)",
+        ms(t),
+        back.unchanged
+    );
+    let edited = csv.replace(",500.0,", ",600.0,");
+    let t = Instant::now();
+    let changed = ws.import_sheet(&edited, &options, "Import", false)?;
+    println!(
+        "CSV import with a cell changed in every row (parse, diff, preview): {:.0} ms ({} updates, {} refused)",
+        ms(t),
+        changed.updates,
+        changed.refused
+    );
+
+    let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
+    let mut tsv =
+        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\n");
+    for i in 0..1_000 {
+        tsv.push_str(&format!(
+            "Pasted {i}\tCPM\t{}\t{}\t100\t2.5\n",
+            now + 86_400_000,
+            now + 20 * 86_400_000
+        ));
+    }
+    let paste = ImportOptions {
+        delimiter: Delimiter::Tab,
+        kind: Some(Kind::AdOrder),
+        parent: Some(parent),
+    };
+    let t = Instant::now();
+    let p = ws.import_sheet(&tsv, &paste, "Paste", false)?;
+    let previewed = ms(t);
+    let t = Instant::now();
+    ws.import_sheet(&tsv, &paste, "Paste", true)?;
+    println!(
+        "paste of 1,000 rows: preview {previewed:.0} ms, apply {:.0} ms ({} new)",
+        ms(t),
+        p.creates
+    );
+    Ok(())
+}
