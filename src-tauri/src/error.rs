@@ -27,6 +27,9 @@ pub enum ErrorCode {
     Storage,
     /// The request makes no sense in the app's current state (no profile, posting twice).
     State,
+    /// An undo of a step that was posted since: offer a revert (a new edit that puts the
+    /// old values back) instead.
+    Posted,
 }
 
 /// An error as the UI receives it.
@@ -129,6 +132,7 @@ impl From<flightdeck_offline::Error> for AppError {
             // An edit the service would ignore or turn into a duplicate: the buyer sees
             // why at the fields, like any other refused input.
             E::Refused(errors) => errors.into(),
+            e @ E::Posted { .. } => AppError::new(ErrorCode::Posted, e.to_string()),
             other => AppError::storage(other.to_string()),
         }
     }

@@ -28,7 +28,7 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 #[macro_export]
 macro_rules! specta_builder {
     ($r:ty) => {{
-        use $crate::commands::{self, audiences, forms, pending, session, tables};
+        use $crate::commands::{self, audiences, bulk, forms, pending, session, tables};
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
                 session::app_snapshot,
@@ -68,6 +68,19 @@ macro_rules! specta_builder {
                 pending::discard_changes::<$r>,
                 pending::resolve_conflict::<$r>,
                 pending::post_changes::<$r>,
+                bulk::bulk_edit::<$r>,
+                bulk::find_replace::<$r>,
+                bulk::import_sheet::<$r>,
+                bulk::export_sheet,
+                bulk::duplicate_many::<$r>,
+                bulk::undo::<$r>,
+                bulk::redo::<$r>,
+                bulk::revert_step::<$r>,
+                bulk::edit_history,
+                bulk::money_summary,
+                bulk::import_file::<$r>,
+                bulk::export_file,
+                bulk::selected_targets,
             ])
             .events(tauri_specta::collect_events![
                 commands::SyncProgress,
@@ -160,6 +173,7 @@ pub fn run() {
         }))
         .plugin(tauri_plugin_deep_link::init())
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             setup(app, &builder)?;

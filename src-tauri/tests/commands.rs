@@ -1676,3 +1676,83 @@ fn a_failed_start_is_reported_and_tried_again_by_the_next_command() {
     assert!(snap["session"].is_null());
     h.close();
 }
+
+#[test]
+fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let orders = h.query("query_ad_orders", Value::Null);
+    let three: Vec<Value> = orders.iter().take(3).map(|r| r["target"].clone()).collect();
+    let edits = json!([{"field": "maxBid", "change": {"type": "percent", "value": 10.0}}]);
+
+    // Preview: the diffs, nothing saved.
+    let preview = h.ok(
+        "bulk_edit",
+        json!({"targets": three, "edits": edits, "apply": false}),
+    );
+    assert_eq!(preview["updates"], 3, "{preview}");
+    assert_eq!(preview["rows"][0]["diffs"][0]["path"], "maxBid");
+    assert_eq!(preview["rows"][0]["diffs"][0]["after"], 4.95);
+    assert!(h.pending().is_empty());
+
+    // Apply, undo, redo.
+    let applied = h.ok(
+        "bulk_edit",
+        json!({"targets": three, "edits": edits, "apply": true}),
+    );
+    assert!(applied["step"].is_number(), "{applied}");
+    assert_eq!(h.pending().len(), 3);
+    let history = h.ok("edit_history", json!({}));
+    assert_eq!(history[0]["label"], "Edit 3 ad orders");
+    let undone = h.ok("undo", json!({}));
+    assert_eq!(undone["step"]["label"], "Edit 3 ad orders");
+    assert!(h.pending().is_empty());
+    assert_eq!(
+        h.ok("redo", json!({}))["targets"].as_array().map(Vec::len),
+        Some(3)
+    );
+    assert_eq!(h.pending().len(), 3);
+
+    // The money review lists the three bids.
+    let money = h.ok("money_summary", json!({}));
+    let bids = money["bids"].as_array().expect("bids");
+    assert_eq!(bids.len(), 3, "{money}");
+    assert!(
+        bids.iter()
+            .all(|b| b["before"] == 4.5 && b["after"] == 4.95),
+        "{money}"
+    );
+
+    // A posted step cannot be undone: the error says so with its own code.
+    h.post_all();
+    let e = h.err("undo", json!({}));
+    assert_eq!(e["code"], "posted", "{e}");
+    // Revert puts the old bids back as a new change.
+    let step = h.ok("edit_history", json!({}))[0]["id"].clone();
+    let revert = h.ok("revert_step", json!({"step": step, "apply": true}));
+    assert_eq!(revert["updates"], 3, "{revert}");
+
+    // Copy as TSV, paste back as new drafts under the first order's campaign.
+    let tsv = h.ok(
+        "export_sheet",
+        json!({"scope": {"type": "selection", "value": [three[0].clone()]}, "delimiter": "tab"}),
+    );
+    let tsv = tsv.as_str().expect("text").to_owned();
+    assert!(tsv.starts_with("id\t"), "{tsv}");
+    let header = tsv.lines().next().expect("header");
+    let row = tsv.lines().nth(1).expect("row");
+    let without_id: Vec<&str> = row.split('\t').skip(1).collect();
+    let pasted = format!(
+        "{}\n{}\n",
+        header.split('\t').skip(1).collect::<Vec<_>>().join("\t"),
+        without_id.join("\t")
+    );
+    let campaign = orders[0]["parent"].clone();
+    let preview = h.ok(
+        "import_sheet",
+        json!({"text": pasted, "options": {"delimiter": "tab", "kind": "ad_order", "parent": campaign}, "apply": true}),
+    );
+    assert_eq!(preview["creates"], 1, "{preview}");
+}

@@ -140,6 +140,35 @@ export const commands = {
 	 *  Editing stays possible meanwhile (posting has its own workspace connection).
 	 */
 	postChanges: (seqs: number[] | null) => typedError<null, AppError>(__TAURI_INVOKE("post_changes", { seqs })),
+	/**  "Edit N selected": previews, or applies as one undo step. */
+	bulkEdit: (targets: EntityRef[], edits: FieldEdit[], apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("bulk_edit", { targets, edits, apply })),
+	/**  Find and replace in text fields. */
+	findReplace: (scope: Scope, find: Find, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("find_replace", { scope, find, apply })),
+	/**  Paste rows from a spreadsheet, or import a CSV or TSV file's text. */
+	importSheet: (text: string, options: ImportOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("import_sheet", { text, options, apply })),
+	/**  The entities of `scope` as CSV or TSV text (copy, export). */
+	exportSheet: (scope: Scope, delimiter: Delimiter) => typedError<string, AppError>(__TAURI_INVOKE("export_sheet", { scope, delimiter })),
+	/**  Copies entities as new drafts. */
+	duplicateMany: (sources: EntityRef[], options: DuplicateOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("duplicate_many", { sources, options, apply })),
+	/**  Undoes the latest local edit (`None`: nothing to undo). */
+	undo: () => typedError<Undone | null, AppError>(__TAURI_INVOKE("undo")),
+	/**  Redoes the latest undone edit (`None`: nothing to redo). */
+	redo: () => typedError<Undone | null, AppError>(__TAURI_INVOKE("redo")),
+	/**  A posted step put back by a new edit. */
+	revertStep: (step: number, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("revert_step", { step, apply })),
+	/**  The latest local edits, newest first. */
+	editHistory: () => typedError<HistoryStep[], AppError>(__TAURI_INVOKE("edit_history")),
+	/**  What the pending changes do to budgets and bids, with roll-up warnings. */
+	moneySummary: () => typedError<MoneySummary, AppError>(__TAURI_INVOKE("money_summary")),
+	/**
+	 *  Imports a file the buyer picked (through the dialog plugin): a preview, or applied as
+	 *  one undo step.
+	 */
+	importFile: (path: string, kind: Kind | null, parent: EntityRef | null, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("import_file", { path, kind, parent, apply })),
+	/**  Writes the entities of `scope` to the file the buyer picked; returns the rows written. */
+	exportFile: (path: string, scope: Scope) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { path, scope })),
+	/**  What a "select all" of a filtered table covers, less the rows unticked since. */
+	selectedTargets: (kind: Kind, query: TableQuery, except: EntityRef[]) => typedError<EntityRef[], AppError>(__TAURI_INVOKE("selected_targets", { kind, query, except })),
 };
 
 /** Events */
@@ -336,6 +365,34 @@ export type AudioAsset = {
 	daast?: Value | null,
 };
 
+/**  A `maxBid` that changes. */
+export type BidChange = {
+	/**  The ad order. */
+	target: EntityRef,
+	/**  Its name. */
+	label: string,
+	/**  Its campaign's name. */
+	campaign: string,
+	/**  As the service has it (`None`: a new order, or none set). */
+	before: number | null,
+	/**  Once posted. */
+	after: number | null,
+};
+
+/**  Budget sums on one side of the review. */
+export type Budgets = {
+	/**  Campaign lifetime budgets (`maxBudget`). */
+	lifetime: number | null,
+	/**  Campaign daily budgets (`dailyBudget`). */
+	daily: number | null,
+	/**  Campaign flight budgets (`flights[*].maxBudget`). */
+	flights: number | null,
+	/**  Ad-order lifetime budgets (`lifetimeBudget`). */
+	orderLifetime: number | null,
+	/**  Ad-order daily budgets (`dailyBudget`). */
+	orderDaily: number | null,
+};
+
 /**  A campaign, as sent to `campaign/save` and returned with its flights. */
 export type Campaign = {
 	/**  Null or omitted to create. */
@@ -449,6 +506,30 @@ export type CapOnFlight = {
 	 */
 	flight: EntityRef | null,
 };
+
+/**  What to do to one field. */
+export type Change = 
+/**  Set it to this wire value. */
+{ type: "set"; value: Value } | 
+/**
+ *  Clear it: `null`, which the service takes as "clear" (an absent field means
+ *  "keep"); an array becomes `[]`.
+ */
+{ type: "clear" } | 
+/**
+ *  Add an amount (negative to lower it), rounded to cents; a whole-number field stays
+ *  whole.
+ */
+{ type: "add"; value: number | null } | 
+/**
+ *  Change by a percentage (`10` raises by a tenth, `-25` lowers by a quarter), rounded
+ *  like [`Change::Add`].
+ */
+{ type: "percent"; value: number | null } | 
+/**  Put text before it. */
+{ type: "prefix"; value: string } | 
+/**  Put text after it. */
+{ type: "suffix"; value: string };
 
 /**  A message from the service about a change's last attempt, kept for the buyer. */
 export type ChangeMessage = {
@@ -572,6 +653,13 @@ export type Creative = {
 	status?: string | null,
 };
 
+/**  Comma or tab. */
+export type Delimiter = 
+/**  CSV files. */
+"comma" | 
+/**  TSV files, and what spreadsheets put on the clipboard. */
+"tab";
+
 /**
  *  The demo sign-ins, shown on the sign-in screen of the embedded sandbox so a new
  *  buyer is working within seconds.
@@ -674,6 +762,17 @@ export type Duplicate =
 /**  An audience segment draft. */
 { kind: "audience_segment"; row: Row<AudienceSegment> };
 
+/**  How to duplicate. */
+export type DuplicateOptions = {
+	/**
+	 *  Where the copies go: an advertiser (campaigns, creatives) or a campaign (ad
+	 *  orders, creatives). `None`: beside each source.
+	 */
+	into: EntityRef | null,
+	/**  Days to move every date by. */
+	shiftDays?: number | null,
+};
+
 /**  One entity of the workspace. */
 export type EntityRef = {
 	/**  What it is. */
@@ -701,7 +800,12 @@ export type ErrorCode =
 /**  The local workspace or settings could not be read or written. */
 "storage" | 
 /**  The request makes no sense in the app's current state (no profile, posting twice). */
-"state";
+"state" | 
+/**
+ *  An undo of a step that was posted since: offer a revert (a new edit that puts the
+ *  old values back) instead.
+ */
+"posted";
 
 /**  A field both sides changed differently. */
 export type FieldConflict = {
@@ -725,6 +829,18 @@ export type FieldDiff = {
 	after: Value | null,
 };
 
+/**
+ *  One field and what to do to it. `field` is a wire path (`maxBid`, `frequencyCap.limit`,
+ *  `flights[0].maxBudget`); `[*]` stands for every item of an array (`flights[*].maxBudget`,
+ *  and `[*].maxBudget` for every cap of an ad order's flight caps).
+ */
+export type FieldEdit = {
+	/**  The wire path. */
+	field: string,
+	/**  What to do to it. */
+	change: Change,
+};
+
 /**  One broken rule, tied to the field that breaks it. */
 export type FieldError = {
 	/**  Path of the field on the wire, such as `flights[1].startDate` or `native.imageIcon`. */
@@ -733,6 +849,25 @@ export type FieldError = {
 	code: string,
 	/**  Plain-language description for a media buyer. */
 	message: string,
+};
+
+/**  What to find, what to put instead, and where. */
+export type Find = {
+	/**  The text (or regular expression) to find. */
+	find: string,
+	/**  What replaces each match; with `regex`, `$1` and `${name}` insert groups. */
+	replace: string,
+	/**  Upper and lower case differ. */
+	matchCase?: boolean,
+	/**  Matches only whole words. */
+	wholeWord?: boolean,
+	/**  `find` is a regular expression. */
+	regex?: boolean,
+	/**
+	 *  Only these fields (wire paths, `[*]` for list items: `name`, `native.mediaUrls[*]`);
+	 *  empty: every text field ([`is_text_field`]).
+	 */
+	fields?: string[],
 };
 
 /**  A per-flight cap on one ad order. */
@@ -759,6 +894,18 @@ export type FrequencyCap = {
 	timePeriod?: string | null,
 };
 
+/**  One recorded step, as the history lists it. */
+export type HistoryStep = {
+	/**  Its number; later steps have higher ones. */
+	id: number | null,
+	/**  What the buyer did, in their words ("Edit 3 ad orders"). */
+	label: string,
+	/**  When, in milliseconds since the epoch. */
+	createdAt: number | null,
+	/**  True when it was undone and can be redone. */
+	undone: boolean,
+};
+
 /**  Identifiers read from a file. */
 export type IdentifierFile = {
 	/**  The identifiers, in file order, without blanks and exact duplicates. */
@@ -775,6 +922,19 @@ export type IdentifierFile = {
 	 *  line); `columns` still lists the header so the buyer can pick one.
 	 */
 	problem: string | null,
+};
+
+/**  How to read a sheet. */
+export type ImportOptions = {
+	/**  Comma or tab. */
+	delimiter: Delimiter,
+	/**  The kind of every row, when the sheet has no `kind` column. */
+	kind: Kind | null,
+	/**
+	 *  Where new rows hang when their own parent field is blank (the campaign selected
+	 *  when ad orders are pasted).
+	 */
+	parent: EntityRef | null,
 };
 
 /**
@@ -853,6 +1013,46 @@ export type MatrixCell = {
 	mediaTypes: string[],
 };
 
+/**  Before and after for one campaign, one advertiser, or everything. */
+export type MoneyRow = {
+	/**  The campaign or advertiser (`None` for the total). */
+	target: EntityRef | null,
+	/**  Its name. */
+	label: string,
+	/**  The advertiser, on a campaign's row. */
+	advertiser: EntityRef | null,
+	/**  As the service has it. */
+	before: Budgets,
+	/**  Once the pending changes are posted. */
+	after: Budgets,
+};
+
+/**  The review. */
+export type MoneySummary = {
+	/**  Campaigns whose budgets (or whose ad orders' budgets) change. */
+	campaigns: MoneyRow[],
+	/**  The same, summed per advertiser. */
+	advertisers: MoneyRow[],
+	/**  Everything. */
+	total: MoneyRow,
+	/**  Bids that change. */
+	bids: BidChange[],
+	/**  Roll-ups that look wrong, at WARNING level. */
+	warnings: MoneyWarning[],
+};
+
+/**  A budget roll-up that looks wrong. */
+export type MoneyWarning = {
+	/**  The entity. */
+	target: EntityRef,
+	/**  Its name. */
+	label: string,
+	/**  The field it is about. */
+	field: string,
+	/**  What looks wrong, in the buyer's words. */
+	message: string,
+};
+
 /**  `native` object. */
 export type NativeAsset = {
 	headline?: string | null,
@@ -896,6 +1096,26 @@ export type Pick =
 "mine" | 
 /**  The ad platform's value. */
 "theirs";
+
+/**  What a bulk operation would do, or did. */
+export type Preview = {
+	/**  One row per entity touched, refused or unchanged, in the plan's order. */
+	rows: RowPreview[],
+	/**  New drafts. */
+	creates: number,
+	/**  Entities changed. */
+	updates: number,
+	/**  Entities the operation reached that it leaves as they are. */
+	unchanged: number,
+	/**  Rows refused. */
+	refused: number,
+	/**  Changed or new entities whose result breaks a rule. */
+	invalid: number,
+	/**  Find and replace: matches per field. */
+	matches: { [key in string]: number },
+	/**  The undo step, once applied (`None` in a preview, or when nothing changed). */
+	step: number | null,
+};
 
 /**  A saved profile as the profile switcher shows it. */
 export type ProfileInfo = {
@@ -949,6 +1169,44 @@ export type Row<T> = {
 	readOnly: string | null,
 };
 
+/**  What one entity's row of a preview says. */
+export type RowOutcome = 
+/**  A new draft. */
+"create" | 
+/**  A change to an entity. */
+"update" | 
+/**  Nothing would change. */
+"unchanged" | 
+/**
+ *  Refused as it stands (a field the service ignores on update, a posted creative, a
+ *  cell that does not fit): nothing is saved for it.
+ */
+"refused";
+
+/**  One entity in a preview. */
+export type RowPreview = {
+	/**
+	 *  The entity (a new draft's local key once applied; in a preview a key that is
+	 *  thrown away).
+	 */
+	target: EntityRef | null,
+	/**  Its kind. */
+	kind: Kind,
+	/**  Its name, for the buyer. */
+	label: string,
+	/**  The spreadsheet line (1 is the first row after the header), for pastes and imports. */
+	line: number | null,
+	/**  What happens to it. */
+	outcome: RowOutcome,
+	/**  Field by field, before and after. */
+	diffs: FieldDiff[],
+	/**
+	 *  Rules the result breaks (saved anyway and held back from posting, as a form save
+	 *  is), or why it is refused.
+	 */
+	errors: FieldError[],
+};
+
 /**  Whether the embedded sandbox is serving. */
 export type SandboxState = 
 /**  Serving on loopback. */
@@ -963,6 +1221,15 @@ export type Saved = {
 	/**  Broken rules; the edit is saved anyway and held back from posting. */
 	errors: FieldError[],
 };
+
+/**  Which entities an operation reaches. */
+export type Scope = 
+/**  The rows the buyer selected. */
+{ type: "selection"; value: EntityRef[] } | 
+/**  Every entity of one kind. */
+{ type: "kind"; value: Kind } | 
+/**  Every entity of the account. */
+{ type: "account" };
 
 /**  The shell changed (sign-in through a deep link, expiry, connectivity). */
 export type SessionChanged = AppSnapshot;
@@ -1147,6 +1414,14 @@ export type TypeObject = {
 	vendorId?: number | null,
 	/**  Null for non-video. */
 	videoType?: string | null,
+};
+
+/**  What an undo or redo did. */
+export type Undone = {
+	/**  The step undone or redone. */
+	step: HistoryStep,
+	/**  The entities it changed back, for views to refresh. */
+	targets: EntityRef[],
 };
 
 /**

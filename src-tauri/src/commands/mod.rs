@@ -2,6 +2,7 @@
 //! TypeScript side is generated from these signatures (`ui/src/bindings.ts`).
 
 pub mod audiences;
+pub mod bulk;
 pub mod forms;
 pub mod pending;
 pub mod session;
