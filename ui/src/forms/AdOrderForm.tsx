@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
 import { fetchCampaigns, fetchSiteLists } from "../api/queries";
-import type { AdOrder, AdOrderRow, CampaignRow, FlightCapsRow } from "../api/types";
+import type { AdOrder, AdOrderRow, CampaignRow, FlightCapsRow, SiteListRow } from "../api/types";
 import { useWorkspaceChanged } from "../state/events";
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
@@ -10,14 +10,15 @@ import { appendAt, removeAt } from "../util/path";
 import { isRemote } from "../util/refs";
 import { type Picked, ParentPicker, missingParent, pickedOf, useSaveFlow } from "./common";
 import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
+import { DayPartsField } from "./DayPartsGrid";
 import { FlightCapsForm } from "./FlightCapsForm";
 import {
   CheckboxField,
   CheckboxGroupField,
   DateField,
+  EntityIdsField,
   ErrorSlot,
   FormFrame,
-  JsonField,
   NumberField,
   NumberListField,
   ReadOnly,
@@ -47,26 +48,10 @@ function FrequencyCapFields() {
   );
 }
 
-/** A few site lists, as a hint beside the site-list id inputs. */
-function useSiteListHint(): string | undefined {
-  const [hint, setHint] = useState<string | undefined>(undefined);
-  const [changed, setChanged] = useState(0);
-  useWorkspaceChanged(["site_list"], () => setChanged((n) => n + 1));
-  useEffect(() => {
-    let live = true;
-    void fetchSiteLists({ parent: null, filter: "", sort: null, offset: 0, limit: 4 }).then((w) => {
-      if (!live || !w) return;
-      const known = w.rows.map((s) => `${s.value.id ?? "draft"} ${s.label}`).join(", ");
-      setHint(w.rows.length > 0 ? `known: ${known}${w.total > w.rows.length ? "…" : ""}` : undefined);
-    });
-    return () => {
-      live = false;
-    };
-  }, [changed]);
-  return hint;
-}
+/** The number an audience's site-list targeting holds for a site list: its posted id. */
+const siteListId = (s: SiteListRow): number | null => s.value.id ?? null;
 
-function AudienceEditor({ index, onRemove, siteListHint }: { index: number; onRemove: () => void; siteListHint: string | undefined }) {
+function AudienceEditor({ index, onRemove }: { index: number; onRemove: () => void }) {
   const p = `audiences[${index}]`;
   const { get } = useField();
   const id = get(`${p}.id`);
@@ -83,8 +68,8 @@ function AudienceEditor({ index, onRemove, siteListHint }: { index: number; onRe
         <NumberListField path={`${p}.pmpDeals`} label="PMP deals" hint="deal ids" />
         <NumberListField path={`${p}.exchanges.include`} label="Exchanges: include" hint="exchange ids" />
         <NumberListField path={`${p}.exchanges.exclude`} label="Exchanges: exclude" hint="exchange ids" />
-        <NumberListField path={`${p}.siteLists.include`} label="Site lists: include" hint={siteListHint} />
-        <NumberListField path={`${p}.siteLists.exclude`} label="Site lists: exclude" hint={siteListHint} />
+        <EntityIdsField<SiteListRow> path={`${p}.siteLists.include`} label="Site lists: include" className="wide" fetch={fetchSiteLists} kind="site_list" idOf={siteListId} />
+        <EntityIdsField<SiteListRow> path={`${p}.siteLists.exclude`} label="Site lists: exclude" className="wide" fetch={fetchSiteLists} kind="site_list" idOf={siteListId} />
       </div>
       <button type="button" className="small danger" data-action="remove-audience" aria-label={`Remove audience ${index + 1}`} onClick={onRemove}>
         Remove audience
@@ -96,7 +81,6 @@ function AudienceEditor({ index, onRemove, siteListHint }: { index: number; onRe
 export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: ParentHint | null }) {
   const { closeEditor } = useNavActions();
   const { zoneOf } = useReference();
-  const siteListHint = useSiteListHint();
   // The campaign, with its label and the advertiser's timezone (the form's dates are in it).
   const [picked, setPicked] = useState<Picked>(() => pickedOf(row, parent));
   const campaign = picked.ref;
@@ -194,7 +178,9 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
         <Section title="Channels">
           <CheckboxGroupField path="channelsV2" label="Channels (v2)" values={CHANNELS_V2} />
           <StringListField path="channels" label="Channels" addLabel="Add channel" />
-          <JsonField path="dayParts" label="Day parts" />
+        </Section>
+        <Section title="Day parts">
+          <DayPartsField path="dayParts" label="Day parts" />
         </Section>
         <Section title="Client ids">
           <TextField path="ioNumber" label="IO number" hint="use this or the external id" />
@@ -213,7 +199,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
           <ErrorSlot path="audiences" />
           <div className="wide">
             {audiences.map((_, i) => (
-              <AudienceEditor key={i} index={i} siteListHint={siteListHint} onRemove={() => form.setValue((v) => removeAt(v, "audiences", i))} />
+              <AudienceEditor key={i} index={i} onRemove={() => form.setValue((v) => removeAt(v, "audiences", i))} />
             ))}
             {audiences.length === 0 && <p className="muted">No audiences: the service creates a default audience on creation.</p>}
           </div>

@@ -16,7 +16,8 @@ import {
 } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
-import type { Draft, EntityRef, FieldError } from "../api/types";
+import type { AnyRow, Draft, EntityRef, FieldError } from "../api/types";
+import { EntityMultiSelect, type EntityMultiSelectProps } from "../components/EntityMultiSelect";
 import { appendAt, getPath, removeAt, routeErrors, setPath } from "../util/path";
 import { fromLocalInput, toLocalInput } from "../util/time";
 
@@ -570,6 +571,43 @@ export function NumberListField({ path, label, hint, required, readOnly, multili
         <input {...common} type="text" onChange={(e) => onChange(e.target.value)} />
       )}
       {bad.length > 0 && <div className="field-hint">Not a number: {bad.slice(0, 3).join(", ")}</div>}
+      <FieldErrors path={path} id={errId} />
+    </div>
+  );
+}
+
+/**
+ * A number array of ids of workspace entities (`audiences[0].siteLists.include`) as a
+ * picker showing names; ids the workspace does not hold can be typed. Removing every id
+ * gives back what the field held when the form opened when that was `null` or absent,
+ * and `[]` when it was a list.
+ */
+export function EntityIdsField<R extends AnyRow>({
+  path,
+  label,
+  hint,
+  required,
+  readOnly,
+  className,
+  ...picker
+}: Base & Omit<EntityMultiSelectProps<R>, "value" | "onChange" | "label" | "id" | "invalid" | "describedBy" | "disabled">) {
+  const { ctx, id, errId, invalid, isRequired, locked } = useFieldBits(path, required);
+  const raw = ctx.get(path);
+  const [opened] = useState<unknown>(() => raw);
+  const ids = Array.isArray(raw) ? raw.filter((x): x is number => typeof x === "number") : [];
+  return (
+    <div className={`field ${className ?? ""}`} data-error-slot={path} data-picker={path}>
+      <Label htmlFor={id} label={label} required={isRequired} hint={hint} />
+      <EntityMultiSelect<R>
+        {...picker}
+        id={id}
+        label={label}
+        value={ids}
+        disabled={readOnly || locked}
+        invalid={invalid}
+        describedBy={invalid ? errId : undefined}
+        onChange={(next) => ctx.set(path, next.length === 0 && !Array.isArray(opened) ? (opened ?? null) : next)}
+      />
       <FieldErrors path={path} id={errId} />
     </div>
   );
