@@ -6,12 +6,29 @@ import { EntitySelect } from "../components/EntitySelect";
 import { type ParentHint, useNavActions, useNavigation } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { refKey } from "../util/refs";
+import { useBulkActions } from "../bulk/BulkActions";
+import { NO_SELECTION, type Selection } from "../table/useSelection";
 import { type EntityConfig, SORTABLE } from "./entities";
 
 const rowId = (r: AnyRow) => refKey(r.target);
 const rowLabel = (r: AnyRow) => r.label;
 const rowMarker = (r: AnyRow) => r.marker;
 const rowPending = (r: AnyRow) => r.pending;
+
+/** Wire paths of a row's value (nested objects dotted, arrays of objects as `[*].`), offered as fields to edit. */
+function wirePaths(value: unknown, prefix = "", depth = 0): string[] {
+  if (typeof value !== "object" || value === null || depth > 2) return prefix ? [prefix] : [];
+  if (Array.isArray(value)) {
+    const first: unknown = value[0];
+    return typeof first === "object" && first !== null && !Array.isArray(first) ? wirePaths(first, `${prefix}[*]`, depth + 1) : prefix ? [prefix] : [];
+  }
+  return Object.entries(value).flatMap(([k, v]) => wirePaths(v, prefix ? `${prefix}.${k}` : k, depth + 1));
+}
+
+/** A key typed into a text box is the box's (its own paste, its own undo). */
+function inText(t: EventTarget | null): boolean {
+  return t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || (t instanceof HTMLInputElement && t.type !== "checkbox" && t.type !== "radio");
+}
 
 /** The campaign picker that narrows the ad orders (to the tree's advertiser's campaigns). */
 function CampaignFilter({ advertiser, value, onChange }: { advertiser: ParentHint | null; value: ParentHint | null; onChange: (p: ParentHint | null) => void }) {
@@ -70,9 +87,32 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
   }, [kind, makeColumns, zoneOf]);
   const open = useCallback((row: R) => openEditor(editorOf(row)), [editorOf, openEditor]);
   const [active, setActive] = useState<R | null>(null);
+  const [selection, setSelection] = useState<{ sel: Selection; count: number }>({ sel: NO_SELECTION, count: 0 });
+  const onSelectionChange = useCallback((sel: Selection, count: number) => setSelection({ sel, count }), []);
+  const fields = useMemo(() => {
+    const value: unknown = active ? Reflect.get(active, "value") : null;
+    return [...new Set(wirePaths(value))].sort();
+  }, [active]);
+  const bulk = useBulkActions({
+    kind,
+    kindLabel: config.title.toLowerCase(),
+    selection: selection.sel,
+    count: selection.count,
+    parent: parent?.target ?? null,
+    fields,
+  });
 
   return (
-    <section className={config.pane ? "screen split" : "screen"} aria-label={config.title}>
+    <section
+      className={config.pane ? "screen split" : "screen"}
+      aria-label={config.title}
+      onKeyDown={(e) => {
+        if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === "v" && !inText(e.target)) {
+          e.preventDefault();
+          void bulk.paste();
+        }
+      }}
+    >
       <div className="screen-head">
         <h1>{config.title}</h1>
         {config.campaignFilter && <CampaignFilter advertiser={treeAdvertiser} value={picked} onChange={setPicked} />}
@@ -99,14 +139,19 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
         rowPending={rowPending}
         onOpen={open}
         onActiveChange={setActive}
+        onSelectionChange={onSelectionChange}
         toolbar={
-          <button type="button" className="primary" data-action="new" onClick={() => openEditor(config.create(parent))}>
-            + {config.newLabel}
-          </button>
+          <>
+            <button type="button" className="primary" data-action="new" onClick={() => openEditor(config.create(parent))}>
+              + {config.newLabel}
+            </button>
+            {bulk.buttons}
+          </>
         }
         emptyText={config.emptyText}
       />
       {config.pane?.(active)}
+      {bulk.dialog}
     </section>
   );
 }

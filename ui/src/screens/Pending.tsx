@@ -5,6 +5,7 @@ import { fetchPendingChanges } from "../api/queries";
 import { toast } from "../api/toast";
 import type { ChangeStatus, ChangeView, ConflictPick, Op, Pick } from "../api/types";
 import { type Column, DataTable } from "../components/DataTable";
+import { MoneyReview } from "../bulk/MoneyReview";
 import { useSession } from "../state/session";
 import { useSync } from "../state/sync";
 import { NO_SELECTION, type Selection } from "../table/useSelection";
@@ -325,6 +326,7 @@ export function PendingScreen() {
         <h1>Pending changes</h1>
         <span className="muted">{countText}</span>
       </div>
+      <MoneyReview />
       <DataTable
         kind="pending"
         label="Pending changes"

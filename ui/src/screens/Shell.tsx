@@ -14,6 +14,8 @@ import { refKey, sameRef } from "../util/refs";
 import { EntityScreen } from "./EntityScreen";
 import { AD_ORDERS, ADVERTISERS, CAMPAIGNS, CREATIVES, SEGMENTS, SITE_LISTS } from "./entities";
 import { PendingScreen } from "./Pending";
+import { exportAccount } from "../bulk/BulkActions";
+import { PostedNotice, UndoButtons, useUndoKeys } from "../bulk/history";
 
 function ProfileSwitcher() {
   const { snapshot, setSnapshot } = useSession();
@@ -225,6 +227,10 @@ function TopBar() {
       <button type="button" className="primary" data-action="post-all" disabled={n === 0 || sync.posting} onClick={() => void sync.post(null)}>
         <span aria-hidden="true">↑</span> Post {plural(n, "change")}
       </button>
+      <UndoButtons />
+      <button type="button" data-action="export-account" title="Export the whole account to a CSV or TSV file" onClick={() => void exportAccount()}>
+        Export account…
+      </button>
       <span className="spacer" />
       <button type="button" className="palette-button" onClick={() => setPaletteOpen(true)} aria-keyshortcuts="Control+K Meta+K">
         Search or jump… <kbd>Ctrl K</kbd>
@@ -350,6 +356,7 @@ function Frame({ children }: { children: ReactNode }) {
  * a session change (online, sandbox) reaches only the parts that show it.
  */
 export const Shell = memo(function Shell() {
+  useUndoKeys();
   return (
     <Frame>
       <Sidebar />
@@ -358,6 +365,7 @@ export const Shell = memo(function Shell() {
       <EditPanel />
       <StatusBar />
       <PaletteHost />
+      <PostedNotice />
     </Frame>
   );
 });

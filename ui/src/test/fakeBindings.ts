@@ -25,6 +25,19 @@ const noCells: MatrixCell[] = [];
 
 type Real = typeof import("../bindings").commands;
 
+type Preview = import("../bulk/types").Preview;
+type MoneySummary = import("../bulk/types").MoneySummary;
+
+export const EMPTY_PREVIEW: Preview = { rows: [], creates: 0, updates: 0, unchanged: 0, refused: 0, invalid: 0, matches: {}, step: null };
+const noBudgets = { lifetime: null, daily: null, flights: null, orderLifetime: null, orderDaily: null };
+export const EMPTY_MONEY: MoneySummary = {
+  campaigns: [],
+  advertisers: [],
+  total: { target: null, label: "Total", advertiser: null, before: noBudgets, after: noBudgets },
+  bids: [],
+  warnings: [],
+};
+
 function emptyWindow<T>(): TableWindow<T> {
   return { rows: [], offset: 0, total: 0, unfiltered: 0 };
 }
@@ -80,6 +93,19 @@ export const commands = {
   postChanges: vi.fn<Real["postChanges"]>(() => ok(null)),
   discardChanges: vi.fn<Real["discardChanges"]>(() => ok([])),
   resolveConflict: vi.fn<Real["resolveConflict"]>(() => ok(null)),
+  bulkEdit: vi.fn<Real["bulkEdit"]>(() => ok(EMPTY_PREVIEW)),
+  findReplace: vi.fn<Real["findReplace"]>(() => ok(EMPTY_PREVIEW)),
+  importSheet: vi.fn<Real["importSheet"]>(() => ok(EMPTY_PREVIEW)),
+  exportSheet: vi.fn<Real["exportSheet"]>(() => ok("")),
+  duplicateMany: vi.fn<Real["duplicateMany"]>(() => ok(EMPTY_PREVIEW)),
+  undo: vi.fn<Real["undo"]>(() => ok(null)),
+  redo: vi.fn<Real["redo"]>(() => ok(null)),
+  revertStep: vi.fn<Real["revertStep"]>(() => ok(EMPTY_PREVIEW)),
+  editHistory: vi.fn<Real["editHistory"]>(() => ok([])),
+  moneySummary: vi.fn<Real["moneySummary"]>(() => ok(EMPTY_MONEY)),
+  importFile: vi.fn<Real["importFile"]>(() => ok(EMPTY_PREVIEW)),
+  exportFile: vi.fn<Real["exportFile"]>(() => ok(0)),
+  selectedTargets: vi.fn<Real["selectedTargets"]>(() => ok([])),
 };
 
 /** A Tauri event stand-in: `emit` calls whoever listens. */

@@ -1,0 +1,139 @@
+import { useState } from "react";
+import { open as openFile, save as saveFile } from "@tauri-apps/plugin-dialog";
+import { commands } from "../bindings";
+import { call, unwrap } from "../api/call";
+import { toast } from "../api/toast";
+import type { EntityRef, Kind } from "../api/types";
+import type { Selection } from "../table/useSelection";
+import { plural } from "../util/format";
+import { parseRef } from "../util/refs";
+import { BulkEditDialog } from "./BulkEditDialog";
+import { DuplicateDialog } from "./DuplicateDialog";
+import { FindReplaceDialog } from "./FindReplaceDialog";
+import { ImportFileDialog, PasteDialog } from "./SheetDialogs";
+
+const refsOf = (ids: Iterable<string>) => [...ids].map(parseRef).filter((r): r is EntityRef => r !== null);
+
+/** The entities a selection stands for: the ticked rows, or what a "select all" covers (asked of the Rust side). */
+export async function targetsOf(kind: Kind, sel: Selection): Promise<EntityRef[] | undefined> {
+  if (!sel.all) return refsOf(sel.ids);
+  return unwrap(commands.selectedTargets(kind, sel.all, refsOf(sel.except)));
+}
+
+/** The clipboard's text, or "" when the webview may not read it (the buyer pastes into the box). */
+async function clipboardText(): Promise<string> {
+  try {
+    return (await navigator.clipboard?.readText()) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+type Open =
+  | { type: "edit"; targets: EntityRef[] }
+  | { type: "duplicate"; targets: EntityRef[] }
+  | { type: "find"; targets: EntityRef[] }
+  | { type: "paste"; text: string }
+  | { type: "import"; path: string };
+
+export type BulkActionsProps = {
+  kind: Kind;
+  /** The kind in the buyer's words, plural ("ad orders"). */
+  kindLabel: string;
+  selection: Selection;
+  count: number;
+  /** Where pasted and imported new rows go. */
+  parent: EntityRef | null;
+  /** Wire paths offered in "Edit N selected". */
+  fields: string[];
+};
+
+/** The bulk tools of an entity table, and the paste a Ctrl/Cmd+V starts. */
+export function useBulkActions(p: BulkActionsProps) {
+  const [open, setOpen] = useState<Open | null>(null);
+  const close = () => setOpen(null);
+  const withTargets = async (then: (t: EntityRef[]) => void) => {
+    const t = await targetsOf(p.kind, p.selection);
+    if (t && t.length > 0) then(t);
+  };
+  const copy = () =>
+    withTargets(async (targets) => {
+      const text = await unwrap(commands.exportSheet({ type: "selection", value: targets }, "tab"));
+      if (text === undefined) return;
+      try {
+        await navigator.clipboard.writeText(text);
+        toast(`Copied ${plural(targets.length, "row")}.`, "success");
+      } catch {
+        toast("The clipboard could not be written.", "error");
+      }
+    });
+  const paste = async () => setOpen({ type: "paste", text: await clipboardText() });
+  const exportKind = async () => {
+    const path = await saveFile({ filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
+    if (!path) return;
+    const r = await call(commands.exportFile(path, { type: "kind", value: p.kind }));
+    if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${path}.`, "success");
+  };
+  const importKind = async () => {
+    const path = await openFile({ multiple: false, directory: false, filters: [{ name: "CSV or TSV", extensions: ["csv", "tsv", "txt"] }] });
+    if (typeof path === "string" && path) setOpen({ type: "import", path });
+  };
+
+  const n = p.count;
+  const buttons = (
+    <>
+      {n > 0 && (
+        <span className="bulk-bar" role="group" aria-label="Selected rows">
+          <button type="button" data-action="bulk-edit" onClick={() => void withTargets((t) => setOpen({ type: "edit", targets: t }))}>
+            Edit {n.toLocaleString()} selected
+          </button>
+          <button type="button" data-action="duplicate-selected" onClick={() => void withTargets((t) => setOpen({ type: "duplicate", targets: t }))}>
+            Duplicate
+          </button>
+          <button type="button" data-action="copy" onClick={() => void copy()}>
+            Copy
+          </button>
+        </span>
+      )}
+      <button type="button" data-action="paste" onClick={() => void paste()}>
+        Paste
+      </button>
+      <button
+        type="button"
+        data-action="find-replace"
+        onClick={() => void (n > 0 ? withTargets((t) => setOpen({ type: "find", targets: t })) : Promise.resolve(setOpen({ type: "find", targets: [] })))}
+      >
+        Find &amp; replace
+      </button>
+      <button type="button" data-action="import" onClick={() => void importKind()}>
+        Import…
+      </button>
+      <button type="button" data-action="export" onClick={() => void exportKind()}>
+        Export…
+      </button>
+    </>
+  );
+
+  const dialog =
+    open === null ? null : open.type === "edit" ? (
+      <BulkEditDialog targets={open.targets} fields={p.fields} onClose={close} />
+    ) : open.type === "duplicate" ? (
+      <DuplicateDialog sources={open.targets} kind={p.kind} onClose={close} />
+    ) : open.type === "find" ? (
+      <FindReplaceDialog selection={open.targets} kind={p.kind} kindLabel={p.kindLabel} onClose={close} />
+    ) : open.type === "paste" ? (
+      <PasteDialog initial={open.text} kind={p.kind} parent={p.parent} onClose={close} />
+    ) : (
+      <ImportFileDialog path={open.path} kind={p.kind} parent={p.parent} onClose={close} />
+    );
+
+  return { buttons, dialog, paste };
+}
+
+/** Exports the whole account to a file the buyer picks. */
+export async function exportAccount(): Promise<void> {
+  const path = await saveFile({ filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
+  if (!path) return;
+  const r = await call(commands.exportFile(path, { type: "account" }));
+  if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${path}.`, "success");
+}

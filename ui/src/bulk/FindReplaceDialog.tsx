@@ -1,0 +1,96 @@
+import { useState } from "react";
+import { commands } from "../bindings";
+import type { EntityRef, Kind } from "../api/types";
+import { PreviewDialog } from "./PreviewDialog";
+import type { BulkScope, Find } from "./types";
+
+type Where = "selection" | "kind" | "account";
+
+/** Find and replace in text fields, scoped to the selection, a kind or the whole account. */
+export function FindReplaceDialog({ selection, kind, kindLabel, onClose }: { selection: EntityRef[]; kind: Kind; kindLabel: string; onClose: () => void }) {
+  const [find, setFind] = useState("");
+  const [replace, setReplace] = useState("");
+  const [matchCase, setMatchCase] = useState(false);
+  const [wholeWord, setWholeWord] = useState(false);
+  const [regex, setRegex] = useState(false);
+  const [where, setWhere] = useState<Where>(selection.length > 0 ? "selection" : "kind");
+  const [fields, setFields] = useState("");
+  const scope: BulkScope = where === "selection" ? { type: "selection", value: selection } : where === "kind" ? { type: "kind", value: kind } : { type: "account" };
+  const spec: Find = {
+    find,
+    replace,
+    matchCase,
+    wholeWord,
+    regex,
+    fields: fields
+      .split(",")
+      .map((f) => f.trim())
+      .filter(Boolean),
+  };
+  return (
+    <PreviewDialog
+      title="Find and replace"
+      run={(apply) => commands.findReplace(scope, spec, apply)}
+      onClose={onClose}
+      inputKey={JSON.stringify([spec, where])}
+      ready={find !== ""}
+      extra={(p) => {
+        const entries = Object.entries(p.matches);
+        return (
+          <table className="mini" data-matches="">
+            <caption>Matches per field</caption>
+            <tbody>
+              {entries.length === 0 ? (
+                <tr>
+                  <td>No matches.</td>
+                </tr>
+              ) : (
+                entries.map(([f, n]) => (
+                  <tr key={f} data-match-field={f}>
+                    <th scope="row">
+                      <code>{f}</code>
+                    </th>
+                    <td className="num">{n.toLocaleString()}</td>
+                  </tr>
+                ))
+              )}
+            </tbody>
+          </table>
+        );
+      }}
+    >
+      <div className="bulk-form" data-form="find-replace">
+        <label>
+          Find <input name="find" value={find} onChange={(e) => setFind(e.target.value)} />
+        </label>
+        <label>
+          Replace with <input name="replace" value={replace} onChange={(e) => setReplace(e.target.value)} />
+        </label>
+        <span className="inline">
+          <label className="inline-check">
+            <input type="checkbox" name="matchCase" checked={matchCase} onChange={(e) => setMatchCase(e.target.checked)} /> Match case
+          </label>
+          <label className="inline-check">
+            <input type="checkbox" name="wholeWord" checked={wholeWord} onChange={(e) => setWholeWord(e.target.checked)} /> Whole word
+          </label>
+          <label className="inline-check">
+            <input type="checkbox" name="regex" checked={regex} onChange={(e) => setRegex(e.target.checked)} /> Regular expression
+          </label>
+        </span>
+        <label>
+          In{" "}
+          <select name="scope" value={where} onChange={(e) => setWhere(e.target.value === "selection" ? "selection" : e.target.value === "account" ? "account" : "kind")}>
+            <option value="selection" disabled={selection.length === 0}>
+              The {selection.length.toLocaleString()} selected
+            </option>
+            <option value="kind">All {kindLabel}</option>
+            <option value="account">The whole account</option>
+          </select>
+        </label>
+        <label>
+          Only fields <input name="fields" placeholder="all text fields (or e.g. name, landingPageUrl)" value={fields} onChange={(e) => setFields(e.target.value)} />
+        </label>
+      </div>
+    </PreviewDialog>
+  );
+}
