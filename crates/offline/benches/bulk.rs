@@ -4,7 +4,8 @@
 //! row's bid changed), and a paste of 1,000 new rows.
 //!
 //! Run with `cargo bench -p flightdeck-offline --bench bulk`; `BENCH_AD_ORDERS` shrinks
-//! the account. Figures go in the issue notes, never in tests.
+//! the account, `BENCH_PARTS=edit,export,import,paste` picks parts (for a profile).
+//! Figures go in the issue notes, never in tests.
 
 use std::time::Instant;
 
@@ -52,31 +53,36 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all = ws.targets(&Scope::Kind(Kind::AdOrder))?;
     println!("{} ad orders in the workspace", all.len());
 
-    let ten_k: Vec<EntityRef> = all.iter().take(10_000).cloned().collect();
-    let edits = vec![FieldEdit {
-        field: "frequencyCap.limit".into(),
-        change: Change::Add(1.0),
-    }];
-    let t = Instant::now();
-    let preview = ws.bulk_edit(&ten_k, &edits, false)?;
-    let previewed = ms(t);
-    let t = Instant::now();
-    let applied = ws.bulk_edit(&ten_k, &edits, true)?;
-    let apply = ms(t);
-    println!(
-        "bulk edit of {} ad orders: preview {previewed:.0} ms + apply {apply:.0} ms = {:.0} ms ({} updated)",
-        ten_k.len(),
-        previewed + apply,
-        applied.updates
-    );
-    assert_eq!(preview.updates, applied.updates);
-    let t = Instant::now();
-    ws.undo()?;
-    println!("undo of that step: {:.0} ms", ms(t));
-    let t = Instant::now();
-    ws.redo()?;
-    println!("redo of that step: {:.0} ms", ms(t));
-    ws.undo()?;
+    let parts = std::env::var("BENCH_PARTS").unwrap_or_else(|_| "edit,export,import,paste".into());
+    let part = |p: &str| parts.split(',').any(|x| x == p);
+
+    if part("edit") {
+        let ten_k: Vec<EntityRef> = all.iter().take(10_000).cloned().collect();
+        let edits = vec![FieldEdit {
+            field: "frequencyCap.limit".into(),
+            change: Change::Add(1.0),
+        }];
+        let t = Instant::now();
+        let preview = ws.bulk_edit(&ten_k, &edits, false)?;
+        let previewed = ms(t);
+        let t = Instant::now();
+        let applied = ws.bulk_edit(&ten_k, &edits, true)?;
+        let apply = ms(t);
+        println!(
+            "bulk edit of {} ad orders: preview {previewed:.0} ms + apply {apply:.0} ms = {:.0} ms ({} updated)",
+            ten_k.len(),
+            previewed + apply,
+            applied.updates
+        );
+        assert_eq!(preview.updates, applied.updates);
+        let t = Instant::now();
+        ws.undo()?;
+        println!("undo of that step: {:.0} ms", ms(t));
+        let t = Instant::now();
+        ws.redo()?;
+        println!("redo of that step: {:.0} ms", ms(t));
+        ws.undo()?;
+    }
 
     let t = Instant::now();
     let csv = ws.export_sheet(&all, Delimiter::Comma, false)?;
@@ -92,22 +98,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         kind: Some(Kind::AdOrder),
         parent: None,
     };
-    let t = Instant::now();
-    let back = ws.import_sheet(&csv, &options, "Import", false)?;
-    println!(
-        "CSV import of the same file (parse, diff, preview): {:.0} ms ({} unchanged)",
-        ms(t),
-        back.unchanged
-    );
-    let edited = csv.replace(",500.0,", ",600.0,");
-    let t = Instant::now();
-    let changed = ws.import_sheet(&edited, &options, "Import", false)?;
-    println!(
-        "CSV import with a cell changed in every row (parse, diff, preview): {:.0} ms ({} updates, {} refused)",
-        ms(t),
-        changed.updates,
-        changed.refused
-    );
+    if part("import") {
+        let t = Instant::now();
+        let back = ws.import_sheet(&csv, &options, "Import", false)?;
+        println!(
+            "CSV import of the same file (parse, diff, preview): {:.0} ms ({} unchanged)",
+            ms(t),
+            back.unchanged
+        );
+        // Every row's frequency cap limit (3, in its own column) goes to 4.
+        let edited = csv.replace(",3,", ",4,");
+        let t = Instant::now();
+        let changed = ws.import_sheet(&edited, &options, "Import", false)?;
+        println!(
+            "CSV import with a cell changed in every row (parse, diff, preview): {:.0} ms ({} updates, {} refused)",
+            ms(t),
+            changed.updates,
+            changed.refused
+        );
+    }
+    if !part("paste") {
+        return Ok(());
+    }
 
     let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
     let mut tsv =
