@@ -15,7 +15,7 @@
 //! Export, then import with no edit, gives no change: a value is written as the text it
 //! is read back from, and the empty and null values it cannot write are blank.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use flightdeck_model::FieldError;
 use flightdeck_model::validate::codes;
@@ -145,23 +145,51 @@ fn flatten<'v>(value: &'v Value, prefix: &mut String, out: &mut Vec<(String, &'v
 struct Line {
     kind: Kind,
     id: String,
-    cells: HashMap<String, String>,
+    /// (column number, cell) in the order met.
+    cells: Vec<(usize, String)>,
+}
+
+/// Column names in the order first met, numbered.
+#[derive(Default)]
+struct Columns {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Columns {
+    fn number(&mut self, name: &str) -> usize {
+        if let Some(i) = self.index.get(name) {
+            return *i;
+        }
+        let i = self.names.len();
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
+    }
 }
 
 /// Builds one sheet row per entity.
-fn line_of(kind: Kind, target: &EntityRef, parent: Option<&EntityRef>, value: &Value) -> Line {
-    let mut cells = HashMap::new();
+fn line_of(
+    kind: Kind,
+    target: &EntityRef,
+    parent: Option<&EntityRef>,
+    value: &Value,
+    columns: &mut Columns,
+) -> Line {
+    let mut cells = Vec::new();
     if kind == Kind::FlightCaps {
-        cells.insert(CAPS_COLUMN.to_owned(), value.to_string());
+        cells.push((columns.number(CAPS_COLUMN), value.to_string()));
     } else {
         let mut flat = Vec::new();
         flatten(value, &mut String::new(), &mut flat);
+        // Sorted per row so the column order does not depend on the entity's key order.
+        flat.sort_by(|a, b| a.0.cmp(&b.0));
         for (path, v) in flat {
             if path == ID_COLUMN {
                 continue;
             }
             if let Some(text) = cell_of(v) {
-                cells.insert(path, text);
+                cells.push((columns.number(&path), text));
             }
         }
         // A draft's child names its draft parent, which has no id yet.
@@ -169,7 +197,9 @@ fn line_of(kind: Kind, target: &EntityRef, parent: Option<&EntityRef>, value: &V
             && p.key.is_local()
             && let Some(field) = parent_field(kind, p.kind)
         {
-            cells.insert(field.to_owned(), id_cell(&p.key));
+            let i = columns.number(field);
+            cells.retain(|(c, _)| *c != i);
+            cells.push((i, id_cell(&p.key)));
         }
     }
     Line {
@@ -178,6 +208,9 @@ fn line_of(kind: Kind, target: &EntityRef, parent: Option<&EntityRef>, value: &V
         cells,
     }
 }
+
+/// Selections up to this size read their rows one by one; larger ones scan their kinds.
+const SCAN_FROM: usize = 1_000;
 
 impl Workspace {
     /// The entities as a sheet: `targets` in their order, one row each, with a `kind`
@@ -189,49 +222,59 @@ impl Workspace {
         delimiter: Delimiter,
         with_kind: bool,
     ) -> Result<String> {
+        let mut columns = Columns::default();
         let mut lines = Vec::with_capacity(targets.len());
-        let mut columns: Vec<String> = Vec::new();
-        let mut seen: HashSet<String> = HashSet::new();
-        for target in targets {
-            let mut line = None;
-            self.scan_one(target, |s| {
-                let value: Value = crate::workspace::parse_json(s.json)?;
-                line = Some(line_of(target.kind, target, s.parent.as_ref(), &value));
-                Ok(())
-            })?;
-            let Some(line) = line else { continue };
-            // Sorted per row so the column order does not depend on hash order.
-            let mut names: Vec<&String> = line.cells.keys().collect();
-            names.sort();
-            for name in names {
-                if seen.insert(name.clone()) {
-                    columns.push(name.clone());
+        let mut add = |target: &EntityRef, parent: Option<&EntityRef>, json: &str| -> Result<()> {
+            let value: Value = crate::workspace::parse_json(json)?;
+            lines.push(line_of(target.kind, target, parent, &value, &mut columns));
+            Ok(())
+        };
+        if targets.len() < SCAN_FROM {
+            for target in targets {
+                self.scan_one(target, |s| add(target, s.parent.as_ref(), s.json))?;
+            }
+        } else {
+            // One pass per kind, then the rows in the order asked.
+            let wanted: HashMap<&EntityRef, usize> =
+                targets.iter().enumerate().map(|(i, t)| (t, i)).collect();
+            let mut kinds: Vec<Kind> = targets.iter().map(|t| t.kind).collect();
+            kinds.sort();
+            kinds.dedup();
+            let mut found: Vec<Option<(Option<EntityRef>, String)>> = vec![None; targets.len()];
+            for kind in kinds {
+                self.scan(kind, |s| {
+                    if let Some(&i) = wanted.get(&s.target) {
+                        found[i] = Some((s.parent, s.json.to_owned()));
+                    }
+                    Ok(())
+                })?;
+            }
+            for (target, row) in targets.iter().zip(found) {
+                if let Some((parent, json)) = row {
+                    add(target, parent.as_ref(), &json)?;
                 }
             }
-            lines.push(line);
         }
         let mut w = csv::WriterBuilder::new()
             .delimiter(delimiter.byte())
-            .from_writer(Vec::new());
-        let mut header: Vec<&str> = Vec::with_capacity(columns.len() + 2);
+            .from_writer(Vec::with_capacity(lines.len() * 256));
+        let mut header: Vec<&str> = Vec::with_capacity(columns.names.len() + 2);
         if with_kind {
             header.push(KIND_COLUMN);
         }
         header.push(ID_COLUMN);
-        header.extend(columns.iter().map(String::as_str));
+        header.extend(columns.names.iter().map(String::as_str));
         w.write_record(&header).map_err(csv_error)?;
-        let mut record: Vec<&str> = Vec::with_capacity(header.len());
+        let mut record: Vec<&str> = vec![""; columns.names.len()];
         for line in &lines {
-            record.clear();
-            if with_kind {
-                record.push(kind_name(line.kind));
+            record.iter_mut().for_each(|c| *c = "");
+            for (i, cell) in &line.cells {
+                record[*i] = cell;
             }
-            record.push(&line.id);
-            record.extend(
-                columns
-                    .iter()
-                    .map(|c| line.cells.get(c).map_or("", String::as_str)),
-            );
+            if with_kind {
+                w.write_field(kind_name(line.kind)).map_err(csv_error)?;
+            }
+            w.write_field(&line.id).map_err(csv_error)?;
             w.write_record(&record).map_err(csv_error)?;
         }
         let bytes = w
@@ -370,6 +413,9 @@ impl Workspace {
                 ops::get(&current, column)
             };
             match change_of(column, text, now) {
+                // A cell that holds what the field holds changes nothing: most cells of
+                // an exported sheet coming back.
+                Ok(Some(Change::Set(v))) if now.is_some_and(|n| crate::diff::same(n, &v)) => {}
                 Ok(Some(change)) => edits.push((column, change)),
                 Ok(None) => {}
                 Err(e) => errors.push(e),
@@ -377,6 +423,9 @@ impl Workspace {
         }
         if !errors.is_empty() {
             return failed(Some(target), errors);
+        }
+        if edits.is_empty() {
+            return Ok(None);
         }
         let mut value = current.clone();
         let mut field_edits = Vec::with_capacity(edits.len());

@@ -144,6 +144,11 @@ impl Preview {
 }
 
 fn decode<T: DeserializeOwned>(kind: Kind, value: Value) -> Result<T> {
+    // The plain decoder is the fast path; the path-tracking one only runs again to name
+    // the field of a value that does not fit.
+    if let Ok(v) = T::deserialize(&value) {
+        return Ok(v);
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { String::new() } else { path };
@@ -335,9 +340,13 @@ impl Batch<'_> {
                     diffs: Vec::new(),
                     errors: Vec::new(),
                 };
+                self.written = None;
                 match self.put(&target, value) {
                     Ok(seq) => {
-                        let after = self.working(&target)?;
+                        let after = match self.written.take() {
+                            Some(v) => v,
+                            None => self.working(&target)?,
+                        };
                         row.diffs = diff::fields(Some(&before), &after);
                         if !row.diffs.is_empty() {
                             row.outcome = RowOutcome::Update;

@@ -36,6 +36,9 @@ const SEGMENT_ID_ALLOWANCE: usize = 64;
 pub struct Batch<'w> {
     tx: Transaction<'w>,
     label: Option<String>,
+    /// The working copy the last create or update wrote, so a bulk run need not read it
+    /// back.
+    pub(super) written: Option<Value>,
 }
 
 macro_rules! one_edit {
@@ -109,7 +112,11 @@ impl Workspace {
     pub fn batch(&mut self) -> Result<Batch<'_>> {
         let tx = self.conn.transaction()?;
         super::history::begin(&tx)?;
-        Ok(Batch { tx, label: None })
+        Ok(Batch {
+            tx,
+            label: None,
+            written: None,
+        })
     }
 }
 
@@ -691,11 +698,20 @@ impl Batch<'_> {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        let base: Option<String> = self.row(
-            "SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2",
+        // The base's length first: a working copy of another length cannot be the base,
+        // and most edits are told apart without parsing the base.
+        let base_len: Option<i64> = self.row(
+            "SELECT length(remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
             params![kind, key],
             |r| r.get(0),
         )?;
+        let base_text = |this: &Self| -> Result<Option<String>> {
+            Ok(this.row(
+                "SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2",
+                params![kind, key],
+                |r| r.get(0),
+            )?)
+        };
         let text = canonical(&payload);
         let row_op = match &open {
             Some((_, o)) if o == "create" => Op::Create,
@@ -718,9 +734,15 @@ impl Batch<'_> {
             "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
             params![kind, key, text, now_ms()],
         )?;
+        self.written = Some(payload.clone());
         // Back to the base exactly: nothing left to post.
         if row_op == Op::Update
-            && base.as_deref().map(parse_canonical).transpose()? == Some(text.clone())
+            && base_len == i64::try_from(text.len()).ok()
+            && base_text(self)?
+                .as_deref()
+                .map(parse_canonical)
+                .transpose()?
+                == Some(text.clone())
         {
             if let Some((seq, _)) = open {
                 self.exec("DELETE FROM outbox WHERE seq = ?1", [seq])?;
@@ -751,7 +773,7 @@ impl Batch<'_> {
                 op,
                 &text,
                 &parents,
-                base.as_deref(),
+                base_text(self)?.as_deref(),
                 &errors,
             ),
         }

@@ -112,33 +112,37 @@ fn columns(tbl: &str) -> Result<&'static [&'static str]> {
     }
 }
 
-/// `json_object('c1', R.c1, …)` over a table's columns, with `R` the row alias.
-fn json_of(tbl: &str, row: &str) -> String {
-    let cols = if tbl == "entities" {
+fn table_columns(tbl: &str) -> &'static [&'static str] {
+    if tbl == "entities" {
         ENTITY_COLUMNS
     } else {
         OUTBOX_COLUMNS
-    };
-    let pairs: Vec<String> = cols.iter().map(|c| format!("'{c}', {row}.{c}")).collect();
-    format!("json_object({})", pairs.join(", "))
+    }
 }
 
+/// The temporary tables and triggers that note each row's first image in a step: a copy
+/// of the old row's columns (no JSON work in the trigger), or, for a row the step
+/// inserted, just its rowid.
 fn triggers_sql() -> String {
     let mut sql = String::from(
-        "CREATE TEMP TABLE IF NOT EXISTS history_touch (\
-             tbl TEXT NOT NULL, rid INTEGER NOT NULL, before TEXT, \
-             PRIMARY KEY (tbl, rid)) WITHOUT ROWID;\n\
-         DELETE FROM temp.history_touch;\n",
+        "CREATE TEMP TABLE IF NOT EXISTS history_new (\
+             tbl TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (tbl, rid)) WITHOUT ROWID;\n\
+         DELETE FROM temp.history_new;\n",
     );
     for tbl in ["entities", "outbox"] {
-        let old = json_of(tbl, "OLD");
+        let cols = table_columns(tbl);
+        let old: Vec<String> = cols.iter().map(|c| format!("OLD.{c}")).collect();
         sql.push_str(&format!(
-            "CREATE TEMP TRIGGER IF NOT EXISTS history_{tbl}_update BEFORE UPDATE ON main.{tbl} \
-             BEGIN INSERT OR IGNORE INTO history_touch VALUES ('{tbl}', OLD.rowid, {old}); END;\n\
+            "CREATE TEMP TABLE IF NOT EXISTS history_{tbl} (rid INTEGER PRIMARY KEY, {cols});\n\
+             DELETE FROM temp.history_{tbl};\n\
+             CREATE TEMP TRIGGER IF NOT EXISTS history_{tbl}_update BEFORE UPDATE ON main.{tbl} \
+             BEGIN INSERT OR IGNORE INTO history_{tbl} VALUES (OLD.rowid, {old}); END;\n\
              CREATE TEMP TRIGGER IF NOT EXISTS history_{tbl}_delete BEFORE DELETE ON main.{tbl} \
-             BEGIN INSERT OR IGNORE INTO history_touch VALUES ('{tbl}', OLD.rowid, {old}); END;\n\
+             BEGIN INSERT OR IGNORE INTO history_{tbl} VALUES (OLD.rowid, {old}); END;\n\
              CREATE TEMP TRIGGER IF NOT EXISTS history_{tbl}_insert AFTER INSERT ON main.{tbl} \
-             BEGIN INSERT OR IGNORE INTO history_touch VALUES ('{tbl}', NEW.rowid, NULL); END;\n"
+             BEGIN INSERT OR IGNORE INTO history_new VALUES ('{tbl}', NEW.rowid); END;\n",
+            cols = cols.join(", "),
+            old = old.join(", "),
         ));
     }
     sql
@@ -151,7 +155,9 @@ const DROP_TRIGGERS: &str = "\
     DROP TRIGGER IF EXISTS temp.history_outbox_update;\
     DROP TRIGGER IF EXISTS temp.history_outbox_delete;\
     DROP TRIGGER IF EXISTS temp.history_outbox_insert;\
-    DELETE FROM temp.history_touch;";
+    DELETE FROM temp.history_entities;\
+    DELETE FROM temp.history_outbox;\
+    DELETE FROM temp.history_new;";
 
 /// Starts recording the open transaction's row changes. The triggers are created inside
 /// that transaction, so a rollback removes them with everything else.
@@ -162,16 +168,33 @@ pub(super) fn begin(conn: &Connection) -> Result<()> {
 
 type Image = Map<String, Value>;
 
-fn image(conn: &Connection, tbl: &str, rid: i64) -> Result<Option<Image>> {
+/// A row's column values, in the table's column order.
+type Row = Vec<SqlValue>;
+
+fn read_row(r: &rusqlite::Row<'_>, from: usize, n: usize) -> rusqlite::Result<Row> {
+    (from..from + n).map(|i| r.get::<_, SqlValue>(i)).collect()
+}
+
+fn current_row(conn: &Connection, tbl: &str, rid: i64) -> Result<Option<Row>> {
+    let cols = table_columns(tbl);
     let sql = format!(
-        "SELECT {} FROM main.{tbl} AS R WHERE rowid = ?1",
-        json_of(tbl, "R")
+        "SELECT {} FROM main.{tbl} WHERE rowid = ?1",
+        cols.join(", ")
     );
-    let text: Option<String> = conn
+    Ok(conn
         .prepare_cached(&sql)?
-        .query_row([rid], |r| r.get(0))
-        .optional()?;
-    text.map(|t| parse_image(&t)).transpose()
+        .query_row([rid], |r| read_row(r, 0, cols.len()))
+        .optional()?)
+}
+
+fn json_value(v: &SqlValue) -> Value {
+    match v {
+        SqlValue::Null => Value::Null,
+        SqlValue::Integer(i) => Value::from(*i),
+        SqlValue::Real(f) => Value::from(*f),
+        SqlValue::Text(t) => Value::String(t.clone()),
+        SqlValue::Blob(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
+    }
 }
 
 fn parse_image(text: &str) -> Result<Image> {
@@ -181,70 +204,98 @@ fn parse_image(text: &str) -> Result<Image> {
     }
 }
 
-/// Keeps what undo needs of a changed row: the columns that changed and those it checks.
-/// `None` when nothing changed.
+fn whole(tbl: &str, row: &Row) -> Image {
+    table_columns(tbl)
+        .iter()
+        .zip(row)
+        .map(|(c, v)| ((*c).to_owned(), json_value(v)))
+        .collect()
+}
+
+/// Keeps what undo needs of a changed row: the columns that changed and those it checks;
+/// the whole row where the step created or removed it. `None` when nothing changed.
 fn trim(
     tbl: &str,
-    before: Option<Image>,
-    after: Option<Image>,
+    before: Option<Row>,
+    after: Option<Row>,
 ) -> Option<(Option<Image>, Option<Image>)> {
     match (before, after) {
         (Some(b), Some(a)) => {
             if b == a {
                 return None;
             }
-            let keep: BTreeSet<&str> = b
-                .iter()
-                .filter(|(k, v)| a.get(*k) != Some(*v))
-                .map(|(k, _)| k.as_str())
-                .chain(always(tbl).iter().copied())
-                .collect();
-            let pick = |m: &Image| -> Image {
-                m.iter()
-                    .filter(|(k, _)| keep.contains(k.as_str()))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            };
-            let mut before = pick(&b);
+            let cols = table_columns(tbl);
+            let keep = |i: usize| b[i] != a[i] || always(tbl).contains(&cols[i]);
+            let mut before = Image::new();
+            let mut after = Image::new();
+            for (i, col) in cols.iter().enumerate() {
+                if keep(i) {
+                    before.insert((*col).to_owned(), json_value(&b[i]));
+                    after.insert((*col).to_owned(), json_value(&a[i]));
+                }
+            }
             // What the buyer saw before is the base when there was no working copy; a
             // revert after posting needs it even though the step did not change it.
             if tbl == "entities"
-                && b.get("working_json").is_none_or(Value::is_null)
-                && let Some(remote) = b.get("remote_json")
+                && before.get("working_json").is_none_or(Value::is_null)
+                && let Some(i) = cols.iter().position(|c| *c == "remote_json")
             {
-                before.insert("remote_json".into(), remote.clone());
+                before.insert("remote_json".into(), json_value(&b[i]));
             }
-            Some((Some(before), Some(pick(&a))))
+            Some((Some(before), Some(after)))
         }
         (None, None) => None,
-        other => Some(other),
+        (b, a) => Some((b.map(|r| whole(tbl, &r)), a.map(|r| whole(tbl, &r)))),
     }
 }
 
 /// Ends recording and stores the step, unless nothing changed. `label` names it; `None`
 /// names it after what it touched ("Edit 3 ad orders").
 pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i64>> {
-    let touched: Vec<(String, i64, Option<String>)> = {
-        let mut stmt = conn.prepare("SELECT tbl, rid, before FROM temp.history_touch")?;
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<rusqlite::Result<_>>()?
-    };
+    let mut touched: Vec<(&'static str, i64, Option<Row>)> = Vec::new();
+    {
+        let mut stmt = conn.prepare_cached("SELECT tbl, rid FROM temp.history_new")?;
+        let new: Vec<(String, i64)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (tbl, rid) in new {
+            touched.push((
+                if tbl == "entities" {
+                    "entities"
+                } else {
+                    "outbox"
+                },
+                rid,
+                None,
+            ));
+        }
+    }
+    let created: BTreeSet<(&str, i64)> = touched.iter().map(|(t, r, _)| (*t, *r)).collect();
+    for tbl in ["entities", "outbox"] {
+        let n = table_columns(tbl).len();
+        let mut stmt = conn.prepare(&format!("SELECT * FROM temp.history_{tbl}"))?;
+        let rows: Vec<(i64, Row)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, read_row(r, 1, n)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (rid, before) in rows {
+            // A row this step inserted had no image before it.
+            if !created.contains(&(tbl, rid)) {
+                touched.push((tbl, rid, Some(before)));
+            }
+        }
+    }
     conn.execute_batch(DROP_TRIGGERS)?;
     let mut rows = Vec::with_capacity(touched.len());
     let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (tbl, rid, before) in touched {
-        let before = before.as_deref().map(parse_image).transpose()?;
-        let after = image(conn, &tbl, rid)?;
-        if tbl == "entities" {
-            let named = after.as_ref().or(before.as_ref());
-            if let Some(m) = named
-                && let (Some(Value::String(kind)), Some(Value::String(key))) =
-                    (m.get("kind"), m.get("key"))
-            {
-                kinds.entry(kind.clone()).or_default().insert(key.clone());
-            }
+        let after = current_row(conn, tbl, rid)?;
+        if tbl == "entities"
+            && let Some(r) = after.as_ref().or(before.as_ref())
+            && let (SqlValue::Text(kind), SqlValue::Text(key)) = (&r[0], &r[1])
+        {
+            kinds.entry(kind.clone()).or_default().insert(key.clone());
         }
-        if let Some((b, a)) = trim(&tbl, before, after) {
+        if let Some((b, a)) = trim(tbl, before, after) {
             rows.push((tbl, rid, b, a));
         }
     }
@@ -352,37 +403,50 @@ fn step_of(conn: &Connection, id: i64) -> Result<HistoryStep> {
 }
 
 /// Why the rows are no longer as `expect` has them, if they are not: `Some(true)` when a
-/// change was posted (or is being posted) since, `Some(false)` for anything else.
+/// change was posted (or is being posted) since, `Some(false)` for anything else. Only
+/// what matters is compared: an entity's working copy and base version (a download that
+/// only held a newer server version back does not count), a change's payload and whether
+/// it is still editable.
 fn drifted(conn: &Connection, rows: &[StepRow], expect_after: bool) -> Result<Option<bool>> {
     let mut other = false;
+    let mut entity =
+        conn.prepare_cached("SELECT base_hash, working_json FROM main.entities WHERE rowid = ?1")?;
+    let mut change =
+        conn.prepare_cached("SELECT status, payload FROM main.outbox WHERE rowid = ?1")?;
     for row in rows {
         let expect = if expect_after {
             &row.after
         } else {
             &row.before
         };
-        let current = image(conn, &row.tbl, row.rid)?;
-        match (expect, &current) {
+        let outbox = row.tbl == "outbox";
+        let stmt = if outbox { &mut change } else { &mut entity };
+        let current: Option<(Value, Value)> = stmt
+            .query_row([row.rid], |r| {
+                Ok((
+                    json_value(&r.get::<_, SqlValue>(0)?),
+                    json_value(&r.get::<_, SqlValue>(1)?),
+                ))
+            })
+            .optional()?;
+        match (expect, current) {
             (None, None) => {}
             (None, Some(_)) => other = true,
-            (Some(_), None) if row.tbl == "outbox" => return Ok(Some(true)),
+            (Some(_), None) if outbox => return Ok(Some(true)),
             (Some(_), None) => other = true,
-            (Some(e), Some(c)) => {
-                if row.tbl == "outbox" {
-                    let status = c.get("status").and_then(Value::as_str).unwrap_or("");
-                    if !EDITABLE.contains(&status) {
+            (Some(e), Some((first, second))) => {
+                if outbox {
+                    if !first.as_str().is_some_and(|s| EDITABLE.contains(&s)) {
                         return Ok(Some(true));
                     }
-                    if e.get("payload")
-                        .is_some_and(|p| c.get("payload") != Some(p))
-                    {
+                    if e.get("payload").is_some_and(|p| *p != second) {
                         other = true;
                     }
                 } else {
-                    if e.get("base_hash") != c.get("base_hash") {
+                    if e.get("base_hash").is_some_and(|h| *h != first) {
                         return Ok(Some(true));
                     }
-                    if e.get("working_json") != c.get("working_json") {
+                    if e.get("working_json").is_some_and(|w| *w != second) {
                         other = true;
                     }
                 }
@@ -410,7 +474,9 @@ fn restore(conn: &Connection, rows: &[StepRow], to_after: bool) -> Result<()> {
     for row in rows {
         let cols = columns(&row.tbl)?;
         let to = if to_after { &row.after } else { &row.before };
-        let exists = image(conn, &row.tbl, row.rid)?.is_some();
+        let exists = conn
+            .prepare_cached(&format!("SELECT 1 FROM main.{} WHERE rowid = ?1", row.tbl))?
+            .exists([row.rid])?;
         match (to, exists) {
             (None, true) => {
                 conn.execute(
@@ -434,7 +500,8 @@ fn restore(conn: &Connection, rows: &[StepRow], to_after: bool) -> Result<()> {
                 );
                 let mut values = vec![SqlValue::Integer(row.rid)];
                 values.extend(names.iter().map(|c| sql_value(&img[*c])));
-                conn.execute(&sql, rusqlite::params_from_iter(values))?;
+                conn.prepare_cached(&sql)?
+                    .execute(rusqlite::params_from_iter(values))?;
             }
             (Some(img), true) => {
                 let names: Vec<&str> = cols
@@ -457,7 +524,8 @@ fn restore(conn: &Connection, rows: &[StepRow], to_after: bool) -> Result<()> {
                 );
                 let mut values = vec![SqlValue::Integer(row.rid)];
                 values.extend(names.iter().map(|c| sql_value(&img[*c])));
-                conn.execute(&sql, rusqlite::params_from_iter(values))?;
+                conn.prepare_cached(&sql)?
+                    .execute(rusqlite::params_from_iter(values))?;
             }
         }
     }
