@@ -5,7 +5,7 @@
 use tauri::{AppHandle, Runtime, State};
 use tauri_specta::Event;
 
-use super::{WorkspaceChanged, on_pool};
+use super::{WorkspaceChanged, announce, on_pool};
 use crate::error::Result;
 use crate::state::AppState;
 
@@ -17,10 +17,11 @@ pub use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
 use flightdeck_offline::change::EntityRef;
 pub use flightdeck_offline::workspace::{HistoryStep, Preview, Undone};
 
-/// Tells the views what an applied preview changed.
-fn changed<R: Runtime>(app: &AppHandle<R>, preview: &Preview) {
+/// Tells the views what an applied preview changed, and the shell its pending count.
+async fn changed<R: Runtime>(app: &AppHandle<R>, state: &AppState, preview: &Preview) {
     if preview.step.is_some() {
         let _ = WorkspaceChanged::everything().emit(app);
+        announce(app, state).await;
     }
 }
 
@@ -36,7 +37,7 @@ pub async fn bulk_edit<R: Runtime>(
 ) -> Result<Preview> {
     let active = state.active().await?;
     let preview = on_pool(move || active.bulk_edit(&targets, &edits, apply)).await?;
-    changed(&app, &preview);
+    changed(&app, &state, &preview).await;
     Ok(preview)
 }
 
@@ -52,7 +53,7 @@ pub async fn find_replace<R: Runtime>(
 ) -> Result<Preview> {
     let active = state.active().await?;
     let preview = on_pool(move || active.replace(&scope, &find, apply)).await?;
-    changed(&app, &preview);
+    changed(&app, &state, &preview).await;
     Ok(preview)
 }
 
@@ -68,7 +69,7 @@ pub async fn import_sheet<R: Runtime>(
 ) -> Result<Preview> {
     let active = state.active().await?;
     let preview = on_pool(move || active.import_sheet(&text, &options, apply)).await?;
-    changed(&app, &preview);
+    changed(&app, &state, &preview).await;
     Ok(preview)
 }
 
@@ -96,7 +97,7 @@ pub async fn duplicate_many<R: Runtime>(
 ) -> Result<Preview> {
     let active = state.active().await?;
     let preview = on_pool(move || active.duplicate_many(&sources, &options, apply)).await?;
-    changed(&app, &preview);
+    changed(&app, &state, &preview).await;
     Ok(preview)
 }
 
@@ -111,6 +112,7 @@ pub async fn undo<R: Runtime>(
     let done = on_pool(move || active.undo()).await?;
     if done.is_some() {
         let _ = WorkspaceChanged::everything().emit(&app);
+        announce(&app, &state).await;
     }
     Ok(done)
 }
@@ -126,6 +128,7 @@ pub async fn redo<R: Runtime>(
     let done = on_pool(move || active.redo()).await?;
     if done.is_some() {
         let _ = WorkspaceChanged::everything().emit(&app);
+        announce(&app, &state).await;
     }
     Ok(done)
 }
@@ -141,7 +144,7 @@ pub async fn revert_step<R: Runtime>(
 ) -> Result<Preview> {
     let active = state.active().await?;
     let preview = on_pool(move || active.revert(step, apply)).await?;
-    changed(&app, &preview);
+    changed(&app, &state, &preview).await;
     Ok(preview)
 }
 
@@ -177,7 +180,7 @@ pub async fn import_file<R: Runtime>(
     let preview =
         on_pool(move || active.import_file(std::path::Path::new(&path), kind, parent, apply))
             .await?;
-    changed(&app, &preview);
+    changed(&app, &state, &preview).await;
     Ok(preview)
 }
 
