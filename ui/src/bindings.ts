@@ -769,7 +769,7 @@ export type DuplicateOptions = {
 	 *  orders, creatives). `None`: beside each source.
 	 */
 	into: EntityRef | null,
-	/**  Days to move every date by. */
+	/**  Days to move every date by (`None`: none). */
 	shiftDays?: number | null,
 };
 

@@ -507,7 +507,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 (None, Some(c)) => Some(work::target(&ws, Kind::Campaign, &c)?),
                 _ => None,
             };
-            let options = flightdeck_offline::bulk::plan::DuplicateOptions { into, shift_days };
+            let options = flightdeck_offline::bulk::plan::DuplicateOptions {
+                into,
+                shift_days: Some(shift_days),
+            };
             bulk::duplicate(ws, &sources, &options, dry_run, cli.json)
         }
         Command::Audiences {

@@ -436,7 +436,7 @@ async fn a_duplicated_campaign_lands_in_another_advertiser_with_its_flights_move
             std::slice::from_ref(&campaign),
             &DuplicateOptions {
                 into: Some(other.clone()),
-                shift_days: 30,
+                shift_days: Some(30),
             },
             true,
         )

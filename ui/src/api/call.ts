@@ -15,6 +15,10 @@ export type CallOptions = {
   quiet?: boolean;
 };
 
+function isAppError(e: unknown): e is AppError {
+  return typeof e === "object" && e !== null && "code" in e && "message" in e && Array.isArray((e as { fieldErrors?: unknown }).fieldErrors);
+}
+
 function describe(e: unknown): UiError {
   const message = e instanceof Error ? e.message : typeof e === "string" ? e : "Unexpected error";
   return { code: "client", message, fieldErrors: [] };
@@ -29,7 +33,9 @@ export async function call<T>(pending: Promise<CommandResult<T>>, options: CallO
   try {
     const result = await pending;
     if (result.status === "ok") return { ok: true, data: result.data };
-    error = result.error;
+    // A command Tauri could not run (its arguments did not fit) rejects with plain text,
+    // not an AppError.
+    error = isAppError(result.error) ? result.error : describe(result.error);
   } catch (e) {
     error = describe(e);
   }

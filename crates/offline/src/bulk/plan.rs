@@ -224,10 +224,10 @@ pub struct DuplicateOptions {
     /// Where the copies go: an advertiser (campaigns, creatives) or a campaign (ad
     /// orders, creatives). `None`: beside each source.
     pub into: Option<EntityRef>,
-    /// Days to move every date by.
+    /// Days to move every date by (`None`: none).
     #[serde(default)]
-    #[cfg_attr(feature = "specta", specta(type = f64))]
-    pub shift_days: i64,
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
+    pub shift_days: Option<i64>,
 }
 
 impl Workspace {
@@ -243,7 +243,7 @@ impl Workspace {
             .map(|s| Planned::Duplicate {
                 source: s.clone(),
                 into: options.into.clone(),
-                shift_days: options.shift_days,
+                shift_days: options.shift_days.unwrap_or(0),
             })
             .collect();
         let label = match sources {
