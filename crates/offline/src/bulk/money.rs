@@ -173,13 +173,7 @@ impl Workspace {
             let now = &entity.working;
             match order.kind {
                 Kind::Campaign => {
-                    let row = campaigns.entry(order.clone()).or_default();
-                    row.0.lifetime += num(base, "maxBudget");
-                    row.0.daily += num(base, "dailyBudget");
-                    row.0.flights += flights_sum(base);
-                    row.1.lifetime += num(Some(now), "maxBudget");
-                    row.1.daily += num(Some(now), "dailyBudget");
-                    row.1.flights += flights_sum(Some(now));
+                    campaigns.entry(order.clone()).or_default();
                     check_campaigns.insert(order.clone());
                 }
                 Kind::AdOrder => {
@@ -224,8 +218,18 @@ impl Workspace {
         };
         let mut per_advertiser: BTreeMap<EntityRef, (Budgets, Budgets)> = BTreeMap::new();
         let mut campaign_rows = Vec::new();
-        for (campaign, (before, after)) in campaigns {
+        for (campaign, (mut before, mut after)) in campaigns {
             let entity = self.get(&campaign)?;
+            // The campaign's own budgets, changed or not: the context of its orders'.
+            if let Some(e) = &entity {
+                let base = e.base.as_ref();
+                before.lifetime = num(base, "maxBudget");
+                before.daily = num(base, "dailyBudget");
+                before.flights = flights_sum(base);
+                after.lifetime = num(Some(&e.working), "maxBudget");
+                after.daily = num(Some(&e.working), "dailyBudget");
+                after.flights = flights_sum(Some(&e.working));
+            }
             let label = entity.as_ref().map_or_else(
                 || campaign.key.to_string(),
                 |e| name_of(&e.working, &campaign),
