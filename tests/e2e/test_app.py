@@ -346,6 +346,7 @@ class Scenario:
         self.ad_order_id: Optional[int] = None
         self.flight_ids: list[int] = []
         self.segment_id: Optional[str] = None
+        self.pasted: list[str] = []
         self.shots: list[Path] = []
 
     @property
@@ -597,6 +598,260 @@ class Scenario:
         if self.sandbox is None:
             raise StepFailed("the sandbox's base URL is not known")
         return self.sandbox
+
+
+    # -- bulk work -----------------------------------------------------------------
+
+    def select_rows(self, kind: str, labels: list[str]) -> None:
+        """Ticks the rows' checkboxes (the table is filtered to them already)."""
+        for label in labels:
+            row = self.wait_row(kind, label, filter_first=False)
+            box = row.find('input[type="checkbox"]')
+            if not box.prop("checked"):
+                self.click(box)
+
+    def select_only(self, kind: str, labels: list[str]) -> None:
+        """A plain click on the first row selects it alone; the others' checkboxes add them."""
+        first = self.wait_row(kind, labels[0], filter_first=False)
+        self.click(first.find('td[data-col="name"]') if first.find_all('td[data-col="name"]') else first)
+        self.s.wait_until(lambda: first.find('input[type="checkbox"]').prop("checked"), f"row {labels[0]!r} to be selected", timeout=5)
+        self.select_rows(kind, labels[1:])
+
+    def preview_and_apply(self, form_css: str, expect: str, what: str) -> str:
+        """Asks the open bulk dialog for its preview, checks its counts, applies it."""
+        s = self.s
+        self.click('[role="dialog"] [data-action="preview"]')
+        counts = s.wait_for('[role="dialog"] [data-preview-counts]', f"the preview of {what}", timeout=20)
+        s.wait_until(lambda: expect in counts.text, f"the preview of {what} to read {expect!r} (it reads {counts.text!r})", timeout=20)
+        text = counts.text
+        self.click('[role="dialog"] [data-action="apply"]')
+        s.wait_gone('[role="dialog"]', f"the {what} dialog to close once applied", timeout=30)
+        return text
+
+    def key(self, keys: str) -> None:
+        """Types keys into the page outside any input (for Ctrl/Cmd shortcuts)."""
+        self.s.execute("document.activeElement && document.activeElement.blur && document.activeElement.blur();")
+        self.s.find("body").send_keys(keys)
+
+    def answer_file_dialog(self, title: str, path: Path) -> None:
+        """Plays the buyer in the OS file dialog (GTK, under Xvfb; WebDriver cannot reach
+        it): waits for the window, types the full path and presses Enter."""
+        def xdotool(*args: str) -> str:
+            done = subprocess.run(["xdotool", *args], capture_output=True, text=True, timeout=30)
+            if done.returncode != 0:
+                raise StepFailed(f"xdotool {' '.join(args)} failed: {done.stderr.strip()}")
+            return done.stdout
+
+        try:
+            found = xdotool("search", "--sync", "--onlyvisible", "--name", f"^{re.escape(title)}$")
+        except subprocess.TimeoutExpired:
+            raise StepFailed(f"no file dialog titled {title!r} opened") from None
+        window = found.split()[0]
+        xdotool("windowfocus", "--sync", window)
+        time.sleep(0.3)
+        xdotool("type", "--delay", "15", str(path))
+        time.sleep(0.3)
+        xdotool("key", "Return")
+
+    def sandbox_orders(self, names: list[str]) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        for name in names:
+            out[name] = [
+                json.loads(r[0]) for r in self.db().rows("SELECT body FROM ad_orders WHERE json_extract(body, '$.name') = ?", name)
+            ]
+        return out
+
+    def step_bulk_edit(self) -> None:
+        """p. Select 3 ad orders, raise maxBid by 10 %, undo, redo; the money review shows the bids; post."""
+        s = self.s
+        k = "ad_order"
+        names = ["Acme Spring - Display Prospecting", "Acme Spring - Video", "Acme Spring - Second Wave"]
+        before = self.sandbox_orders(names)
+        bids = {n: (rows[0].get("maxBid") if len(rows) == 1 else None) for n, rows in before.items()}
+        if any(b is None for b in bids.values()):
+            raise StepFailed(f"the demo orders should each have one maxBid on the sandbox: {bids}")
+        self.nav("ad_orders")
+        self.filter_table(k, "Acme Spring")
+        self.select_only(k, names)
+        self.click('[data-action="bulk-edit"]')
+        s.wait_for('[data-form="bulk-edit"]', "the Edit 3 selected dialog", timeout=10)
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "maxBid")
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].op"]', "percent")
+        s.wait_until(
+            lambda: s.find('[data-form="bulk-edit"] [name="edits[0].value"]').attribute("inputmode") == "decimal",
+            "the operation to read 'Change by %'",
+            timeout=5,
+        )
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].value"]', "10")
+        self.preview_and_apply('[data-form="bulk-edit"]', "3 updates", "the bulk edit")
+        self.wait_pending(3, timeout=15)
+        self.screenshot("12-bulk-edit")
+        self.key("\ue009z\ue000")
+        try:
+            self.wait_pending(0, timeout=10)
+        except StepFailed as e:
+            raise StepFailed(f"Ctrl+Z did not undo the bulk edit: {e}") from None
+        self.key("\ue009\ue008z\ue000")
+        try:
+            self.wait_pending(3, timeout=10)
+        except StepFailed as e:
+            raise StepFailed(f"Ctrl+Shift+Z did not redo the bulk edit: {e}") from None
+        # The money review lists the three bids, 10 % up and rounded to cents.
+        self.nav("pending")
+        table = s.wait_for('[data-money-table="bids"]', "the money review's bid changes", timeout=20)
+        want = {n: round(b * 1.1 + 1e-9, 2) for n, b in bids.items()}
+        s.wait_until(lambda: len(table.find_all("tbody tr")) == 3, "three bid changes in the money review", timeout=10)
+        text = table.text
+        for n, b in bids.items():
+            if n not in text or f"{b:.2f}" not in text or f"{want[n]:.2f}" not in text:
+                raise StepFailed(f"the money review does not show {n}: {b:.2f} -> {want[n]:.2f}:\n{text}")
+        self.screenshot("13-money-review")
+        self.post_all()
+        after = self.sandbox_orders(names)
+        got = {n: [r.get("maxBid") for r in rows] for n, rows in after.items()}
+        if got != {n: [want[n]] for n in names}:
+            raise StepFailed(f"the sandbox's bids are {got}, not {want}")
+        print(f"    sandbox: maxBid {bids} -> {want}")
+
+    def step_bulk_replace(self) -> None:
+        """q. Duplicate two creatives as drafts, replace their landing page URL, post."""
+        s = self.s
+        k = "creative"
+        n = self.names
+        # Both carry a landing page (hosted cells require one).
+        sources = [n.creatives["BANNER HOSTED"], n.creatives["VIDEO HOSTED"]]
+        copies = [f"{x} (copy)" for x in sources]
+        self.nav("creatives")
+        self.filter_table(k, f"hosted creative {n.run}")
+        self.select_only(k, sources)
+        self.click('[data-action="duplicate-selected"]')
+        s.wait_for('[data-form="duplicate"]', "the duplicate dialog", timeout=10)
+        self.preview_and_apply('[data-form="duplicate"]', "2 new drafts", "the duplicate")
+        self.wait_pending(2, timeout=15)
+        self.filter_table(k, "(copy)")
+        for c in copies:
+            self.wait_row(k, c, filter_first=False)
+        self.select_only(k, copies)
+        self.click('[data-action="find-replace"]')
+        s.wait_for('[data-form="find-replace"]', "the find and replace dialog", timeout=10)
+        self.set_input('[data-form="find-replace"] [name="find"]', "https://e2e.example.com/landingpageurl")
+        self.set_input('[data-form="find-replace"] [name="replace"]', "https://e2e.example.com/landing-v2")
+        self.set_input('[data-form="find-replace"] [name="scope"]', "selection")
+        self.click('[role="dialog"] [data-action="preview"]')
+        matches = s.wait_for('[data-match-field="landingPageUrl"]', "the matches per field", timeout=20)
+        if "2" not in matches.text:
+            raise StepFailed(f"the preview counts {matches.text!r} matches in landingPageUrl, not 2")
+        self.preview_and_apply('[data-form="find-replace"]', "2 updates", "the find and replace")
+        self.post_all()
+        for c in copies:
+            rows = self.db().rows("SELECT json_extract(body, '$.landingPageUrl') FROM creatives WHERE json_extract(body, '$.name') = ?", c)
+            if [r[0] for r in rows] != ["https://e2e.example.com/landing-v2"]:
+                raise StepFailed(f"the sandbox holds {c!r} with landing pages {rows}, want the replaced URL once")
+        self.screenshot("14-find-replace")
+
+    def e2e_campaign(self) -> dict[str, Any]:
+        http = self.http()
+        campaigns = [c for c in http.entity(f"/v1/campaign/getCampaignsByAdvertiser?id={self.advertiser_id}") if c.get("name") == self.names.campaign]
+        if len(campaigns) != 1:
+            raise StepFailed(f"the sandbox has {len(campaigns)} campaigns named {self.names.campaign!r}")
+        return campaigns[0]
+
+    def step_bulk_paste(self) -> None:
+        """r. Paste 5 spreadsheet rows as new ad orders under the e2e campaign; post."""
+        s = self.s
+        k = "ad_order"
+        campaign = self.e2e_campaign()
+        order = [o for o in self.http().entity("/v1/adorder/getAllAdOrders") if o.get("id") == self.ad_order_id]
+        if len(order) != 1:
+            raise StepFailed(f"ad order {self.ad_order_id} is not on the sandbox")
+        start, end = order[0]["startDate"], order[0]["endDate"]
+        names = [f"E2E Pasted {self.names.run} {i}" for i in range(1, 6)]
+        tsv = "name\tcampaignId\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\n" + "".join(
+            f"{name}\t{campaign['id']}\tCPM\t{start}\t{end}\t{100 + i}\t2.5\n" for i, name in enumerate(names)
+        )
+        self.nav("ad_orders")
+        self.click('[data-action="paste"]')
+        box = s.wait_for('[role="dialog"] textarea[name="sheet"]', "the paste box", timeout=10)
+        self.set_input(box, tsv)
+        self.preview_and_apply('[role="dialog"]', "5 new drafts", "the paste")
+        self.wait_pending(5, timeout=15)
+        self.post_all()
+        landed = self.sandbox_orders(names)
+        wrong = {n: len(r) for n, r in landed.items() if len(r) != 1 or r[0].get("campaignId") != campaign["id"]}
+        if wrong:
+            raise StepFailed(f"pasted orders on the sandbox (want each once under campaign {campaign['id']}): {wrong}")
+        self.pasted = names
+
+    def step_bulk_csv(self) -> None:
+        """s. Export ad orders to CSV, change a cell in the file, import: preview, apply, post."""
+        import csv as csv_module
+        import io
+
+        s = self.s
+        path = Path(self.cfg.tmp) / f"ad-orders-{self.names.run}.csv"
+        if path.exists():
+            path.unlink()
+        self.nav("ad_orders")
+        self.click('[data-action="export"]')
+        self.answer_file_dialog("Export ad orders", path)
+        s.wait_until(lambda: path.exists() and path.stat().st_size > 0, f"the export to write {path}", timeout=20)
+        rows = list(csv_module.reader(io.StringIO(path.read_text())))
+        header = rows[0]
+        name_at, bid_at = header.index("name"), header.index("maxBid")
+        target = self.pasted[0]
+        hits = [r for r in rows[1:] if r[name_at] == target]
+        if len(hits) != 1:
+            raise StepFailed(f"the export holds {len(hits)} rows named {target!r}")
+        hits[0][bid_at] = "3.25"
+        out = io.StringIO()
+        csv_module.writer(out, lineterminator="\n").writerows(rows)
+        path.write_text(out.getvalue())
+        self.click('[data-action="import"]')
+        self.answer_file_dialog("Import ad orders", path)
+        counts = s.wait_for('[role="dialog"] [data-preview-counts]', "the import preview", timeout=30)
+        s.wait_until(lambda: "1 update" in counts.text, f"the import preview to read 1 update (it reads {counts.text!r})", timeout=30)
+        s.wait_for(f'[role="dialog"] [data-preview-row={json.dumps(target)}] [data-diff="maxBid"]', "the maxBid diff of the edited row", timeout=10)
+        self.screenshot("15-import-preview")
+        self.click('[role="dialog"] [data-action="apply"]')
+        s.wait_gone('[role="dialog"]', "the import dialog to close once applied", timeout=30)
+        self.wait_pending(1, timeout=15)
+        self.post_all()
+        bids = [o.get("maxBid") for o in self.sandbox_orders([target])[target]]
+        if bids != [3.25]:
+            raise StepFailed(f"{target!r} has maxBid {bids} on the sandbox, not 3.25")
+
+    def step_bulk_duplicate_campaign(self) -> None:
+        """t. Duplicate the e2e campaign with its flights into another advertiser; post."""
+        s = self.s
+        k = "campaign"
+        n = self.names
+        self.nav("campaigns")
+        self.filter_table(k, n.campaign)
+        self.select_only(k, [n.campaign])
+        self.click('[data-action="duplicate-selected"]')
+        s.wait_for('[data-form="duplicate"]', "the duplicate dialog", timeout=10)
+        self.choose_option('[data-form="duplicate"] select[name="into"]', "Bluebird Coffee", exact=False)
+        self.set_input('[data-form="duplicate"] [name="shiftDays"]', "7")
+        self.preview_and_apply('[data-form="duplicate"]', "1 new draft", "the campaign duplicate")
+        self.wait_pending(1, timeout=15)
+        self.post_all()
+        bluebird = [a for a in self.http().entity("/v1/advertiser") if a.get("name") == "Bluebird Coffee"]
+        if len(bluebird) != 1:
+            raise StepFailed("Bluebird Coffee is not on the sandbox once")
+        copies = [
+            c
+            for c in self.http().entity(f"/v1/campaign/getCampaignsByAdvertiser?id={bluebird[0]['id']}")
+            if c.get("name") == f"{n.campaign} (copy)"
+        ]
+        if len(copies) != 1 or len(copies[0].get("flights") or []) != 2:
+            raise StepFailed(f"Bluebird Coffee holds {len(copies)} copies of {n.campaign!r}: {copies}")
+        source = self.e2e_campaign()
+        week = 7 * 86_400_000
+        shifted = [f["startDate"] + week for f in source["flights"]]
+        got = [f["startDate"] for f in copies[0]["flights"]]
+        if sorted(got) != sorted(shifted):
+            raise StepFailed(f"the copy's flights start {got}, not a week after the source's {shifted}")
+        self.screenshot("16-duplicate-campaign")
 
     # ===================================================================================
     # Steps
@@ -1299,6 +1554,11 @@ def main() -> int:
             ("j. offline edit, back online, post", sc.step_offline),
             ("l. id-based site list: append, overwrite, remove", sc.step_id_site_list),
             ("m. segment upload of 1,200 hashed e-mails turns ACTIVE", sc.step_segment_upload),
+            ("p. bulk edit of 3 ad orders, undo, redo, money review, post", sc.step_bulk_edit),
+            ("q. duplicate creatives, find and replace their URL, post", sc.step_bulk_replace),
+            ("r. paste 5 rows as new ad orders, post", sc.step_bulk_paste),
+            ("s. export CSV, edit a cell, import with preview, post", sc.step_bulk_csv),
+            ("t. duplicate a campaign into another advertiser, post", sc.step_bulk_duplicate_campaign),
             ("n. user token renewed after the clock passes expiry", sc.step_user_refresh),
             ("k. data partner via browser + deep link", sc.step_partner),
             ("o. partner token renewed after the clock passes expiry", sc.step_partner_refresh),

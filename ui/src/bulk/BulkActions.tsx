@@ -69,13 +69,13 @@ export function useBulkActions(p: BulkActionsProps) {
     });
   const paste = async () => setOpen({ type: "paste", text: await clipboardText() });
   const exportKind = async () => {
-    const path = await saveFile({ filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
+    const path = await saveFile({ title: `Export ${p.kindLabel}`, filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
     if (!path) return;
     const r = await call(commands.exportFile(path, { type: "kind", value: p.kind }));
     if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${path}.`, "success");
   };
   const importKind = async () => {
-    const path = await openFile({ multiple: false, directory: false, filters: [{ name: "CSV or TSV", extensions: ["csv", "tsv", "txt"] }] });
+    const path = await openFile({ title: `Import ${p.kindLabel}`, multiple: false, directory: false, filters: [{ name: "CSV or TSV", extensions: ["csv", "tsv", "txt"] }] });
     if (typeof path === "string" && path) setOpen({ type: "import", path });
   };
 
@@ -132,7 +132,7 @@ export function useBulkActions(p: BulkActionsProps) {
 
 /** Exports the whole account to a file the buyer picks. */
 export async function exportAccount(): Promise<void> {
-  const path = await saveFile({ filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
+  const path = await saveFile({ title: "Export the account", filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
   if (!path) return;
   const r = await call(commands.exportFile(path, { type: "account" }));
   if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${path}.`, "success");
