@@ -81,6 +81,7 @@ macro_rules! specta_builder {
                 bulk::import_file::<$r>,
                 bulk::export_file,
                 bulk::selected_targets,
+                bulk::parent_kinds,
             ])
             .events(tauri_specta::collect_events![
                 commands::SyncProgress,

@@ -169,6 +169,11 @@ export const commands = {
 	exportFile: (path: string, scope: Scope) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { path, scope })),
 	/**  What a "select all" of a filtered table covers, less the rows unticked since. */
 	selectedTargets: (kind: Kind, query: TableQuery, except: EntityRef[]) => typedError<EntityRef[], AppError>(__TAURI_INVOKE("selected_targets", { kind, query, except })),
+	/**
+	 *  Where a copy of an entity of `kind` can go: the kinds it can hang under (none: beside
+	 *  the original only).
+	 */
+	parentKinds: (kind: Kind) => __TAURI_INVOKE<KindChoice[]>("parent_kinds", { kind }),
 };
 
 /** Events */
@@ -978,6 +983,14 @@ export type Kind =
 "site_list" | 
 /**  First-party audience segments (keyed by `serviceSegmentId` once created). */
 "audience_segment";
+
+/**  A kind a copy can go into, with the label the buyer reads. */
+export type KindChoice = {
+	/**  The kind. */
+	kind: Kind,
+	/**  "advertiser", "campaign". */
+	label: string,
+};
 
 /**
  *  The one marker a row shows when it has changes not applied yet. When several apply,

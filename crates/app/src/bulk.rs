@@ -10,6 +10,8 @@ use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
 use flightdeck_offline::change::EntityRef;
 use flightdeck_offline::workspace::{HistoryStep, Preview, Undone, Workspace};
 
+use serde::Serialize;
+
 use crate::{Account, Result};
 
 /// The entities an applied preview changed or made.
@@ -176,4 +178,25 @@ impl Account {
         targets.retain(|t| !except.contains(t));
         Ok(targets)
     }
+}
+
+/// A kind a copy can go into, with the label the buyer reads.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct KindChoice {
+    /// The kind.
+    pub kind: flightdeck_offline::change::Kind,
+    /// "advertiser", "campaign".
+    pub label: String,
+}
+
+/// Where a copy of an entity of `kind` can go (`Kind::parent_kinds`), labelled.
+pub fn parent_kinds(kind: flightdeck_offline::change::Kind) -> Vec<KindChoice> {
+    kind.parent_kinds()
+        .iter()
+        .map(|k| KindChoice {
+            kind: *k,
+            label: k.label().to_owned(),
+        })
+        .collect()
 }

@@ -72,6 +72,20 @@ impl Kind {
         }
     }
 
+    /// The kinds a new entity of this kind (a draft, a copy) can hang under: campaigns
+    /// under advertisers, ad orders under campaigns, creatives under either (the service
+    /// resolves a creative's advertiser from its campaign). Empty for kinds made on
+    /// their own or only inside another entity.
+    pub fn parent_kinds(self) -> &'static [Kind] {
+        match self {
+            Kind::Campaign => &[Kind::Advertiser],
+            Kind::AdOrder => &[Kind::Campaign],
+            Kind::Creative => &[Kind::Advertiser, Kind::Campaign],
+            Kind::FlightCaps => &[Kind::AdOrder],
+            Kind::Advertiser | Kind::Flight | Kind::SiteList | Kind::AudienceSegment => &[],
+        }
+    }
+
     /// Whether a create whose answer was lost can be looked up on the service by its
     /// client reference: the kind has one and the service lists the kind. Creatives carry
     /// a reference but have no listing, and site lists have neither; such a create goes to

@@ -528,3 +528,33 @@ async fn the_money_review_sums_budget_changes_and_warns_without_blocking() {
         w.message
     );
 }
+
+#[tokio::test]
+async fn a_copy_goes_only_where_its_kind_can_hang() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let order = orders(&ws, 1);
+    let advertiser = by_name(&ws, Kind::Advertiser, "Bluebird Coffee");
+    let before = snapshot(&file(&dir));
+    let preview = ws
+        .duplicate(
+            &order,
+            &DuplicateOptions {
+                into: Some(advertiser),
+                shift_days: None,
+            },
+            true,
+        )
+        .unwrap();
+    assert_eq!(preview.refused, 1, "{preview:?}");
+    assert_eq!(preview.rows[0].errors[0].field, "into");
+    assert!(
+        preview.rows[0].errors[0]
+            .message
+            .contains("goes into a campaign"),
+        "{:?}",
+        preview.rows[0].errors
+    );
+    assert_eq!(snapshot(&file(&dir)), before);
+}

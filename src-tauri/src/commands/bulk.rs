@@ -205,3 +205,13 @@ pub async fn selected_targets(
     let active = state.active().await?;
     on_pool(move || active.selected_targets(kind, &query, &except)).await
 }
+
+/// Where a copy of an entity of `kind` can go: the kinds it can hang under (none: beside
+/// the original only).
+#[tauri::command]
+#[specta::specta]
+pub fn parent_kinds(
+    kind: flightdeck_offline::change::Kind,
+) -> Vec<flightdeck_core::bulk::KindChoice> {
+    flightdeck_core::bulk::parent_kinds(kind)
+}

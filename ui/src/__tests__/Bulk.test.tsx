@@ -258,6 +258,17 @@ describe("import, export, find and replace, duplicate", () => {
     await click(d.querySelector('[data-action="apply"]'));
     expect(commands.duplicateMany).toHaveBeenLastCalledWith([acme.target], { into: null, shiftDays: 7 }, true);
   });
+
+  it("offers only the parents the Rust side names: an advertiser copy goes beside its original", async () => {
+    const { container } = await openAdvertisers();
+    fireEvent.click(container.querySelector('[data-row][data-label="Acme Outdoor"]')!);
+    await settle();
+    await click(container.querySelector('[data-action="duplicate-selected"]'));
+    const d = dialog()!;
+    expect(commands.parentKinds).toHaveBeenCalledWith("advertiser");
+    expect(d.querySelector('select[name="into"]')).toBeNull();
+    expect(d.textContent).toContain("Copies go beside the originals.");
+  });
 });
 
 describe("money review", () => {

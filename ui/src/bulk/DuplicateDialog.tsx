@@ -1,7 +1,8 @@
-import { useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { commands } from "../bindings";
 import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
 import type { AdvertiserRow, CampaignRow, EntityRef, Kind } from "../api/types";
+import type { KindChoice } from "../bindings";
 import { EntitySelect } from "../components/EntitySelect";
 import { plural } from "../util/format";
 import { PreviewDialog } from "./PreviewDialog";
@@ -14,8 +15,22 @@ export function DuplicateDialog({ sources, kind, onClose }: { sources: EntityRef
   const [shift, setShift] = useState("");
   const days = shift.trim() === "" ? null : Number(shift);
   const shiftDays = days !== null && Number.isFinite(days) ? Math.trunc(days) : null;
-  // Ad orders go into a campaign; campaigns, creatives and site lists into an advertiser.
-  const intoCampaign = kind === "ad_order";
+  // Where a copy can go is the Rust side's answer (campaigns under advertisers, ad orders
+  // under campaigns, creatives under either); none: beside the original only.
+  const [parents, setParents] = useState<KindChoice[] | null>(null);
+  const [intoKind, setIntoKind] = useState<Kind | null>(null);
+  useEffect(() => {
+    let live = true;
+    void commands.parentKinds(kind).then((ks) => {
+      if (!live) return;
+      setParents(ks);
+      setIntoKind(ks[0]?.kind ?? null);
+    });
+    return () => {
+      live = false;
+    };
+  }, [kind]);
+  const intoCampaign = intoKind === "campaign";
   return (
     <PreviewDialog
       title={`Duplicate ${plural(sources.length, "row")}`}
@@ -24,8 +39,29 @@ export function DuplicateDialog({ sources, kind, onClose }: { sources: EntityRef
       inputKey={JSON.stringify([into, shiftDays])}
     >
       <div className="bulk-form" data-form="duplicate">
-        <label htmlFor={id}>Into</label>
-        {intoCampaign ? (
+        {parents !== null && parents.length > 1 && (
+          <label>
+            Into a{" "}
+            <select
+              name="intoKind"
+              value={intoKind ?? ""}
+              onChange={(e) => {
+                setIntoKind(parents.find((k) => k.kind === e.target.value)?.kind ?? null);
+                setInto(null);
+                setIntoLabel(undefined);
+              }}
+            >
+              {parents.map((k) => (
+                <option key={k.kind} value={k.kind}>
+                  {k.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {parents !== null && parents.length === 0 && <p className="muted">Copies go beside the originals.</p>}
+        {intoKind !== null && <label htmlFor={id}>Into</label>}
+        {intoKind === null ? null : intoCampaign ? (
           <EntitySelect<CampaignRow>
             fetch={fetchCampaigns}
             kind="campaign"

@@ -106,6 +106,20 @@ export const commands = {
   importFile: vi.fn<Real["importFile"]>(() => ok(EMPTY_PREVIEW)),
   exportFile: vi.fn<Real["exportFile"]>(() => ok(0)),
   selectedTargets: vi.fn<Real["selectedTargets"]>(() => ok([])),
+  parentKinds: vi.fn<Real["parentKinds"]>((kind) =>
+    Promise.resolve(
+      kind === "ad_order"
+        ? [{ kind: "campaign" as const, label: "campaign" }]
+        : kind === "campaign"
+          ? [{ kind: "advertiser" as const, label: "advertiser" }]
+          : kind === "creative"
+            ? [
+                { kind: "advertiser" as const, label: "advertiser" },
+                { kind: "campaign" as const, label: "campaign" },
+              ]
+            : [],
+    ),
+  ),
 };
 
 /** A Tauri event stand-in: `emit` calls whoever listens. */

@@ -476,6 +476,29 @@ impl Batch<'_> {
         shift_days: i64,
     ) -> Result<(EntityRef, Vec<FieldError>)> {
         let kind = source.kind;
+        if let Some(p) = into
+            && !kind.parent_kinds().contains(&p.kind)
+        {
+            let can: Vec<&str> = kind.parent_kinds().iter().map(|k| k.label()).collect();
+            return Err(Error::Refused(ValidationErrors(vec![FieldError::new(
+                "into",
+                codes::INVALID,
+                if can.is_empty() {
+                    format!(
+                        "a {} belongs to no {}; copy it beside the original",
+                        kind.label(),
+                        p.kind.label()
+                    )
+                } else {
+                    format!(
+                        "a {} goes into a {}, not a {}",
+                        kind.label(),
+                        can.join(" or "),
+                        p.kind.label()
+                    )
+                },
+            )])));
+        }
         let working = self.working(source)?;
         let mut value = self.as_new(kind, working)?;
         if shift_days != 0 {
