@@ -633,7 +633,7 @@ class Scenario:
         self.s.execute("document.activeElement && document.activeElement.blur && document.activeElement.blur();")
         self.s.find("body").send_keys(keys)
 
-    def answer_file_dialog(self, title: str, path: Path) -> None:
+    def answer_file_dialog(self, title: str, path: Path, open_file: bool = False) -> None:
         """Plays the buyer in the OS file dialog (GTK, under Xvfb; WebDriver cannot reach
         it): waits for the window, types the full path and presses Enter."""
         def xdotool(*args: str) -> str:
@@ -648,9 +648,15 @@ class Scenario:
             raise StepFailed(f"no file dialog titled {title!r} opened") from None
         window = found.split()[0]
         xdotool("windowfocus", "--sync", window)
-        time.sleep(0.3)
+        time.sleep(0.5)
+        if open_file:
+            # The open dialog takes a path in its location entry (Ctrl+L). Typing a "/"
+            # would open that entry too, but keys typed while it appears are lost.
+            xdotool("key", "ctrl+l")
+            time.sleep(0.5)
+            xdotool("key", "ctrl+a")
         xdotool("type", "--delay", "15", str(path))
-        time.sleep(0.3)
+        time.sleep(0.5)
         xdotool("key", "Return")
 
     def sandbox_orders(self, names: list[str]) -> dict[str, list[Any]]:
@@ -807,7 +813,7 @@ class Scenario:
         csv_module.writer(out, lineterminator="\n").writerows(rows)
         path.write_text(out.getvalue())
         self.click('[data-action="import"]')
-        self.answer_file_dialog("Import ad orders", path)
+        self.answer_file_dialog("Import ad orders", path, open_file=True)
         counts = s.wait_for('[role="dialog"] [data-preview-counts]', "the import preview", timeout=30)
         s.wait_until(lambda: "1 update" in counts.text, f"the import preview to read 1 update (it reads {counts.text!r})", timeout=30)
         s.wait_for(f'[role="dialog"] [data-preview-row={json.dumps(target)}] [data-diff="maxBid"]', "the maxBid diff of the edited row", timeout=10)
@@ -1095,9 +1101,18 @@ class Scenario:
                 "name": n.segment,
                 "dataType": "email_sha256",
                 "accountId": str(self.agency_id),
-                "advertiserIds": str(self.known_advertiser_id),
                 "externalAudienceId": f"e2e-{n.run.lower()}",
             },
+        )
+        # The advertiser is picked by name, as a buyer does.
+        search = self.s.wait_for(f'{self.form_css(k)} [data-picker="advertiserIds"] input[role="combobox"]', "the advertisers picker", timeout=10)
+        self.set_input(search, "Acme Outdoor")
+        self.s.wait_for(f'{self.form_css(k)} [data-picker="advertiserIds"] [role="option"]', "Acme Outdoor offered by the picker", timeout=10)
+        search.send_keys("\ue007")
+        self.s.wait_for(
+            f'{self.form_css(k)} [data-picker="advertiserIds"] .chip[data-id="{self.known_advertiser_id}"]',
+            "Acme Outdoor picked",
+            timeout=10,
         )
         self.save(k, "the audience segment")
         self.wait_row(k, n.segment, marker="new")

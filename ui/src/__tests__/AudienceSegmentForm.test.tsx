@@ -1,10 +1,10 @@
 import { act, fireEvent, render } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { SegmentRow, UploadView } from "../api/types";
+import type { AdvertiserRow, SegmentRow, UploadView } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { commands, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { AudienceSegmentForm } from "../forms/AudienceSegmentForm";
 import { EditPanel } from "../forms/EditPanel";
 import { AppProvider } from "../state/app";
@@ -19,6 +19,32 @@ const posted: SegmentRow = {
   pending: false,
   readOnly: "The service has no update for audience segments.",
   value: { name: "Loyal buyers", serviceSegmentId: "fpsegmab12", dataType: "email_sha256", status: "INACTIVE", accountId: 7, advertiserIds: [1], externalAudienceId: "loyal", dataCount: 0 },
+};
+
+function advertiser(id: number | null, name: string, local = "a1"): AdvertiserRow {
+  return {
+    target: { kind: "advertiser", key: id === null ? { type: "local", value: local } : { type: "id", value: id } },
+    parent: null,
+    parentLabel: null,
+    timezone: null,
+    label: name,
+    marker: null,
+    pending: id === null,
+    readOnly: null,
+    value: { id, name },
+  };
+}
+
+const ADVERTISERS = [advertiser(1, "Acme Foods"), advertiser(2, "Globex Outdoor"), advertiser(3, "Initech Travel"), advertiser(null, "Draft brand")];
+
+/** A segment not posted yet: every field can be edited. */
+const draft: SegmentRow = {
+  ...posted,
+  target: { kind: "audience_segment", key: { type: "local", value: "seg1" } },
+  label: "Lapsed buyers",
+  pending: true,
+  readOnly: null,
+  value: { name: "Lapsed buyers", dataType: "email_sha256", accountId: 7, advertiserIds: [1, 999], externalAudienceId: "lapsed" },
 };
 
 const uploads: UploadView[] = [
@@ -48,7 +74,7 @@ async function flush(ms = 50) {
   });
 }
 
-function renderForm(row: SegmentRow) {
+function renderForm(row?: SegmentRow) {
   const view = render(
     <AppProvider initial={SIGNED_IN}>
       <AudienceSegmentForm row={row} />
@@ -56,7 +82,21 @@ function renderForm(row: SegmentRow) {
     </AppProvider>,
   );
   const c = view.container;
-  return { c, q: <E extends Element = HTMLElement>(css: string) => c.querySelector<E>(css) };
+  const q = <E extends Element = HTMLElement>(css: string) => c.querySelector<E>(css);
+  const picker = () => q('form[data-form="audience_segment"] [data-picker="advertiserIds"]')!;
+  const chips = () => [...picker().querySelectorAll(".entity-chips .chip-text")].map((x) => x.textContent);
+  const search = () => picker().querySelector<HTMLInputElement>('input[role="combobox"]');
+  const options = () => [...picker().querySelectorAll<HTMLElement>('[role="option"]')];
+  const save = async () => {
+    await act(async () => {
+      fireEvent.click(q('form[data-form="audience_segment"] [data-action="save"]')!);
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    const call = commands.saveAudienceSegment.mock.calls.at(-1);
+    if (!call) throw new Error("nothing was saved");
+    return { target: call[0], value: call[1] };
+  };
+  return { c, q, picker, chips, search, options, save };
 }
 
 describe("audience segment form", () => {
@@ -64,6 +104,75 @@ describe("audience segment form", () => {
     vi.useFakeTimers();
     vi.clearAllMocks();
     commands.audienceUploads.mockReturnValue(ok(uploads));
+    commands.queryAdvertisers.mockImplementation(tableOf(ADVERTISERS, (r) => String(r.value.id ?? "")));
+  });
+
+  it("shows a posted segment's advertisers by name, read-only", async () => {
+    const { picker, chips, search } = renderForm(posted);
+    await flush();
+    expect(chips()).toEqual(["Acme Foods"]);
+    expect(picker().querySelector('[data-id="1"]')?.getAttribute("data-state")).toBe("known");
+    // Nothing to search, add or remove.
+    expect(search()).toBeNull();
+    expect(picker().querySelector("button")).toBeNull();
+  });
+
+  it("picks advertisers by name and sends their ids, keeping ids the workspace does not hold", async () => {
+    const { picker, chips, search, options, save } = renderForm(draft);
+    await flush();
+    expect(chips()).toEqual(["Acme Foods", "id 999 (not in workspace)"]);
+    expect(picker().querySelector('[data-id="999"]')?.getAttribute("data-state")).toBe("unknown");
+
+    const box = search()!;
+    fireEvent.focus(box);
+    fireEvent.change(box, { target: { value: "globex" } });
+    await flush();
+    expect(options().map((o) => o.textContent)).toEqual(["Globex Outdoor #2"]);
+    fireEvent.click(options()[0]);
+    await flush();
+    expect(chips()).toEqual(["Acme Foods", "id 999 (not in workspace)", "Globex Outdoor"]);
+
+    // A typed id the workspace does not hold is kept too.
+    fireEvent.change(box, { target: { value: "4242" } });
+    await flush();
+    fireEvent.keyDown(box, { key: "Enter" });
+    await flush();
+    expect(chips()).toEqual(["Acme Foods", "id 999 (not in workspace)", "Globex Outdoor", "id 4242 (not in workspace)"]);
+    // Enter picked; it did not submit the form.
+    expect(commands.saveAudienceSegment).not.toHaveBeenCalled();
+
+    const sent = await save();
+    expect(sent.target).toEqual(draft.target);
+    expect(sent.value).toEqual({ ...draft.value, advertiserIds: [1, 999, 2, 4242] });
+  });
+
+  it("sends a new segment's picked advertiser as a number array, and nothing once it is removed", async () => {
+    const { chips, search, options, picker, save } = renderForm();
+    await flush();
+    expect(chips()).toEqual([]);
+    const box = search()!;
+    fireEvent.focus(box);
+    fireEvent.change(box, { target: { value: "initech" } });
+    await flush();
+    fireEvent.click(options()[0]);
+    await flush();
+    expect(chips()).toEqual(["Initech Travel"]);
+    expect((await save()).value.advertiserIds).toEqual([3]);
+
+    fireEvent.click(picker().querySelector('button[aria-label="Remove Initech Travel"]')!);
+    expect(chips()).toEqual([]);
+    // It was absent when the form opened: emptied, it is not sent as a list.
+    expect((await save()).value.advertiserIds ?? null).toBeNull();
+  });
+
+  it("shows the advertisers' errors at the picker", async () => {
+    commands.validate.mockReturnValue(ok([{ field: "advertiserIds[1]", code: "INVALID", message: "must be a positive id" }]));
+    const value = { ...draft.value, advertiserIds: [1, -5] };
+    const { picker, search } = renderForm({ ...draft, value });
+    await flush(400);
+    expect(commands.validate).toHaveBeenLastCalledWith({ kind: "audience_segment", value }, null, false);
+    expect(picker().querySelector('[data-error-for="advertiserIds"]')?.textContent).toContain("must be a positive id");
+    expect(search()?.getAttribute("aria-invalid")).toBe("true");
   });
 
   it("lists each upload with its status and published-record / bad-record counts", async () => {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { commands } from "../bindings";
 import { call, unwrap } from "../api/call";
-import type { AudienceSegment, EntityRef, SegmentRow, UploadRequest, UploadView } from "../api/types";
+import type { AdvertiserRow, AudienceSegment, EntityRef, SegmentRow, UploadRequest, UploadView } from "../api/types";
 import { fetchAdvertisers } from "../api/queries";
 import { useWorkspaceChanged } from "../state/events";
 import { useNavActions } from "../state/navigation";
@@ -9,25 +9,10 @@ import { count, plural } from "../util/format";
 import { isRemote } from "../util/refs";
 import { DuplicateButton, useSaveFlow } from "./common";
 import { DATA_TYPES, LABELS, SEGMENT_STATUSES } from "./enums";
-import { ErrorSlot, FieldErrors, FormFrame, NumberField, NumberListField, ReadOnly, Section, SelectField, TextField, options, useField, useFormState, type Validation } from "./kit";
+import { EntityIdsField, ErrorSlot, FieldErrors, FormFrame, NumberField, ReadOnly, Section, SelectField, TextField, options, useFormState, type Validation } from "./kit";
 
-/** Posted advertisers (those with an id), the first few: hints for the advertiser ids. */
-function useKnownAdvertisers(): { id: number; label: string }[] {
-  const [known, setKnown] = useState<{ id: number; label: string }[]>([]);
-  const [changed, setChanged] = useState(0);
-  useWorkspaceChanged(["advertiser"], () => setChanged((n) => n + 1));
-  useEffect(() => {
-    let live = true;
-    // The default order puts posted advertisers (ids ascending) before drafts.
-    void fetchAdvertisers({ parent: null, filter: "", sort: null, offset: 0, limit: 50 }).then((w) => {
-      if (live && w) setKnown(w.rows.flatMap((a) => (typeof a.value.id === "number" ? [{ id: a.value.id, label: a.label }] : [])));
-    });
-    return () => {
-      live = false;
-    };
-  }, [changed]);
-  return known;
-}
+/** The number a segment's `advertiserIds` holds for an advertiser: its posted id. */
+const advertiserId = (a: AdvertiserRow): number | null => a.value.id ?? null;
 
 export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
   const { closeEditor } = useNavActions();
@@ -37,7 +22,6 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
   const existing = flow.target !== null;
   const readOnly = row?.readOnly ?? null;
   const v = form.value;
-  const knownAdvertisers = useKnownAdvertisers();
 
   return (
     <div className="stack">
@@ -59,13 +43,15 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
           <TextField path="description" label="Description" multiline className="wide" />
           <SelectField path="dataType" label="Data type" options={options(DATA_TYPES, LABELS)} />
           <NumberField path="accountId" label="Account id" kind="integer" required={!existing} />
-          <NumberListField
+          <EntityIdsField<AdvertiserRow>
             path="advertiserIds"
-            label="Advertiser ids"
+            label="Advertisers"
             required={!existing}
-            hint={knownAdvertisers.length > 0 ? `e.g. ${knownAdvertisers.slice(0, 3).map((a) => `${a.id} ${a.label}`).join(", ")}` : undefined}
+            className="wide"
+            fetch={fetchAdvertisers}
+            kind="advertiser"
+            idOf={advertiserId}
           />
-          {!readOnly && <AdvertiserQuickAdd ids={knownAdvertisers} />}
           <TextField path="externalAudienceId" label="External audience id" required={!existing} />
           <NumberField path="ttl" label="TTL" kind="integer" hint="seconds" />
         </Section>
@@ -84,34 +70,6 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
       ) : (
         <p className="muted section-note">Upload data once the segment is saved.</p>
       )}
-    </div>
-  );
-}
-
-function AdvertiserQuickAdd({ ids }: { ids: { id: number; label: string }[] }) {
-  const { get, set } = useField();
-  const selectId = useId();
-  if (ids.length === 0) return null;
-  const current = get("advertiserIds");
-  const list = Array.isArray(current) ? current.filter((x): x is number => typeof x === "number") : [];
-  return (
-    <div className="field">
-      <label htmlFor={selectId}>Add an advertiser</label>
-      <select
-        id={selectId}
-        value=""
-        onChange={(e) => {
-          const n = Number(e.target.value);
-          if (e.target.value !== "" && !list.includes(n)) set("advertiserIds", [...list, n]);
-        }}
-      >
-        <option value="">Choose…</option>
-        {ids.map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.id} · {a.label}
-          </option>
-        ))}
-      </select>
     </div>
   );
 }
