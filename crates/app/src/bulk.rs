@@ -130,14 +130,6 @@ impl Account {
     }
 }
 
-/// Tab for `.tsv` and `.txt` files, comma otherwise.
-pub fn delimiter_of(path: &std::path::Path) -> Delimiter {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("txt") => Delimiter::Tab,
-        _ => Delimiter::Comma,
-    }
-}
-
 impl Account {
     /// Imports a CSV or TSV file (tab for `.tsv` and `.txt`).
     pub fn import_file(
@@ -149,7 +141,7 @@ impl Account {
     ) -> Result<Preview> {
         let text = std::fs::read_to_string(path).map_err(|e| crate::Error::storage(path, e))?;
         let options = ImportOptions {
-            delimiter: delimiter_of(path),
+            delimiter: Delimiter::of_path(path),
             kind,
             parent,
         };
@@ -158,7 +150,7 @@ impl Account {
 
     /// Writes the entities of `scope` to a CSV or TSV file; returns the rows written.
     pub fn export_file(&self, path: &std::path::Path, scope: &Scope) -> Result<usize> {
-        let text = self.export_sheet(scope, delimiter_of(path))?;
+        let text = self.export_sheet(scope, Delimiter::of_path(path))?;
         std::fs::write(path, &text).map_err(|e| crate::Error::storage(path, e))?;
         Ok(text.lines().count().saturating_sub(1))
     }

@@ -289,11 +289,8 @@ pub fn import(
 ) -> Result<(), CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::Usage(format!("{}: {e}", file.display())))?;
-    let tsv = file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("txt"));
     let options = ImportOptions {
-        delimiter: delimiter(tsv),
+        delimiter: Delimiter::of_path(file),
         kind,
         parent,
     };

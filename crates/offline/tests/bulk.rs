@@ -6,9 +6,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{Server, by_name, file, open};
+use common::{Server, by_name, file, open, snapshot};
 use flightdeck_offline::Error;
 use flightdeck_offline::bulk::ops::{Change, FieldEdit};
 use flightdeck_offline::bulk::plan::Scope;
@@ -17,32 +15,6 @@ use flightdeck_offline::change::{EntityRef, Kind};
 use flightdeck_offline::sync::{self, PushOptions};
 use flightdeck_offline::workspace::{PullScope, RowOutcome, Workspace};
 use serde_json::{Value, json};
-
-/// Every row of the workspace's entity and outbox tables, as text: two equal snapshots
-/// mean the file holds exactly the same edits.
-fn snapshot(path: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    let mut out = Vec::new();
-    for sql in [
-        "SELECT kind, key, remote_json, base_hash, server_json, working_json, parent_kind, parent_key, scope FROM entities ORDER BY rowid",
-        "SELECT seq, kind, key, op, payload, parents, base, errors, status FROM outbox ORDER BY seq",
-    ] {
-        let mut stmt = conn.prepare(sql).unwrap();
-        let n = stmt.column_count();
-        let rows = stmt
-            .query_map([], |r| {
-                let mut cells = Vec::new();
-                for i in 0..n {
-                    let v: rusqlite::types::Value = r.get(i)?;
-                    cells.push(format!("{v:?}"));
-                }
-                Ok(cells.join("|"))
-            })
-            .unwrap();
-        out.extend(rows.map(Result::unwrap));
-    }
-    out
-}
 
 async fn pulled(server: &Server, dir: &tempfile::TempDir) -> Workspace {
     let client = server.demo().await;

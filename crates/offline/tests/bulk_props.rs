@@ -4,8 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::Path;
 
+use common::snapshot;
 use flightdeck_model::{AdOrder, Advertiser, Campaign};
 use flightdeck_offline::bulk::ops::{Change, FieldEdit};
 use flightdeck_offline::bulk::plan::Scope;
@@ -18,30 +21,6 @@ use serde_json::{Value, json};
 
 const NOW: i64 = 1_800_000_000_000;
 const DAY: i64 = 86_400_000;
-
-fn snapshot(path: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    let mut out = Vec::new();
-    for sql in [
-        "SELECT kind, key, remote_json, base_hash, server_json, working_json, parent_kind, parent_key, scope FROM entities ORDER BY rowid",
-        "SELECT seq, kind, key, op, payload, parents, base, errors, status FROM outbox ORDER BY seq",
-    ] {
-        let mut stmt = conn.prepare(sql).unwrap();
-        let n = stmt.column_count();
-        let rows = stmt
-            .query_map([], |r| {
-                let mut cells = Vec::new();
-                for i in 0..n {
-                    let v: rusqlite::types::Value = r.get(i)?;
-                    cells.push(format!("{v:?}"));
-                }
-                Ok(cells.join("|"))
-            })
-            .unwrap();
-        out.extend(rows.map(Result::unwrap));
-    }
-    out
-}
 
 #[derive(Debug, Clone)]
 struct Order {

@@ -40,6 +40,16 @@ pub enum Delimiter {
 }
 
 impl Delimiter {
+    /// Tab for `.tsv` and `.txt` files, comma otherwise.
+    pub fn of_path(path: &std::path::Path) -> Delimiter {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("txt") => {
+                Delimiter::Tab
+            }
+            _ => Delimiter::Comma,
+        }
+    }
+
     fn byte(self) -> u8 {
         match self {
             Delimiter::Comma => b',',

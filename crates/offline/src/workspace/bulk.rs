@@ -143,6 +143,38 @@ impl Preview {
     }
 }
 
+/// The field errors of an edit refused for this entity alone (a rule, an edit the
+/// service would ignore, a parent that is gone); other errors stop the whole run.
+fn refusal(e: Error) -> Result<Vec<FieldError>> {
+    match e {
+        Error::Refused(errors) => Ok(errors.0),
+        Error::Invalid(message) | Error::NotFound(message) => {
+            Ok(vec![FieldError::new("", codes::INVALID, message)])
+        }
+        other => Err(other),
+    }
+}
+
+impl RowPreview {
+    fn refused(
+        target: Option<EntityRef>,
+        kind: Kind,
+        label: String,
+        line: Option<u32>,
+        errors: Vec<FieldError>,
+    ) -> RowPreview {
+        RowPreview {
+            target,
+            kind,
+            label,
+            line,
+            outcome: RowOutcome::Refused,
+            diffs: Vec::new(),
+            errors,
+        }
+    }
+}
+
 fn decode<T: DeserializeOwned>(kind: Kind, value: Value) -> Result<T> {
     // The plain decoder is the fast path; the path-tracking one only runs again to name
     // the field of a value that does not fit.
@@ -314,15 +346,7 @@ impl Batch<'_> {
                     },
                     None => label_of(kind, None, &Value::Null),
                 };
-                Ok(RowPreview {
-                    target,
-                    kind,
-                    label,
-                    line,
-                    outcome: RowOutcome::Refused,
-                    diffs: Vec::new(),
-                    errors,
-                })
+                Ok(RowPreview::refused(target, kind, label, line, errors))
             }
             Planned::Update {
                 target,
@@ -353,15 +377,10 @@ impl Batch<'_> {
                             row.errors = self.errors_of(seq)?;
                         }
                     }
-                    Err(Error::Refused(errors)) => {
+                    Err(e) => {
                         row.outcome = RowOutcome::Refused;
-                        row.errors = errors.0;
+                        row.errors = refusal(e)?;
                     }
-                    Err(Error::Invalid(message) | Error::NotFound(message)) => {
-                        row.outcome = RowOutcome::Refused;
-                        row.errors = vec![FieldError::new("", codes::INVALID, message)];
-                    }
-                    Err(e) => return Err(e),
                 }
                 Ok(row)
             }
@@ -386,25 +405,7 @@ impl Batch<'_> {
                             errors,
                         })
                     }
-                    Err(Error::Refused(errors)) => Ok(RowPreview {
-                        target: None,
-                        kind,
-                        label,
-                        line: None,
-                        outcome: RowOutcome::Refused,
-                        diffs: Vec::new(),
-                        errors: errors.0,
-                    }),
-                    Err(Error::Invalid(message) | Error::NotFound(message)) => Ok(RowPreview {
-                        target: None,
-                        kind,
-                        label,
-                        line: None,
-                        outcome: RowOutcome::Refused,
-                        diffs: Vec::new(),
-                        errors: vec![FieldError::new("", codes::INVALID, message)],
-                    }),
-                    Err(e) => Err(e),
+                    Err(e) => Ok(RowPreview::refused(None, kind, label, None, refusal(e)?)),
                 }
             }
             Planned::Create {
@@ -428,25 +429,7 @@ impl Batch<'_> {
                             errors,
                         })
                     }
-                    Err(Error::Refused(errors)) => Ok(RowPreview {
-                        target: None,
-                        kind,
-                        label,
-                        line,
-                        outcome: RowOutcome::Refused,
-                        diffs: Vec::new(),
-                        errors: errors.0,
-                    }),
-                    Err(Error::Invalid(message) | Error::NotFound(message)) => Ok(RowPreview {
-                        target: None,
-                        kind,
-                        label,
-                        line,
-                        outcome: RowOutcome::Refused,
-                        diffs: Vec::new(),
-                        errors: vec![FieldError::new("", codes::INVALID, message)],
-                    }),
-                    Err(e) => Err(e),
+                    Err(e) => Ok(RowPreview::refused(None, kind, label, line, refusal(e)?)),
                 }
             }
         }

@@ -141,3 +141,29 @@ pub fn bodies(log: &std::sync::Mutex<Vec<Sent>>, request: &str) -> Vec<Value> {
         .map(|s| s.body.clone())
         .collect()
 }
+
+/// Every row of the workspace's entity and outbox tables, as text: two equal snapshots
+/// mean the file holds exactly the same edits.
+pub fn snapshot(path: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT kind, key, remote_json, base_hash, server_json, working_json, parent_kind, parent_key, scope FROM entities ORDER BY rowid",
+        "SELECT seq, kind, key, op, payload, parents, base, errors, status FROM outbox ORDER BY seq",
+    ] {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let n = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                let mut cells = Vec::new();
+                for i in 0..n {
+                    let v: rusqlite::types::Value = r.get(i)?;
+                    cells.push(format!("{v:?}"));
+                }
+                Ok(cells.join("|"))
+            })
+            .unwrap();
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
