@@ -19,6 +19,7 @@
 //! `tokio::task::spawn_blocking`, as [`Session`](crate::session::Session) does.
 
 use std::fmt;
+use std::time::Duration;
 
 use rand::Rng;
 use secrecy::{ExposeSecret, SecretString};
@@ -117,10 +118,9 @@ impl TokenStore {
     pub fn probe() -> Result<()> {
         let key = format!("probe#{:016x}", rand::rng().random::<u64>());
         let value = format!("{:016x}", rand::rng().random::<u64>());
-        let entry = entry(&key)?;
-        entry.set_password(&value).map_err(keyring_error)?;
+        retried(|| entry(&key)?.set_password(&value))?;
         let read = entry_fresh_read(&key);
-        let deleted = entry.delete_credential().map_err(keyring_error);
+        let deleted = retried(|| entry(&key)?.delete_credential());
         match read? {
             Some(v) if v.expose_secret() == value => deleted,
             _ => Err(Error::Keyring {
@@ -169,9 +169,8 @@ impl TokenStore {
     }
 
     fn set(&self, what: &str, value: &SecretString) -> Result<()> {
-        entry(&self.profile.key(what))?
-            .set_password(value.expose_secret())
-            .map_err(keyring_error)
+        let key = self.profile.key(what);
+        retried(|| entry(&key)?.set_password(value.expose_secret()))
     }
 
     fn get(&self, what: &str) -> Result<Option<SecretString>> {
@@ -179,20 +178,43 @@ impl TokenStore {
     }
 
     fn delete(&self, what: &str) -> Result<()> {
-        match entry(&self.profile.key(what))?.delete_credential() {
+        let key = self.profile.key(what);
+        match retried_raw(|| entry(&key)?.delete_credential()) {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(keyring_error(e)),
         }
     }
 }
 
-fn entry(key: &str) -> Result<keyring::Entry> {
-    keyring::Entry::new(SERVICE, key).map_err(keyring_error)
+fn entry(key: &str) -> keyring::Result<keyring::Entry> {
+    keyring::Entry::new(SERVICE, key)
+}
+
+/// How long to wait before the second try of a keyring call.
+const RETRY_AFTER: Duration = Duration::from_millis(250);
+
+/// A keyring call, tried once more after a platform failure. Every call opens its own
+/// D-Bus connection, and when gnome-keyring-daemon dies under a call (it aborts on some
+/// races between clients), D-Bus starts it again on demand: the call fails once and the
+/// next one works. A locked or refused keyring (`NoStorageAccess`) is not tried again,
+/// since that would prompt the user a second time.
+fn retried_raw<T>(call: impl Fn() -> keyring::Result<T>) -> keyring::Result<T> {
+    match call() {
+        Err(keyring::Error::PlatformFailure(_)) => {
+            std::thread::sleep(RETRY_AFTER);
+            call()
+        }
+        other => other,
+    }
+}
+
+fn retried<T>(call: impl Fn() -> keyring::Result<T>) -> Result<T> {
+    retried_raw(call).map_err(keyring_error)
 }
 
 /// Reads through a new `Entry`, so the value comes from the platform store.
 fn entry_fresh_read(key: &str) -> Result<Option<SecretString>> {
-    match entry(key)?.get_password() {
+    match retried_raw(|| entry(key)?.get_password()) {
         Ok(value) => Ok(Some(SecretString::from(value))),
         Err(keyring::Error::NoEntry) => Ok(None),
         Err(e) => Err(keyring_error(e)),
@@ -266,5 +288,41 @@ mod tests {
             Profile::user(&config, "a#tokens").key(SECRET),
             "http://127.0.0.1:8700/#user:a%23tokens#secret"
         );
+    }
+
+    fn failing_then(
+        first: keyring::Error,
+    ) -> (
+        std::cell::Cell<u32>,
+        impl Fn(&std::cell::Cell<u32>) -> keyring::Result<&'static str>,
+    ) {
+        let first = std::cell::RefCell::new(Some(first));
+        (
+            std::cell::Cell::new(0),
+            move |calls: &std::cell::Cell<u32>| {
+                calls.set(calls.get() + 1);
+                match first.borrow_mut().take() {
+                    Some(e) => Err(e),
+                    None => Ok("value"),
+                }
+            },
+        )
+    }
+
+    #[test]
+    fn a_keyring_daemon_that_died_under_a_call_is_asked_again() {
+        let (calls, call) = failing_then(keyring::Error::PlatformFailure(
+            "Message recipient disconnected from message bus without replying".into(),
+        ));
+        assert_eq!(retried(|| call(&calls)).unwrap(), "value");
+        assert_eq!(calls.get(), 2);
+    }
+
+    #[test]
+    fn a_locked_keyring_is_not_asked_twice() {
+        let (calls, call) = failing_then(keyring::Error::NoStorageAccess("locked".into()));
+        let err = retried(|| call(&calls)).unwrap_err();
+        assert!(err.to_string().contains("locked or refused"), "{err}");
+        assert_eq!(calls.get(), 1);
     }
 }
