@@ -415,9 +415,13 @@ impl Batch<'_> {
                 line,
             } => {
                 let label = label_of(kind, None, &value);
+                self.written = None;
                 match self.create_value(kind, parent.as_ref(), value) {
                     Ok(target) => {
-                        let after = self.working(&target)?;
+                        let after = match self.written.take() {
+                            Some(v) => v,
+                            None => self.working(&target)?,
+                        };
                         let errors = self.latest_errors(&target)?;
                         Ok(RowPreview {
                             target: Some(target),
@@ -563,7 +567,11 @@ impl Workspace {
     /// `apply`, rolled back when previewing. Either way the answer says, per entity,
     /// what changed and which rules the result breaks.
     pub fn run(&mut self, plan: Vec<Planned>, label: &str, apply: bool) -> Result<Preview> {
-        let mut batch = self.batch()?;
+        let mut batch = if apply {
+            self.batch()?
+        } else {
+            self.scratch_batch()?
+        };
         batch.label(label);
         let mut preview = Preview::default();
         for planned in plan {

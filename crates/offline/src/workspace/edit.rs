@@ -13,7 +13,7 @@ use flightdeck_model::{
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
 
-use super::validate::{PENDING_SEGMENT_ID, Payload, check_one};
+use super::validate::{PENDING_SEGMENT_ID, Payload, Timezones, check_one_in};
 use super::{
     Workspace, canonical, key_from_text, key_text, kind_from_text, kind_text, now_ms, op_text,
     parse_json, status_text, to_json, to_value,
@@ -39,6 +39,10 @@ pub struct Batch<'w> {
     /// The working copy the last create or update wrote, so a bulk run need not read it
     /// back.
     pub(super) written: Option<Value>,
+    /// Advertisers' timezones (dates are checked in them), looked up once per batch and
+    /// forgotten when the batch edits an advertiser.
+    timezones: Timezones,
+    upkeep: Option<&'w super::upkeep::Upkeep>,
 }
 
 macro_rules! one_edit {
@@ -116,6 +120,20 @@ impl Workspace {
             tx,
             label: None,
             written: None,
+            timezones: Timezones::default(),
+            upkeep: self.upkeep.as_ref(),
+        })
+    }
+
+    /// A batch that is never kept (a preview, rolled back when dropped), so nothing is
+    /// recorded for undo.
+    pub(crate) fn scratch_batch(&mut self) -> Result<Batch<'_>> {
+        Ok(Batch {
+            tx: self.conn.transaction()?,
+            label: None,
+            written: None,
+            timezones: Timezones::default(),
+            upkeep: None,
         })
     }
 }
@@ -138,6 +156,9 @@ impl Batch<'_> {
     pub fn commit_step(self) -> Result<Option<i64>> {
         let step = super::history::finish(&self.tx, self.label.as_deref())?;
         self.tx.commit()?;
+        if let Some(c) = self.upkeep {
+            c.nudge();
+        }
         Ok(step)
     }
 
@@ -163,8 +184,7 @@ impl Batch<'_> {
         expect_kind(target, Kind::Advertiser)?;
         a.id = numeric_id(&target.key);
         let payload = to_value(&a)?;
-        self.refuse_ignored(target, validate::ADVERTISER_IGNORED_ON_UPDATE, &payload)?;
-        self.update(target, payload)
+        self.update_checked(target, payload, validate::ADVERTISER_IGNORED_ON_UPDATE)
     }
 
     /// A draft campaign under `advertiser` (downloaded or draft), with its flights (draft
@@ -188,8 +208,7 @@ impl Batch<'_> {
         expect_kind(target, Kind::Campaign)?;
         c.id = numeric_id(&target.key);
         let payload = to_value(&c)?;
-        self.refuse_ignored(target, validate::CAMPAIGN_IGNORED_ON_UPDATE, &payload)?;
-        self.update(target, payload)
+        self.update_checked(target, payload, validate::CAMPAIGN_IGNORED_ON_UPDATE)
     }
 
     /// A draft ad order under `campaign` (downloaded or draft: a draft campaign's id is
@@ -210,8 +229,7 @@ impl Batch<'_> {
         expect_kind(target, Kind::AdOrder)?;
         o.id = numeric_id(&target.key);
         let payload = to_value(&o)?;
-        self.refuse_ignored(target, validate::AD_ORDER_IGNORED_ON_UPDATE, &payload)?;
-        self.update(target, payload)
+        self.update_checked(target, payload, validate::AD_ORDER_IGNORED_ON_UPDATE)
     }
 
     /// Sets the flight caps of an ad order (downloaded or draft): the caps to send to
@@ -284,7 +302,7 @@ impl Batch<'_> {
                 order_scope.flatten(),
             )?;
         }
-        self.save(&target, Op::Update, payload, Some(parents))
+        self.save(&target, Op::Update, payload, Some(parents), &[])
     }
 
     /// A draft creative under an advertiser or a campaign (downloaded or draft).
@@ -532,41 +550,24 @@ impl Batch<'_> {
             None,
             &errors,
         )?;
+        self.written = Some(payload);
         Ok(target)
     }
 
     fn update(&mut self, target: &EntityRef, payload: Value) -> Result<i64> {
-        self.require(target)?;
-        self.save(target, Op::Update, payload, None)
+        self.update_checked(target, payload, &[])
     }
 
-    /// [`Error::Refused`] when the edit changes a field in `rules` from the entity's
-    /// current working copy (its server version when it has no pending edit). Drafts have
-    /// none and may set anything. Compared with the working copy, not with a newer server
-    /// version a pull holds back while edits are pending: a value someone else changed
-    /// elsewhere (an ad order's budget through its flight) is not this edit's doing and
-    /// must not refuse it.
-    fn refuse_ignored(
-        &self,
+    /// An update, [`Error::Refused`] with nothing saved when it changes a field in
+    /// `ignored` (see [`refuse_ignored`]). `save` answers NotFound for an entity the
+    /// workspace does not hold.
+    fn update_checked(
+        &mut self,
         target: &EntityRef,
-        rules: &[IgnoredOnUpdate],
-        edited: &Value,
-    ) -> Result<()> {
-        if target.key.is_local() {
-            return Ok(());
-        }
-        let current: Option<Option<String>> = self
-            .row(
-                "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let Some(current) = current.flatten() else {
-            return Ok(());
-        };
-        let current: Value = parse_json(&current)?;
-        validate::ignored_on_update(rules, &current, edited).map_err(Error::Refused)
+        payload: Value,
+        ignored: &[IgnoredOnUpdate],
+    ) -> Result<i64> {
+        self.save(target, Op::Update, payload, None, ignored)
     }
 
     /// `value` as the body of a new draft of `kind`: see [`Batch::duplicate_as_new`].
@@ -680,8 +681,20 @@ impl Batch<'_> {
         op: Op,
         mut payload: Value,
         parents: Option<Vec<ParentRef>>,
+        ignored: &[IgnoredOnUpdate],
     ) -> Result<i64> {
         let (kind, key) = (kind_text(target.kind), key_text(&target.key));
+        // The base, read once (for the check against it, the change's base, and telling
+        // whether the edit went back to it), with the fields the service ignores on update.
+        let (base_text, current): (Option<String>, Option<String>) = self
+            .row(&rule_fields_sql(ignored), params![kind, key], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?
+            .ok_or_else(|| {
+                Error::NotFound(format!("{kind} {} is not in the workspace", target.key))
+            })?;
+        refuse_ignored(target, ignored, current.as_deref(), &payload)?;
         let parents = match parents {
             Some(p) => p,
             None => self.create_parents(target)?,
@@ -698,20 +711,6 @@ impl Batch<'_> {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        // The base's length first: a working copy of another length cannot be the base,
-        // and most edits are told apart without parsing the base.
-        let base_len: Option<i64> = self.row(
-            "SELECT length(remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
-            params![kind, key],
-            |r| r.get(0),
-        )?;
-        let base_text = |this: &Self| -> Result<Option<String>> {
-            Ok(this.row(
-                "SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2",
-                params![kind, key],
-                |r| r.get(0),
-            )?)
-        };
         let text = canonical(&payload);
         let row_op = match &open {
             Some((_, o)) if o == "create" => Op::Create,
@@ -730,27 +729,31 @@ impl Batch<'_> {
                 validate::NO_UPDATE_ENDPOINT,
             )])));
         }
+        if target.kind == Kind::Advertiser {
+            // Dates of its campaigns and orders are checked in its timezone.
+            self.timezones = Timezones::default();
+        }
         self.exec(
             "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
             params![kind, key, text, now_ms()],
         )?;
-        self.written = Some(payload.clone());
-        // Back to the base exactly: nothing left to post.
-        if row_op == Op::Update
-            && base_len == i64::try_from(text.len()).ok()
-            && base_text(self)?
-                .as_deref()
-                .map(parse_canonical)
-                .transpose()?
-                == Some(text.clone())
-        {
+        let base = match (&base_text, row_op) {
+            // An update is checked as it will be sent: against the server version.
+            (Some(t), Op::Update) => Some(parse_json::<Value>(t)?),
+            _ => None,
+        };
+        // Back to the base exactly: nothing left to post. (Maps compare regardless of
+        // member order, as their canonical texts would.)
+        if base.as_ref().is_some_and(|b| *b == payload) {
+            self.written = Some(payload);
             if let Some((seq, _)) = open {
                 self.exec("DELETE FROM outbox WHERE seq = ?1", [seq])?;
                 return Ok(seq);
             }
             return Ok(0);
         }
-        let errors = self.validate(target, row_op, &payload, &parents)?;
+        let errors = self.validate_against(target, row_op, &payload, &parents, base.as_ref())?;
+        self.written = Some(payload);
         match open {
             Some((seq, _)) => {
                 self.exec(
@@ -773,7 +776,7 @@ impl Batch<'_> {
                 op,
                 &text,
                 &parents,
-                base_text(self)?.as_deref(),
+                base_text.as_deref(),
                 &errors,
             ),
         }
@@ -823,7 +826,7 @@ impl Batch<'_> {
     }
 
     fn validate(
-        &self,
+        &mut self,
         target: &EntityRef,
         op: Op,
         payload: &Value,
@@ -844,14 +847,26 @@ impl Batch<'_> {
         } else {
             None
         };
-        check_one(
+        self.validate_against(target, op, payload, parents, base.as_ref())
+    }
+
+    fn validate_against(
+        &mut self,
+        target: &EntityRef,
+        op: Op,
+        payload: &Value,
+        parents: &[ParentRef],
+        base: Option<&Value>,
+    ) -> Result<Vec<FieldError>> {
+        check_one_in(
             &self.tx,
+            &mut self.timezones,
             target.kind,
             &target.key,
             op,
             Payload::Value(payload),
             parents,
-            base.as_ref(),
+            base,
         )
     }
 
@@ -984,8 +999,54 @@ impl Batch<'_> {
     }
 }
 
-fn parse_canonical(text: &str) -> Result<String> {
-    Ok(canonical(&parse_json::<Value>(text)?))
+/// [`Error::Refused`] when the edit changes a field in `rules` from the entity's current
+/// working copy (its server version when it has no pending edit): `current` holds those
+/// fields' values, a JSON array in `rules`' order (see [`rule_fields_sql`]). Drafts have
+/// none and may set anything. Compared with the working copy, not with a newer server
+/// version a pull holds back while edits are pending: a value someone else changed
+/// elsewhere (an ad order's budget through its flight) is not this edit's doing and must
+/// not refuse it.
+fn refuse_ignored(
+    target: &EntityRef,
+    rules: &[IgnoredOnUpdate],
+    current: Option<&str>,
+    edited: &Value,
+) -> Result<()> {
+    if target.key.is_local() || rules.is_empty() {
+        return Ok(());
+    }
+    let Some(current) = current else {
+        return Ok(());
+    };
+    let values: Vec<Value> = parse_json(current)?;
+    let current: serde_json::Map<String, Value> = rules
+        .iter()
+        .zip(values)
+        .map(|(r, v)| (r.field.to_owned(), v))
+        .collect();
+    validate::ignored_on_update(rules, &Value::Object(current), edited).map_err(Error::Refused)
+}
+
+/// The SQL of what `save` reads of an entity: its base, and the fields of `rules` in its
+/// working copy as one JSON array (SQLite takes them out: parsing the whole working copy
+/// again is a large share of an edit in a bulk run).
+fn rule_fields_sql(rules: &[IgnoredOnUpdate]) -> String {
+    let mut paths: Vec<String> = rules.iter().map(|r| format!("'$.{}'", r.field)).collect();
+    let fields = match paths.len() {
+        0 => "NULL".to_owned(),
+        n => {
+            if n == 1 {
+                // With one path SQLite gives the bare value (of any SQL type); with two,
+                // always a JSON array. The second path matches nothing.
+                paths.push("'$.\"\"'".to_owned());
+            }
+            format!(
+                "json_extract(COALESCE(working_json, remote_json), {})",
+                paths.join(", ")
+            )
+        }
+    };
+    format!("SELECT remote_json, {fields} FROM entities WHERE kind = ?1 AND key = ?2")
 }
 
 pub(super) fn status_for(errors: &[FieldError]) -> ChangeStatus {

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Workspace, key_from_text, kind_from_text, now_ms};
 use crate::change::{EntityRef, Kind};
@@ -26,6 +26,47 @@ use crate::{Error, Result};
 
 /// Steps kept; older ones are dropped as new ones come.
 const MAX_STEPS: i64 = 200;
+
+/// `history_step.undone` of a step no longer in the history (an undone step a new edit
+/// replaced, or one past [`MAX_STEPS`]), whose rows wait for [`purge_dropped`].
+const DROPPED: i64 = 2;
+
+/// History rows removed per transaction when purging, so a purge running beside the
+/// buyer's edits holds the write lock only briefly.
+const PURGE_CHUNK: i64 = 2_000;
+
+/// Removes the rows of dropped steps, a chunk per transaction, then the steps. Run from
+/// the background connection; `Ok(false)` when there was nothing to remove.
+pub(super) fn purge_dropped(conn: &Connection) -> Result<bool> {
+    // A read first: the deletes take the write lock even when they remove nothing.
+    let dropped: bool = conn.query_row(
+        &format!("SELECT EXISTS (SELECT 1 FROM history_step WHERE undone = {DROPPED})"),
+        [],
+        |r| r.get(0),
+    )?;
+    if !dropped {
+        return Ok(false);
+    }
+    let mut any = false;
+    loop {
+        let removed = conn.execute(
+            &format!(
+                "DELETE FROM history_row WHERE rowid IN (SELECT r.rowid FROM history_row r \
+                 JOIN history_step s ON s.id = r.step WHERE s.undone = {DROPPED} LIMIT {PURGE_CHUNK})"
+            ),
+            [],
+        )?;
+        if removed == 0 {
+            break;
+        }
+        any = true;
+    }
+    let steps = conn.execute(
+        &format!("DELETE FROM history_step WHERE undone = {DROPPED}"),
+        [],
+    )?;
+    Ok(any || steps > 0)
+}
 
 /// Statuses a change can still be edited (and so un-edited) in; see `COALESCE_INTO`.
 const EDITABLE: [&str; 4] = ["pending", "invalid", "failed", "blocked"];
@@ -156,7 +197,135 @@ pub(super) fn begin(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-type Image = Map<String, Value>;
+/// What history keeps of one row at one moment: some of its columns, by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Image(Vec<(&'static str, SqlValue)>);
+
+impl Image {
+    fn get(&self, col: &str) -> Option<&SqlValue> {
+        self.0.iter().find(|(c, _)| *c == col).map(|(_, v)| v)
+    }
+
+    fn insert(&mut self, col: &'static str, value: SqlValue) {
+        match self.0.iter_mut().find(|(c, _)| *c == col) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((col, value)),
+        }
+    }
+
+    fn text(&self, col: &str) -> Option<&str> {
+        match self.get(col) {
+            Some(SqlValue::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// First byte of an image stored in the binary form (older steps hold JSON text, which
+/// starts with `{`).
+const IMAGE_FORMAT: u8 = 0xB1;
+
+/// An image as stored: the marker, then per column its index in the table's column list,
+/// a type tag and the value (integers and reals as 8 little-endian bytes, text and blobs
+/// as a 4-byte length and the bytes). The working copies it carries are JSON text, which
+/// as a JSON string would be escaped on every quote and unescaped again on undo.
+fn encode_image(tbl: &str, image: &Image) -> Vec<u8> {
+    let cols = table_columns(tbl);
+    let size: usize = image
+        .0
+        .iter()
+        .map(|(_, v)| match v {
+            SqlValue::Text(t) => t.len() + 6,
+            SqlValue::Blob(b) => b.len() + 6,
+            _ => 10,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(1 + size);
+    out.push(IMAGE_FORMAT);
+    for (col, value) in &image.0 {
+        let Some(index) = cols
+            .iter()
+            .position(|c| c == col)
+            .and_then(|i| u8::try_from(i).ok())
+        else {
+            continue;
+        };
+        out.push(index);
+        let bytes = |out: &mut Vec<u8>, tag: u8, b: &[u8]| {
+            out.push(tag);
+            out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
+            out.extend_from_slice(b);
+        };
+        match value {
+            SqlValue::Null => out.push(0),
+            SqlValue::Integer(i) => {
+                out.push(1);
+                out.extend_from_slice(&i.to_le_bytes());
+            }
+            SqlValue::Real(f) => {
+                out.push(2);
+                out.extend_from_slice(&f.to_le_bytes());
+            }
+            SqlValue::Text(t) => bytes(&mut out, 3, t.as_bytes()),
+            SqlValue::Blob(b) => bytes(&mut out, 4, b),
+        }
+    }
+    out
+}
+
+fn decode_image(tbl: &str, stored: SqlValue) -> Result<Image> {
+    let corrupt = || Error::Corrupt("a history image is damaged".into());
+    let cols = table_columns(tbl);
+    let bytes = match stored {
+        SqlValue::Blob(b) if b.first() == Some(&IMAGE_FORMAT) => b,
+        // Steps recorded before the binary form: a JSON object of column values.
+        SqlValue::Text(t) => return parse_json_image(cols, &t),
+        _ => return Err(corrupt()),
+    };
+    let mut image = Image::default();
+    let mut at = 1;
+    let mut take = |n: usize| -> Result<&[u8]> {
+        let piece = bytes.get(at..at + n).ok_or_else(corrupt)?;
+        at += n;
+        Ok(piece)
+    };
+    loop {
+        let Ok(head) = take(2) else { break };
+        let (index, tag) = (usize::from(head[0]), head[1]);
+        let col = *cols.get(index).ok_or_else(corrupt)?;
+        let eight = |b: &[u8]| -> Result<[u8; 8]> { b.try_into().map_err(|_| corrupt()) };
+        let value = match tag {
+            0 => SqlValue::Null,
+            1 => SqlValue::Integer(i64::from_le_bytes(eight(take(8)?)?)),
+            2 => SqlValue::Real(f64::from_le_bytes(eight(take(8)?)?)),
+            3 | 4 => {
+                let len: [u8; 4] = take(4)?.try_into().map_err(|_| corrupt())?;
+                let body = take(u32::from_le_bytes(len) as usize)?.to_vec();
+                if tag == 3 {
+                    SqlValue::Text(String::from_utf8(body).map_err(|_| corrupt())?)
+                } else {
+                    SqlValue::Blob(body)
+                }
+            }
+            _ => return Err(corrupt()),
+        };
+        image.0.push((col, value));
+    }
+    Ok(image)
+}
+
+fn parse_json_image(cols: &[&'static str], text: &str) -> Result<Image> {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
+        return Err(Error::Corrupt("a history image is not an object".into()));
+    };
+    let mut image = Image::default();
+    for (name, value) in &map {
+        if let Some(col) = cols.iter().find(|c| **c == name.as_str()) {
+            image.0.push((col, sql_value(value)));
+        }
+    }
+    Ok(image)
+}
 
 /// A row's column values, in the table's column order.
 type Row = Vec<SqlValue>;
@@ -165,41 +334,8 @@ fn read_row(r: &rusqlite::Row<'_>, from: usize, n: usize) -> rusqlite::Result<Ro
     (from..from + n).map(|i| r.get::<_, SqlValue>(i)).collect()
 }
 
-fn current_row(conn: &Connection, tbl: &str, rid: i64) -> Result<Option<Row>> {
-    let cols = table_columns(tbl);
-    let sql = format!(
-        "SELECT {} FROM main.{tbl} WHERE rowid = ?1",
-        cols.join(", ")
-    );
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([rid], |r| read_row(r, 0, cols.len()))
-        .optional()?)
-}
-
-fn json_value(v: &SqlValue) -> Value {
-    match v {
-        SqlValue::Null => Value::Null,
-        SqlValue::Integer(i) => Value::from(*i),
-        SqlValue::Real(f) => Value::from(*f),
-        SqlValue::Text(t) => Value::String(t.clone()),
-        SqlValue::Blob(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
-    }
-}
-
-fn parse_image(text: &str) -> Result<Image> {
-    match serde_json::from_str(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        _ => Err(Error::Corrupt("a history image is not an object".into())),
-    }
-}
-
-fn whole(tbl: &str, row: &Row) -> Image {
-    table_columns(tbl)
-        .iter()
-        .zip(row)
-        .map(|(c, v)| ((*c).to_owned(), json_value(v)))
-        .collect()
+fn whole(tbl: &str, row: Row) -> Image {
+    Image(table_columns(tbl).iter().copied().zip(row).collect())
 }
 
 /// Keeps what undo needs of a changed row: the columns that changed and those it checks;
@@ -216,69 +352,85 @@ fn trim(
             }
             let cols = table_columns(tbl);
             let keep = |i: usize| b[i] != a[i] || always(tbl).contains(&cols[i]);
-            let mut before = Image::new();
-            let mut after = Image::new();
+            let mut before = Image::default();
+            let mut after = Image::default();
             for (i, col) in cols.iter().enumerate() {
                 if keep(i) {
-                    before.insert((*col).to_owned(), json_value(&b[i]));
-                    after.insert((*col).to_owned(), json_value(&a[i]));
+                    before.insert(col, b[i].clone());
+                    after.insert(col, a[i].clone());
                 }
             }
             // What the buyer saw before is the base when there was no working copy; a
             // revert after posting needs it even though the step did not change it.
             if tbl == "entities"
-                && before.get("working_json").is_none_or(Value::is_null)
+                && before
+                    .get("working_json")
+                    .is_none_or(|w| *w == SqlValue::Null)
                 && let Some(i) = cols.iter().position(|c| *c == "remote_json")
             {
-                before.insert("remote_json".into(), json_value(&b[i]));
+                before.insert("remote_json", b[i].clone());
             }
             Some((Some(before), Some(after)))
         }
         (None, None) => None,
-        (b, a) => Some((b.map(|r| whole(tbl, &r)), a.map(|r| whole(tbl, &r)))),
+        (b, a) => Some((b.map(|r| whole(tbl, r)), a.map(|r| whole(tbl, r)))),
     }
 }
 
 /// Ends recording and stores the step, unless nothing changed. `label` names it; `None`
 /// names it after what it touched ("Edit 3 ad orders").
 pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i64>> {
-    let mut touched: Vec<(&'static str, i64, Option<Row>)> = Vec::new();
-    {
-        let mut stmt = conn.prepare_cached("SELECT tbl, rid FROM temp.history_new")?;
-        let new: Vec<(String, i64)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        for (tbl, rid) in new {
-            touched.push((
-                if tbl == "entities" {
-                    "entities"
-                } else {
-                    "outbox"
-                },
-                rid,
-                None,
-            ));
-        }
-    }
-    let created: BTreeSet<(&str, i64)> = touched.iter().map(|(t, r, _)| (*t, *r)).collect();
+    // Each row's image before (from the triggers' copies) and after (the table now), read
+    // in one join per table rather than one look-up per row.
+    let mut touched: Vec<(&'static str, i64, Option<Row>, Option<Row>)> = Vec::new();
     for tbl in ["entities", "outbox"] {
-        let n = table_columns(tbl).len();
-        let mut stmt = conn.prepare(&format!("SELECT * FROM temp.history_{tbl}"))?;
-        let rows: Vec<(i64, Row)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, read_row(r, 1, n)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        for (rid, before) in rows {
-            // A row this step inserted had no image before it.
-            if !created.contains(&(tbl, rid)) {
-                touched.push((tbl, rid, Some(before)));
-            }
+        let cols = table_columns(tbl);
+        let n = cols.len();
+        let list = |alias: &str| {
+            cols.iter()
+                .map(|c| format!("{alias}.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        // Rows the step inserted had no image before it.
+        let mut stmt = conn.prepare(&format!(
+            "SELECT n.rid, m.rowid IS NOT NULL, {} FROM temp.history_new n \
+             LEFT JOIN main.{tbl} m ON m.rowid = n.rid WHERE n.tbl = '{tbl}'",
+            list("m")
+        ))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let exists: bool = r.get(1)?;
+            let after = if exists {
+                Some(read_row(r, 2, n)?)
+            } else {
+                None
+            };
+            touched.push((tbl, r.get(0)?, None, after));
+        }
+        let mut stmt = conn.prepare(&format!(
+            "SELECT h.rid, m.rowid IS NOT NULL, {}, {} FROM temp.history_{tbl} h \
+             LEFT JOIN main.{tbl} m ON m.rowid = h.rid \
+             WHERE h.rid NOT IN (SELECT rid FROM temp.history_new WHERE tbl = '{tbl}')",
+            list("h"),
+            list("m")
+        ))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let exists: bool = r.get(1)?;
+            let before = read_row(r, 2, n)?;
+            let after = if exists {
+                Some(read_row(r, 2 + n, n)?)
+            } else {
+                None
+            };
+            touched.push((tbl, r.get(0)?, Some(before), after));
         }
     }
     conn.execute_batch(DROP_TRIGGERS)?;
     let mut rows = Vec::with_capacity(touched.len());
     let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (tbl, rid, before) in touched {
-        let after = current_row(conn, tbl, rid)?;
+    for (tbl, rid, before, after) in touched {
         if tbl == "entities"
             && let Some(r) = after.as_ref().or(before.as_ref())
             && let (SqlValue::Text(kind), SqlValue::Text(key)) = (&r[0], &r[1])
@@ -296,12 +448,13 @@ pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i6
         Some(l) => l.to_owned(),
         None => describe(&kinds),
     };
-    // A new step ends the redo branch.
+    // A new step ends the redo branch. Its steps are only marked dropped here: removing
+    // a large step's rows takes about as long as writing them did, and is done in the
+    // background ([`purge_dropped`]).
     conn.execute(
-        "DELETE FROM history_row WHERE step IN (SELECT id FROM history_step WHERE undone = 1)",
+        &format!("UPDATE history_step SET undone = {DROPPED} WHERE undone = 1"),
         [],
     )?;
-    conn.execute("DELETE FROM history_step WHERE undone = 1", [])?;
     conn.execute(
         "INSERT INTO history_step (label, created_at) VALUES (?1, ?2)",
         params![label, now_ms()],
@@ -312,16 +465,12 @@ pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i6
             "INSERT INTO history_row (step, tbl, rid, before, after) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         for (tbl, rid, before, after) in rows {
-            let text = |m: Option<Image>| m.map(|m| Value::Object(m).to_string());
-            insert.execute(params![step, tbl, rid, text(before), text(after)])?;
+            let blob = |m: Option<Image>| m.map(|m| encode_image(tbl, &m));
+            insert.execute(params![step, tbl, rid, blob(before), blob(after)])?;
         }
     }
     conn.execute(
-        "DELETE FROM history_row WHERE step <= ?1",
-        [step - MAX_STEPS],
-    )?;
-    conn.execute(
-        "DELETE FROM history_step WHERE id <= ?1",
+        &format!("UPDATE history_step SET undone = {DROPPED} WHERE id <= ?1"),
         [step - MAX_STEPS],
     )?;
     Ok(Some(step))
@@ -350,7 +499,7 @@ fn describe(kinds: &BTreeMap<String, BTreeSet<String>>) -> String {
 }
 
 struct StepRow {
-    tbl: String,
+    tbl: &'static str,
     rid: i64,
     before: Option<Image>,
     after: Option<Image>,
@@ -360,22 +509,30 @@ fn step_rows(conn: &Connection, step: i64) -> Result<Vec<StepRow>> {
     let mut stmt = conn.prepare_cached(
         "SELECT tbl, rid, before, after FROM history_row WHERE step = ?1 ORDER BY tbl, rid",
     )?;
-    let raw: Vec<(String, i64, Option<String>, Option<String>)> = stmt
+    let raw: Vec<(String, i64, SqlValue, SqlValue)> = stmt
         .query_map([step], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
         .collect::<rusqlite::Result<_>>()?;
     raw.into_iter()
         .map(|(tbl, rid, b, a)| {
             // The name goes into SQL text: only the two tables history records.
-            if tbl != "entities" && tbl != "outbox" {
-                return Err(Error::Corrupt(format!(
-                    "history names an unknown table {tbl}"
-                )));
-            }
+            let tbl = match tbl.as_str() {
+                "entities" => "entities",
+                "outbox" => "outbox",
+                other => {
+                    return Err(Error::Corrupt(format!(
+                        "history names an unknown table {other}"
+                    )));
+                }
+            };
+            let image = |v: SqlValue| match v {
+                SqlValue::Null => Ok(None),
+                v => decode_image(tbl, v).map(Some),
+            };
             Ok(StepRow {
                 tbl,
                 rid,
-                before: b.as_deref().map(parse_image).transpose()?,
-                after: a.as_deref().map(parse_image).transpose()?,
+                before: image(b)?,
+                after: image(a)?,
             })
         })
         .collect()
@@ -383,7 +540,9 @@ fn step_rows(conn: &Connection, step: i64) -> Result<Vec<StepRow>> {
 
 fn step_of(conn: &Connection, id: i64) -> Result<HistoryStep> {
     conn.query_row(
-        "SELECT id, label, created_at, undone FROM history_step WHERE id = ?1",
+        &format!(
+            "SELECT id, label, created_at, undone FROM history_step WHERE id = ?1 AND undone < {DROPPED}"
+        ),
         [id],
         |r| {
             Ok(HistoryStep {
@@ -417,13 +576,8 @@ fn drifted(conn: &Connection, rows: &[StepRow], expect_after: bool) -> Result<Op
         };
         let outbox = row.tbl == "outbox";
         let stmt = if outbox { &mut change } else { &mut entity };
-        let current: Option<(Value, Value)> = stmt
-            .query_row([row.rid], |r| {
-                Ok((
-                    json_value(&r.get::<_, SqlValue>(0)?),
-                    json_value(&r.get::<_, SqlValue>(1)?),
-                ))
-            })
+        let current: Option<(SqlValue, SqlValue)> = stmt
+            .query_row([row.rid], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         match (expect, current) {
             (None, None) => {}
@@ -432,7 +586,9 @@ fn drifted(conn: &Connection, rows: &[StepRow], expect_after: bool) -> Result<Op
             (Some(_), None) => other = true,
             (Some(e), Some((first, second))) => {
                 if outbox {
-                    if !first.as_str().is_some_and(|s| EDITABLE.contains(&s)) {
+                    let editable =
+                        matches!(&first, SqlValue::Text(s) if EDITABLE.contains(&s.as_str()));
+                    if !editable {
                         return Ok(Some(true));
                     }
                     if e.get("payload").is_some_and(|p| *p != second) {
@@ -468,61 +624,43 @@ fn sql_value(v: &Value) -> SqlValue {
 /// Writes `to` (one side of each row) over the current rows.
 fn restore(conn: &Connection, rows: &[StepRow], to_after: bool) -> Result<()> {
     for row in rows {
-        let cols = table_columns(&row.tbl);
         let to = if to_after { &row.after } else { &row.before };
-        let exists = conn
-            .prepare_cached(&format!("SELECT 1 FROM main.{} WHERE rowid = ?1", row.tbl))?
-            .exists([row.rid])?;
-        match (to, exists) {
-            (None, true) => {
-                conn.execute(
-                    &format!("DELETE FROM main.{} WHERE rowid = ?1", row.tbl),
-                    [row.rid],
-                )?;
-            }
-            (None, false) => {}
-            (Some(img), false) => {
-                let names: Vec<&str> = cols
-                    .iter()
-                    .copied()
-                    .filter(|c| *c != "seq" && img.contains_key(*c))
-                    .collect();
-                let marks: Vec<String> = (1..=names.len() + 1).map(|i| format!("?{i}")).collect();
-                let sql = format!(
-                    "INSERT INTO main.{} (rowid, {}) VALUES ({})",
-                    row.tbl,
-                    names.join(", "),
-                    marks.join(", ")
-                );
-                let mut values = vec![SqlValue::Integer(row.rid)];
-                values.extend(names.iter().map(|c| sql_value(&img[*c])));
-                conn.prepare_cached(&sql)?
-                    .execute(rusqlite::params_from_iter(values))?;
-            }
-            (Some(img), true) => {
-                let names: Vec<&str> = cols
-                    .iter()
-                    .copied()
-                    .filter(|c| *c != "seq" && img.contains_key(*c))
-                    .collect();
-                if names.is_empty() {
-                    continue;
-                }
-                let sets: Vec<String> = names
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| format!("{c} = ?{}", i + 2))
-                    .collect();
-                let sql = format!(
-                    "UPDATE main.{} SET {} WHERE rowid = ?1",
-                    row.tbl,
-                    sets.join(", ")
-                );
-                let mut values = vec![SqlValue::Integer(row.rid)];
-                values.extend(names.iter().map(|c| sql_value(&img[*c])));
-                conn.prepare_cached(&sql)?
-                    .execute(rusqlite::params_from_iter(values))?;
-            }
+        let Some(img) = to else {
+            conn.prepare_cached(&format!("DELETE FROM main.{} WHERE rowid = ?1", row.tbl))?
+                .execute([row.rid])?;
+            continue;
+        };
+        // `seq` is the outbox's rowid.
+        let cols: Vec<&(&str, SqlValue)> = img.0.iter().filter(|(c, _)| *c != "seq").collect();
+        if cols.is_empty() {
+            continue;
+        }
+        let rid = SqlValue::Integer(row.rid);
+        let values = || std::iter::once(&rid).chain(cols.iter().map(|(_, v)| v));
+        let sets: Vec<String> = cols
+            .iter()
+            .enumerate()
+            .map(|(i, (c, _))| format!("{c} = ?{}", i + 2))
+            .collect();
+        let update = format!(
+            "UPDATE main.{} SET {} WHERE rowid = ?1",
+            row.tbl,
+            sets.join(", ")
+        );
+        let changed = conn
+            .prepare_cached(&update)?
+            .execute(rusqlite::params_from_iter(values()))?;
+        if changed == 0 {
+            let names: Vec<&str> = cols.iter().map(|(c, _)| *c).collect();
+            let marks: Vec<String> = (1..=names.len() + 1).map(|i| format!("?{i}")).collect();
+            let insert = format!(
+                "INSERT INTO main.{} (rowid, {}) VALUES ({})",
+                row.tbl,
+                names.join(", "),
+                marks.join(", ")
+            );
+            conn.prepare_cached(&insert)?
+                .execute(rusqlite::params_from_iter(values()))?;
         }
     }
     Ok(())
@@ -532,8 +670,7 @@ fn targets_of(rows: &[StepRow]) -> Vec<EntityRef> {
     let mut out = BTreeSet::new();
     for row in rows {
         for img in [&row.before, &row.after].into_iter().flatten() {
-            if let (Some(Value::String(kind)), Some(Value::String(key))) =
-                (img.get("kind"), img.get("key"))
+            if let (Some(kind), Some(key)) = (img.text("kind"), img.text("key"))
                 && let (Ok(kind), Ok(key)) = (kind_from_text(kind), key_from_text(key))
             {
                 out.insert(EntityRef::new(kind, key));
@@ -546,9 +683,10 @@ fn targets_of(rows: &[StepRow]) -> Vec<EntityRef> {
 impl Workspace {
     /// The recorded steps, newest first: undone ones (which redo brings back) included.
     pub fn history(&self, limit: usize) -> Result<Vec<HistoryStep>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, label, created_at, undone FROM history_step ORDER BY id DESC LIMIT ?1",
-        )?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT id, label, created_at, undone FROM history_step WHERE undone < {DROPPED} \
+                 ORDER BY id DESC LIMIT ?1"
+        ))?;
         let steps = stmt
             .query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
                 Ok(HistoryStep {
@@ -617,6 +755,9 @@ impl Workspace {
             params![id, undo],
         )?;
         tx.commit()?;
+        if let Some(c) = &self.upkeep {
+            c.nudge();
+        }
         Ok(Some(Undone {
             step: HistoryStep {
                 undone: undo,
@@ -637,12 +778,11 @@ impl Workspace {
             }
             let Some(before) = &row.before else { continue };
             // No working copy: the buyer saw the base.
-            let text = [before.get("working_json"), before.get("remote_json")]
-                .into_iter()
-                .flatten()
-                .find_map(Value::as_str);
-            let (Some(text), Some(Value::String(kind)), Some(Value::String(key))) =
-                (text, before.get("kind"), before.get("key"))
+            let text = before
+                .text("working_json")
+                .or_else(|| before.text("remote_json"));
+            let (Some(text), Some(kind), Some(key)) =
+                (text, before.text("kind"), before.text("key"))
             else {
                 continue;
             };
@@ -650,5 +790,98 @@ impl Workspace {
             out.push((target, super::parse_json(text)?));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_image_comes_back_as_it_was_stored() {
+        let image = Image(vec![
+            ("seq", SqlValue::Integer(-7)),
+            ("kind", SqlValue::Text("ad_order".into())),
+            (
+                "payload",
+                SqlValue::Text(r#"{"name":"Say \"hi\" – ünïcode"}"#.into()),
+            ),
+            ("base", SqlValue::Null),
+            ("attempts", SqlValue::Real(1.5)),
+            ("result", SqlValue::Blob(vec![0, 255, 3])),
+        ]);
+        let stored = encode_image("outbox", &image);
+        assert_eq!(
+            decode_image("outbox", SqlValue::Blob(stored)).unwrap(),
+            image
+        );
+    }
+
+    #[test]
+    fn steps_recorded_as_json_are_still_read() {
+        let text =
+            r#"{"kind":"ad_order","key":"7","working_json":"{\"a\":1}","base_hash":null,"gone":1}"#;
+        let image = decode_image("entities", SqlValue::Text(text.into())).unwrap();
+        assert_eq!(image.text("working_json"), Some(r#"{"a":1}"#));
+        assert_eq!(image.get("base_hash"), Some(&SqlValue::Null));
+        assert_eq!(image.get("gone"), None);
+    }
+
+    #[test]
+    fn dropped_steps_leave_the_history_at_once_and_their_rows_on_purge() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::migrations().to_latest(&mut conn).unwrap();
+        for (id, undone) in [(1, 0), (2, 1), (3, 1)] {
+            conn.execute(
+                "INSERT INTO history_step (id, label, created_at, undone) VALUES (?1, 'Edit', 0, ?2)",
+                params![id, undone],
+            )
+            .unwrap();
+            for rid in 0..5 {
+                conn.execute(
+                    "INSERT INTO history_row (step, tbl, rid, before, after) VALUES (?1, 'entities', ?2, NULL, NULL)",
+                    params![id, rid],
+                )
+                .unwrap();
+            }
+        }
+        // What a new edit does to the redo branch.
+        conn.execute(
+            &format!("UPDATE history_step SET undone = {DROPPED} WHERE undone = 1"),
+            [],
+        )
+        .unwrap();
+        assert!(step_of(&conn, 2).is_err());
+        assert_eq!(step_of(&conn, 1).unwrap().id, 1);
+
+        assert!(purge_dropped(&conn).unwrap());
+        let left: Vec<i64> = conn
+            .prepare("SELECT DISTINCT step FROM history_row ORDER BY step")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(left, [1]);
+        let steps: i64 = conn
+            .query_row("SELECT count(*) FROM history_step", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(steps, 1);
+        assert!(!purge_dropped(&conn).unwrap());
+    }
+
+    #[test]
+    fn a_damaged_image_is_an_error_not_a_panic() {
+        let mut stored = encode_image(
+            "entities",
+            &Image(vec![("key", SqlValue::Text("12345".into()))]),
+        );
+        stored.truncate(stored.len() - 2);
+        assert!(matches!(
+            decode_image("entities", SqlValue::Blob(stored)),
+            Err(Error::Corrupt(_))
+        ));
+        assert!(decode_image("entities", SqlValue::Blob(vec![IMAGE_FORMAT, 200, 0])).is_err());
     }
 }

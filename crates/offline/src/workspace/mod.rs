@@ -41,6 +41,7 @@ mod outbox;
 mod pull;
 mod resolve;
 mod scan;
+mod upkeep;
 mod uploads;
 mod validate;
 pub use validate::{PENDING_PARENT_ID, PENDING_SEGMENT_ID, flight_caps_on_new_flights};
@@ -83,6 +84,7 @@ fn migrations() -> Migrations<'static> {
             "../../migrations/0004_audience_upload_records.sql"
         )),
         M::up(include_str!("../../migrations/0005_history.sql")),
+        M::up(include_str!("../../migrations/0006_history_rows.sql")),
     ])
 }
 
@@ -102,6 +104,9 @@ pub struct Listed<T> {
 /// One profile's workspace file.
 pub struct Workspace {
     conn: Connection,
+    /// Declared after `conn`, so the connection closes before the thread's last
+    /// checkpoint.
+    upkeep: Option<upkeep::Upkeep>,
 }
 
 /// An entity as the workspace holds it.
@@ -132,10 +137,28 @@ impl Workspace {
         // FULL: a returned edit is durable (see the module notes).
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // A bulk step over 10,000 rows dirties tens of megabytes of pages; with SQLite's
+        // default 2 MB cache they spill to the WAL mid-transaction and are written again
+        // at commit. Pages are only allocated as a transaction needs them.
+        conn.pragma_update(None, "cache_size", -64 * 1024)?;
         migrations()
             .to_latest(&mut conn)
             .map_err(|e| Error::Corrupt(format!("workspace schema upgrade failed: {e}")))?;
-        Ok(Workspace { conn })
+        let wal = conn.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))?;
+        let upkeep = if wal.eq_ignore_ascii_case("wal") {
+            // The upkeep connection writes too (purging dropped undo steps). A deferred
+            // transaction that read first could not wait for it (SQLite answers BUSY at
+            // once), so every transaction here takes the write lock when it begins, and
+            // waits for it through the busy timeout.
+            conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
+            conn.pragma_update(None, "wal_autocheckpoint", upkeep::BACKSTOP_PAGES)?;
+            // The log file shrinks back after a large step is copied out.
+            conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
+            conn.path().map(Path::new).and_then(upkeep::Upkeep::start)
+        } else {
+            None
+        };
+        Ok(Workspace { conn, upkeep })
     }
 
     /// One entity, or `None` when the workspace does not hold it.
@@ -576,6 +599,53 @@ mod tests {
         let (conflicts, text) = row(2)?;
         assert_eq!(conflicts, None);
         assert_eq!(parse_json::<Value>(&text)?, messages);
+        Ok(())
+    }
+
+    #[test]
+    fn version_6_keeps_steps_recorded_as_json_and_they_still_undo() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::Corrupt(e.to_string()))?;
+        let path = dir.path().join("workspace.sqlite");
+        {
+            let mut conn = Connection::open(&path)?;
+            migrations()
+                .to_version(&mut conn, 5)
+                .map_err(|e| Error::Corrupt(e.to_string()))?;
+            conn.execute(
+                "INSERT INTO entities (kind, key, remote_json, base_hash, working_json, updated_at) \
+                 VALUES ('advertiser', '1', '{\"name\":\"Old\"}', 'h', '{\"name\":\"New\"}', 0)",
+                [],
+            )?;
+            conn.execute(
+                "INSERT INTO history_step (label, created_at) VALUES ('Edit advertiser', 0)",
+                [],
+            )?;
+            // A step as version 5 wrote it: JSON objects of column values.
+            let before = r#"{"kind":"advertiser","key":"1","base_hash":"h","working_json":null,"remote_json":"{\"name\":\"Old\"}"}"#;
+            let after = r#"{"kind":"advertiser","key":"1","base_hash":"h","working_json":"{\"name\":\"New\"}"}"#;
+            conn.execute(
+                "INSERT INTO history_row (step, tbl, rid, before, after) VALUES (1, 'entities', 1, ?1, ?2)",
+                params![before, after],
+            )?;
+        }
+        let mut ws = Workspace::open(&path)?;
+        let undone = ws
+            .undo()?
+            .ok_or_else(|| Error::Corrupt("nothing to undo".into()))?;
+        assert_eq!(undone.step.label, "Edit advertiser");
+        let working: Option<String> = ws.conn.query_row(
+            "SELECT working_json FROM entities WHERE rowid = 1",
+            [],
+            |r| r.get(0),
+        )?;
+        assert_eq!(working, None);
+        ws.redo()?;
+        let working: Option<String> = ws.conn.query_row(
+            "SELECT working_json FROM entities WHERE rowid = 1",
+            [],
+            |r| r.get(0),
+        )?;
+        assert_eq!(working.as_deref(), Some(r#"{"name":"New"}"#));
         Ok(())
     }
 

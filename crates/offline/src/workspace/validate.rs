@@ -367,9 +367,34 @@ pub(crate) fn check_one(
     parents: &[ParentRef],
     base: Option<&Value>,
 ) -> Result<Vec<FieldError>> {
+    check_one_in(
+        conn,
+        &mut Timezones::default(),
+        kind,
+        key,
+        op,
+        payload,
+        parents,
+        base,
+    )
+}
+
+/// [`check_one`] with advertisers' timezones looked up through `timezones`, which a batch
+/// of edits keeps for all of them (until it edits an advertiser).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_one_in(
+    conn: &Connection,
+    timezones: &mut Timezones,
+    kind: Kind,
+    key: &Key,
+    op: Op,
+    payload: Payload<'_>,
+    parents: &[ParentRef],
+    base: Option<&Value>,
+) -> Result<Vec<FieldError>> {
     let mut checker = Checker::new(conn);
     let tz = if needs_timezone(kind) {
-        checker.timezone_of(kind, key)?
+        timezones.of(conn, kind, key)?
     } else {
         None
     };
@@ -427,6 +452,9 @@ pub(crate) fn needs_timezone(kind: Kind) -> bool {
 #[derive(Default)]
 pub(crate) struct Timezones {
     by_advertiser: HashMap<String, Option<TimezoneName>>,
+    /// The advertiser key (or scope) each parent reached so far leads to: the campaign
+    /// of 10,000 ad orders is looked up once.
+    by_parent: HashMap<(String, String), Option<String>>,
 }
 
 impl Timezones {
@@ -439,10 +467,17 @@ impl Timezones {
         key: &Key,
     ) -> Result<Option<TimezoneName>> {
         let mut at = (kind_text(kind).to_owned(), key_text(key));
+        let mut passed: Vec<(String, String)> = Vec::new();
         // advertiser <- campaign <- ad order <- caps: never more than a few hops.
+        let mut advertiser = None;
         for _ in 0..4 {
             if at.0 == kind_text(Kind::Advertiser) {
-                return self.of_advertiser(conn, &at.1);
+                advertiser = Some(at.1);
+                break;
+            }
+            if let Some(known) = self.by_parent.get(&at) {
+                advertiser.clone_from(known);
+                break;
             }
             let row: Option<(Option<String>, Option<String>, Option<i64>)> = conn
                 .prepare_cached(
@@ -451,14 +486,24 @@ impl Timezones {
                 .query_row(params![at.0, at.1], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                 .optional()?;
             match row {
-                Some((Some(pk), Some(pkey), _)) => at = (pk, pkey),
-                Some((_, _, Some(scope))) => {
-                    return self.of_advertiser(conn, &key_text(&Key::Id(scope)));
+                Some((Some(pk), Some(pkey), _)) => {
+                    passed.push(std::mem::replace(&mut at, (pk, pkey)));
                 }
-                _ => return Ok(None),
+                Some((_, _, Some(scope))) => {
+                    advertiser = Some(key_text(&Key::Id(scope)));
+                    break;
+                }
+                _ => break,
             }
         }
-        Ok(None)
+        // The entity itself is not kept: a bulk edit reaches each one once.
+        for hop in passed.into_iter().skip(1) {
+            self.by_parent.insert(hop, advertiser.clone());
+        }
+        match advertiser {
+            Some(key) => self.of_advertiser(conn, &key),
+            None => Ok(None),
+        }
     }
 
     /// The timezone of the advertiser with key text `key`.
