@@ -251,14 +251,6 @@ pub fn replace(
     finish(&preview, dry_run)
 }
 
-fn delimiter(tsv: bool) -> Delimiter {
-    if tsv {
-        Delimiter::Tab
-    } else {
-        Delimiter::Comma
-    }
-}
-
 pub fn export(
     ws: Workspace,
     kind: Option<Kind>,
@@ -267,7 +259,13 @@ pub fn export(
 ) -> Result<(), CliError> {
     let scope = kind.map_or(Scope::Account, Scope::Kind);
     let targets = ws.targets(&scope)?;
-    let text = ws.export_sheet(&targets, delimiter(tsv), kind.is_none())?;
+    // A file is written as its name says (as import reads it back); `--tsv` forces tabs.
+    let delimiter = match (tsv, out) {
+        (true, _) => Delimiter::Tab,
+        (false, Some(path)) => Delimiter::of_path(path),
+        (false, None) => Delimiter::Comma,
+    };
+    let text = ws.export_sheet(&targets, delimiter, kind.is_none())?;
     match out {
         Some(path) => {
             std::fs::write(path, &text)

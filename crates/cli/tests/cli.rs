@@ -684,6 +684,24 @@ async fn bulk_edit_export_import_undo_and_redo() {
         err.contains("0 new, 0 changed"),
         "an unedited file changes nothing: {err}"
     );
+    // A .tsv file is written with tabs, as import reads it.
+    let tsv = cli.home.path().join("orders.tsv");
+    let out = run(&[
+        "export",
+        "--kind",
+        "adorder",
+        "-o",
+        tsv.to_str().expect("path"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let tabbed = std::fs::read_to_string(&tsv).expect("tsv");
+    assert!(tabbed.starts_with("id\t"), "{tabbed}");
+    let out = run(&["import", tsv.to_str().expect("path"), "--kind", "adorder"]);
+    let (_, err) = text(&out);
+    assert!(
+        err.contains("0 new, 0 changed"),
+        "an unedited .tsv file changes nothing: {err}"
+    );
     std::fs::write(&csv, sheet.replace("Readers", "Readers (second wave)")).expect("write");
     let out = run(&[
         "import",
