@@ -540,7 +540,7 @@ impl Batch<'_> {
     fn create(&mut self, kind: Kind, payload: Value, links: Links) -> Result<EntityRef> {
         let target = EntityRef::new(kind, Key::new_local());
         self.insert_entity(&target, &payload, links.parent.as_ref(), links.scope)?;
-        let errors = self.validate(&target, Op::Create, &payload, &links.parents)?;
+        let errors = self.validate(&target, Op::Create, &payload, &links.parents, None)?;
         insert_row(
             &self.tx,
             &target,
@@ -752,7 +752,7 @@ impl Batch<'_> {
             }
             return Ok(0);
         }
-        let errors = self.validate_against(target, row_op, &payload, &parents, base.as_ref())?;
+        let errors = self.validate(target, row_op, &payload, &parents, base.as_ref())?;
         self.written = Some(payload);
         match open {
             Some((seq, _)) => {
@@ -813,7 +813,8 @@ impl Batch<'_> {
         payload: &Value,
         parents: &[ParentRef],
     ) -> Result<i64> {
-        let errors = self.validate(target, op, payload, parents)?;
+        // Its payload is its whole effect: there is no base to check against.
+        let errors = self.validate(target, op, payload, parents, None)?;
         insert_row(
             &self.tx,
             target,
@@ -825,32 +826,9 @@ impl Batch<'_> {
         )
     }
 
+    /// The rules `payload` breaks as it will be sent; an update is checked against its
+    /// `base` (the server version), which `save` has read.
     fn validate(
-        &mut self,
-        target: &EntityRef,
-        op: Op,
-        payload: &Value,
-        parents: &[ParentRef],
-    ) -> Result<Vec<FieldError>> {
-        // An update is checked as it will be sent: against the server version.
-        let base: Option<Value> = if op == Op::Update {
-            self.row(
-                "SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .optional()?
-            .flatten()
-            .as_deref()
-            .map(parse_json)
-            .transpose()?
-        } else {
-            None
-        };
-        self.validate_against(target, op, payload, parents, base.as_ref())
-    }
-
-    fn validate_against(
         &mut self,
         target: &EntityRef,
         op: Op,
