@@ -112,6 +112,101 @@ async fn a_bulk_edit_previews_without_saving_applies_as_one_step_and_undoes_exac
     assert_eq!(snapshot(&file(&dir)), clean);
 }
 
+fn name_of(ws: &Workspace, t: &EntityRef) -> String {
+    ws.working_of(t).unwrap().unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn suffix(text: &str) -> Vec<FieldEdit> {
+    vec![FieldEdit {
+        field: "name".into(),
+        change: Change::Suffix(text.into()),
+    }]
+}
+
+/// A form save that renames an ad order, through `ws`.
+fn rename(ws: &mut Workspace, t: &EntityRef, name: &str) {
+    let mut order: flightdeck_model::AdOrder =
+        serde_json::from_value(ws.working_of(t).unwrap().unwrap()).unwrap();
+    order.name = Some(name.into());
+    ws.update_ad_order(t, order).unwrap();
+}
+
+#[tokio::test]
+async fn an_accepted_preview_applies_what_it_showed_and_what_changed_since_is_not_overwritten() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let three = orders(&ws, 3);
+    let names: Vec<String> = three.iter().map(|t| name_of(&ws, t)).collect();
+
+    // Accepted right away: the rows previewed, and the same file as an edit applied
+    // without a preview.
+    let preview = ws.bulk_edit(&three, &suffix(" Q3"), false).unwrap();
+    let accepted = ws.bulk_edit(&three, &suffix(" Q3"), true).unwrap();
+    assert!(accepted.step.is_some());
+    assert_eq!(accepted.rows, preview.rows);
+    // Outbox rows compared without their `seq`: the undone rows' numbers are not reused.
+    let without_seq = |rows: Vec<String>| -> Vec<String> {
+        rows.into_iter()
+            .map(|r| match r.strip_prefix("Integer(") {
+                Some(rest) => rest
+                    .split_once('|')
+                    .map_or(r.clone(), |(_, x)| x.to_owned()),
+                None => r,
+            })
+            .collect()
+    };
+    let after_preview = without_seq(snapshot(&file(&dir)));
+    ws.undo().unwrap();
+    let direct = ws.bulk_edit(&three, &suffix(" Q3"), true).unwrap();
+    assert_eq!(direct.rows, preview.rows);
+    assert_eq!(without_seq(snapshot(&file(&dir))), after_preview);
+    ws.undo().unwrap();
+    assert_eq!(
+        ws.history(10).unwrap().iter().filter(|s| !s.undone).count(),
+        0
+    );
+
+    // A form save between the preview and its apply: the apply suffixes the name the
+    // order has now, and keeps the rename.
+    ws.bulk_edit(&three, &suffix(" Q4"), false).unwrap();
+    rename(&mut ws, &three[0], "Renamed here");
+    let applied = ws.bulk_edit(&three, &suffix(" Q4"), true).unwrap();
+    assert_eq!(name_of(&ws, &three[0]), "Renamed here Q4");
+    assert_eq!(name_of(&ws, &three[1]), format!("{} Q4", names[1]));
+    let d = &applied.rows[0].diffs;
+    assert!(
+        d.iter().any(|d| d.after == Some(json!("Renamed here Q4"))
+            && d.before == Some(json!("Renamed here"))),
+        "{d:?}"
+    );
+
+    // Another connection's save in between (a second window, the CLI, a sync): the same.
+    ws.bulk_edit(&three, &suffix(" Q1"), false).unwrap();
+    {
+        let mut other = open(&file(&dir));
+        rename(&mut other, &three[1], "Renamed there");
+    }
+    ws.bulk_edit(&three, &suffix(" Q1"), true).unwrap();
+    assert_eq!(name_of(&ws, &three[1]), "Renamed there Q1");
+    assert_eq!(name_of(&ws, &three[0]), "Renamed here Q4 Q1");
+
+    // A different operation's preview is not applied for this one.
+    ws.bulk_edit(&three, &suffix(" A"), false).unwrap();
+    ws.bulk_edit(&three, &suffix(" B"), true).unwrap();
+    assert_eq!(name_of(&ws, &three[2]), format!("{} Q4 Q1 B", names[2]));
+
+    // Every apply was one step, and undoing them all restores the names.
+    let steps = ws.history(10).unwrap().iter().filter(|s| !s.undone).count();
+    assert_eq!(steps, 5, "3 bulk edits and 2 renames");
+    while ws.undo().unwrap().is_some() {}
+    let back: Vec<String> = three.iter().map(|t| name_of(&ws, t)).collect();
+    assert_eq!(back, names);
+}
+
 #[tokio::test]
 async fn form_saves_and_discards_are_steps_and_a_new_edit_ends_the_redo_branch() {
     let server = Server::start().await;

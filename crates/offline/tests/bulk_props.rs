@@ -120,7 +120,20 @@ fn pick(all: &[EntityRef], idx: &[usize]) -> Vec<EntityRef> {
     out
 }
 
-fn run_step(ws: &mut Workspace, step: &Step) {
+/// Runs `step`, first as a preview when `preview_first` (the apply then replays what the
+/// preview wrote, which must leave the same workspace as applying it outright).
+fn run_step(ws: &mut Workspace, step: &Step, preview_first: bool) {
+    let passes: &[bool] = if preview_first {
+        &[false, true]
+    } else {
+        &[true]
+    };
+    for &apply in passes {
+        run_once(ws, step, apply);
+    }
+}
+
+fn run_once(ws: &mut Workspace, step: &Step, apply: bool) {
     let orders = ws.targets(&Scope::Kind(Kind::AdOrder)).unwrap();
     let edit = |field: &str, change: Change| {
         vec![FieldEdit {
@@ -133,19 +146,19 @@ fn run_step(ws: &mut Workspace, step: &Step) {
             ws.bulk_edit(
                 &pick(&orders, p),
                 &edit("lifetimeBudget", Change::Percent(f64::from(*x))),
-                true,
+                apply,
             )
             .unwrap();
         }
         Step::Clear(p) => {
-            ws.bulk_edit(&pick(&orders, p), &edit("maxBid", Change::Clear), true)
+            ws.bulk_edit(&pick(&orders, p), &edit("maxBid", Change::Clear), apply)
                 .unwrap();
         }
         Step::Suffix(p, s) => {
             ws.bulk_edit(
                 &pick(&orders, p),
                 &edit("name", Change::Suffix(s.clone())),
-                true,
+                apply,
             )
             .unwrap();
         }
@@ -155,7 +168,7 @@ fn run_step(ws: &mut Workspace, step: &Step) {
                 replace: r.clone(),
                 ..Find::default()
             };
-            ws.replace(&Scope::Account, &find, true).unwrap();
+            ws.replace(&Scope::Account, &find, apply).unwrap();
         }
         Step::Paste(name) => {
             let campaigns = ws.targets(&Scope::Kind(Kind::Campaign)).unwrap();
@@ -169,10 +182,10 @@ fn run_step(ws: &mut Workspace, step: &Step) {
                 kind: Some(Kind::AdOrder),
                 parent: campaigns.first().cloned(),
             };
-            ws.import_sheet(&tsv, &options, "Paste", true).unwrap();
+            ws.import_sheet(&tsv, &options, "Paste", apply).unwrap();
         }
         Step::DiscardFirst => {
-            if let Some(c) = ws.pending().unwrap().last() {
+            if apply && let Some(c) = ws.pending().unwrap().last() {
                 ws.discard(c.seq).unwrap();
             }
         }
@@ -200,15 +213,15 @@ proptest! {
     #[test]
     fn undo_after_any_sequence_of_edits_restores_each_earlier_state(
         groups in groups(),
-        steps in proptest::collection::vec(step_strategy(), 1..8),
+        steps in proptest::collection::vec((step_strategy(), any::<bool>()), 1..8),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ws.sqlite");
         let mut ws = build(&path, &groups);
         let mut states = vec![snapshot(&path)];
         let start = ws.history(usize::MAX).unwrap().len();
-        for step in &steps {
-            run_step(&mut ws, step);
+        for (step, preview_first) in &steps {
+            run_step(&mut ws, step, *preview_first);
             let now = snapshot(&path);
             // A step that changed nothing records nothing.
             if ws.history(usize::MAX).unwrap().len() - start == states.len() {
@@ -243,7 +256,11 @@ proptest! {
         let payloads = |ws: &Workspace| -> Vec<(String, Value)> {
             ws.pending().unwrap().into_iter().map(|c| (format!("{:?}", c.target), c.payload)).collect()
         };
+        // Previewed first: the apply replays the preview's writes, and must still equal
+        // the edits made one by one.
+        let preview = ws.bulk_edit(&orders, &edits, false).unwrap();
         let bulk = ws.bulk_edit(&orders, &edits, true).unwrap();
+        prop_assert_eq!(&bulk.rows, &preview.rows);
         let (bulk_working, bulk_payloads) = (working(&ws), payloads(&ws));
         if bulk.step.is_some() {
             ws.undo().unwrap();

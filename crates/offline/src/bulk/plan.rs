@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::ops::{self, FieldEdit};
 use super::replace::{Counts, Find, Matcher};
 use crate::change::{EntityRef, Kind};
-use crate::workspace::{Planned, Preview, Workspace};
+use crate::workspace::{Asked, Planned, Preview, Workspace};
 use crate::{Error, Result};
 
 /// Which entities an operation reaches.
@@ -129,19 +129,19 @@ impl Workspace {
         edits: &[FieldEdit],
         apply: bool,
     ) -> Result<Preview> {
-        let plan = self.plan_edit(targets, edits)?;
-        let reached = targets.len();
-        let label = match (reached, targets.first()) {
-            (1, Some(t)) => format!("Edit {}", t.kind.label()),
-            (n, Some(t)) if targets.iter().all(|x| x.kind == t.kind) => {
-                format!("Edit {n} {}", plural(t.kind))
-            }
-            (n, _) => format!("Edit {n} entities"),
-        };
-        let mut preview = self.run(plan, &label, apply)?;
-        preview.unchanged =
-            count_u32(reached).saturating_sub(preview.updates + preview.refused + preview.creates);
-        Ok(preview)
+        let asked = Asked::of("edit", &(targets, edits))?;
+        self.run_asked(asked, apply, |ws| {
+            let plan = ws.plan_edit(targets, edits)?;
+            let reached = targets.len();
+            let label = match (reached, targets.first()) {
+                (1, Some(t)) => format!("Edit {}", t.kind.label()),
+                (n, Some(t)) if targets.iter().all(|x| x.kind == t.kind) => {
+                    format!("Edit {n} {}", plural(t.kind))
+                }
+                (n, _) => format!("Edit {n} entities"),
+            };
+            Ok((plan, label, move |p: &mut Preview| unchanged_of(p, reached)))
+        })
     }
 
     /// The plan of a find and replace over `scope`, with the matches per field.
@@ -172,33 +172,45 @@ impl Workspace {
 
     /// Find and replace: previews it, or applies it as one undo step.
     pub fn replace(&mut self, scope: &Scope, find: &Find, apply: bool) -> Result<Preview> {
-        let (plan, counts, reached) = self.plan_replace(scope, find)?;
-        let label = format!("Replace “{}” with “{}”", find.find, find.replace);
-        let mut preview = self.run(plan, &label, apply)?;
-        preview.count_matches(&counts);
-        preview.unchanged =
-            count_u32(reached).saturating_sub(preview.updates + preview.refused + preview.creates);
-        Ok(preview)
+        let asked = Asked::of("replace", &(scope, find))?;
+        self.run_asked(asked, apply, |ws| {
+            let (plan, counts, reached) = ws.plan_replace(scope, find)?;
+            let label = format!("Replace “{}” with “{}”", find.find, find.replace);
+            Ok((plan, label, move |p: &mut Preview| {
+                p.count_matches(&counts);
+                unchanged_of(p, reached);
+            }))
+        })
     }
 
     /// A step that cannot be undone because it was posted, put back by a new edit:
     /// previews it, or applies it as one undo step.
     pub fn revert(&mut self, step: i64, apply: bool) -> Result<Preview> {
-        let plan = self.revert_plan(step)?;
-        let label = self
-            .history(usize::MAX)?
-            .into_iter()
-            .find(|s| s.id == step)
-            .map_or_else(
-                || format!("Revert step {step}"),
-                |s| format!("Revert “{}”", s.label),
-            );
-        self.run(plan, &label, apply)
+        let asked = Asked::of("revert", &step)?;
+        self.run_asked(asked, apply, |ws| {
+            let plan = ws.revert_plan(step)?;
+            let label = ws
+                .history(usize::MAX)?
+                .into_iter()
+                .find(|s| s.id == step)
+                .map_or_else(
+                    || format!("Revert step {step}"),
+                    |s| format!("Revert “{}”", s.label),
+                );
+            Ok((plan, label, |_: &mut Preview| {}))
+        })
     }
 }
 
 fn count_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Entities an operation reached that its plan left out (nothing to change) count as
+/// unchanged.
+fn unchanged_of(preview: &mut Preview, reached: usize) {
+    preview.unchanged =
+        count_u32(reached).saturating_sub(preview.updates + preview.refused + preview.creates);
 }
 
 /// "ad orders", "flight caps".
@@ -238,18 +250,21 @@ impl Workspace {
         options: &DuplicateOptions,
         apply: bool,
     ) -> Result<Preview> {
-        let plan = sources
-            .iter()
-            .map(|s| Planned::Duplicate {
-                source: s.clone(),
-                into: options.into.clone(),
-                shift_days: options.shift_days.unwrap_or(0),
-            })
-            .collect();
-        let label = match sources {
-            [one] => format!("Duplicate {}", one.kind.label()),
-            many => format!("Duplicate {} entities", many.len()),
-        };
-        self.run(plan, &label, apply)
+        let asked = Asked::of("duplicate", &(sources, options))?;
+        self.run_asked(asked, apply, |_| {
+            let plan = sources
+                .iter()
+                .map(|s| Planned::Duplicate {
+                    source: s.clone(),
+                    into: options.into.clone(),
+                    shift_days: options.shift_days.unwrap_or(0),
+                })
+                .collect();
+            let label = match sources {
+                [one] => format!("Duplicate {}", one.kind.label()),
+                many => format!("Duplicate {} entities", many.len()),
+            };
+            Ok((plan, label, |_: &mut Preview| {}))
+        })
     }
 }

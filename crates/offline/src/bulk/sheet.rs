@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use super::ops::{self, Change, FieldEdit};
 use super::replace::is_text_field;
 use crate::change::{EntityRef, Key, Kind};
-use crate::workspace::{Planned, Preview, Workspace};
+use crate::workspace::{Asked, Planned, Preview, Workspace};
 use crate::{Error, Result};
 
 /// Comma or tab.
@@ -537,10 +537,13 @@ impl Workspace {
         label: &str,
         apply: bool,
     ) -> Result<Preview> {
-        let (plan, unchanged) = self.plan_sheet(text, options)?;
-        let mut preview = self.run(plan, label, apply)?;
-        preview.unchanged += unchanged;
-        Ok(preview)
+        let asked = Asked::of("sheet", &(text, options, label))?;
+        self.run_asked(asked, apply, |ws| {
+            let (plan, unchanged) = ws.plan_sheet(text, options)?;
+            Ok((plan, label.to_owned(), move |p: &mut Preview| {
+                p.unchanged += unchanged;
+            }))
+        })
     }
 }
 

@@ -3,7 +3,9 @@
 //! value it would get, or a draft to create), then [`Workspace::run`] carries the plan
 //! out in one [`Batch`]. A preview is the same run rolled back, so what the buyer
 //! previews is exactly what applying does: the same diffs, the same validation errors,
-//! the same refusals. Applied, the batch is one undo step.
+//! the same refusals. Applied, the batch is one undo step. Accepted right after its
+//! preview, an operation replays the writes the preview made instead of carrying the plan
+//! out again ([`super::kept`]).
 
 use std::collections::BTreeMap;
 
@@ -18,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::edit::Batch;
+use super::kept::Write;
 use super::{Workspace, key_from_text, key_text, kind_from_text, kind_text, parse_json};
 use crate::bulk::replace::Counts;
 use crate::change::{EntityRef, Kind};
@@ -567,10 +570,22 @@ impl Workspace {
     /// `apply`, rolled back when previewing. Either way the answer says, per entity,
     /// what changed and which rules the result breaks.
     pub fn run(&mut self, plan: Vec<Planned>, label: &str, apply: bool) -> Result<Preview> {
+        Ok(self.run_logged(plan, label, apply, false)?.0)
+    }
+
+    /// [`Workspace::run`]; a preview with `log` also returns its writes (see
+    /// [`super::kept`]), unless they were too many to keep.
+    pub(crate) fn run_logged(
+        &mut self,
+        plan: Vec<Planned>,
+        label: &str,
+        apply: bool,
+        log: bool,
+    ) -> Result<(Preview, Option<Vec<Write>>)> {
         let mut batch = if apply {
             self.batch()?
         } else {
-            self.scratch_batch()?
+            self.scratch_batch(log)?
         };
         batch.label(label);
         let mut preview = Preview::default();
@@ -591,8 +606,9 @@ impl Workspace {
         }
         if apply {
             preview.step = batch.commit_step()?;
+            return Ok((preview, None));
         }
-        Ok(preview)
+        Ok((preview, batch.take_log()))
     }
 
     /// A new edit that gives every entity a step changed its working copy from before

@@ -13,6 +13,7 @@ use flightdeck_model::{
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
 
+use super::kept::{Arg, Log, Write, bound};
 use super::validate::{PENDING_SEGMENT_ID, Payload, Timezones, check_one_in};
 use super::{
     Workspace, canonical, key_from_text, key_text, kind_from_text, kind_text, now_ms, op_text,
@@ -43,6 +44,11 @@ pub struct Batch<'w> {
     /// forgotten when the batch edits an advertiser.
     timezones: Timezones,
     upkeep: Option<&'w super::upkeep::Upkeep>,
+    /// The time every row the batch writes is stamped with.
+    now: i64,
+    /// Every write, in order, for a preview whose apply may replay them (see
+    /// [`super::kept`]).
+    log: Option<Log>,
 }
 
 macro_rules! one_edit {
@@ -122,18 +128,22 @@ impl Workspace {
             written: None,
             timezones: Timezones::default(),
             upkeep: self.upkeep.as_ref(),
+            now: now_ms(),
+            log: None,
         })
     }
 
     /// A batch that is never kept (a preview, rolled back when dropped), so nothing is
-    /// recorded for undo.
-    pub(crate) fn scratch_batch(&mut self) -> Result<Batch<'_>> {
+    /// recorded for undo. With `log`, it notes its writes for [`Batch::take_log`].
+    pub(crate) fn scratch_batch(&mut self, log: bool) -> Result<Batch<'_>> {
         Ok(Batch {
             tx: self.conn.transaction()?,
             label: None,
             written: None,
             timezones: Timezones::default(),
             upkeep: None,
+            now: now_ms(),
+            log: log.then(Log::default),
         })
     }
 }
@@ -523,9 +533,43 @@ impl Batch<'_> {
 
     // ---- internals ----
 
+    /// Every write of a batch goes through here, so a preview's log holds all of them.
     /// Statements are cached: a batch of 100,000 edits re-runs the same few.
-    fn exec(&self, sql: &str, p: impl rusqlite::Params) -> Result<usize> {
-        Ok(self.tx.prepare_cached(sql)?.execute(p)?)
+    fn write(&mut self, sql: &'static str, args: Vec<Arg>) -> Result<usize> {
+        let changed = self
+            .tx
+            .prepare_cached(sql)?
+            .execute(rusqlite::params_from_iter(bound(&args, self.now)))?;
+        if let Some(log) = &mut self.log {
+            let inserted = sql
+                .starts_with("INSERT")
+                .then(|| self.tx.last_insert_rowid());
+            log.push(Write {
+                sql,
+                args,
+                changed,
+                inserted,
+            });
+        }
+        Ok(changed)
+    }
+
+    /// Runs a write of a preview's log again; false when it did not change the rows it
+    /// changed then (the workspace is not as the preview left it).
+    pub(super) fn rewrite(&mut self, write: &Write) -> Result<bool> {
+        let changed = self
+            .tx
+            .prepare_cached(write.sql)?
+            .execute(rusqlite::params_from_iter(bound(&write.args, self.now)))?;
+        let inserted = write
+            .inserted
+            .is_none_or(|id| id == self.tx.last_insert_rowid());
+        Ok(changed == write.changed && inserted)
+    }
+
+    /// The writes of a batch begun with a log, unless they were too many to keep.
+    pub(crate) fn take_log(&mut self) -> Option<Vec<Write>> {
+        self.log.take().and_then(Log::into_writes)
     }
 
     pub(super) fn row<T>(
@@ -541,11 +585,10 @@ impl Batch<'_> {
         let target = EntityRef::new(kind, Key::new_local());
         self.insert_entity(&target, &payload, links.parent.as_ref(), links.scope)?;
         let errors = self.validate(&target, Op::Create, &payload, &links.parents, None)?;
-        insert_row(
-            &self.tx,
+        self.insert_row(
             &target,
             Op::Create,
-            &canonical(&payload),
+            canonical(&payload),
             &links.parents,
             None,
             &errors,
@@ -733,9 +776,14 @@ impl Batch<'_> {
             // Dates of its campaigns and orders are checked in its timezone.
             self.timezones = Timezones::default();
         }
-        self.exec(
+        self.write(
             "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
-            params![kind, key, text, now_ms()],
+            vec![
+                kind.to_owned().into(),
+                key.clone().into(),
+                text.clone().into(),
+                Arg::Now,
+            ],
         )?;
         let base = match (&base_text, row_op) {
             // An update is checked as it will be sent: against the server version.
@@ -747,7 +795,7 @@ impl Batch<'_> {
         if base.as_ref().is_some_and(|b| *b == payload) {
             self.written = Some(payload);
             if let Some((seq, _)) = open {
-                self.exec("DELETE FROM outbox WHERE seq = ?1", [seq])?;
+                self.write("DELETE FROM outbox WHERE seq = ?1", vec![seq.into()])?;
                 return Ok(seq);
             }
             return Ok(0);
@@ -756,29 +804,21 @@ impl Batch<'_> {
         self.written = Some(payload);
         match open {
             Some((seq, _)) => {
-                self.exec(
+                self.write(
                     "UPDATE outbox SET payload = ?2, parents = ?3, errors = ?4, status = ?5, \
                      messages = '[]', conflicts = NULL, updated_at = ?6 WHERE seq = ?1",
-                    params![
-                        seq,
-                        text,
-                        to_json(&parents)?,
-                        to_json(&errors)?,
-                        status_text(status_for(&errors)),
-                        now_ms()
+                    vec![
+                        seq.into(),
+                        text.into(),
+                        to_json(&parents)?.into(),
+                        to_json(&errors)?.into(),
+                        status_text(status_for(&errors)).to_owned().into(),
+                        Arg::Now,
                     ],
                 )?;
                 Ok(seq)
             }
-            None => insert_row(
-                &self.tx,
-                target,
-                op,
-                &text,
-                &parents,
-                base_text.as_deref(),
-                &errors,
-            ),
+            None => self.insert_row(target, op, text, &parents, base_text, &errors),
         }
     }
 
@@ -792,13 +832,13 @@ impl Batch<'_> {
             body.name.clone_from(&working.name);
         }
         apply_site_op(&mut working, op, &body);
-        self.exec(
+        self.write(
             "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
-            params![
-                kind_text(list.kind),
-                key_text(&list.key),
-                canonical(&to_value(&working)?),
-                now_ms()
+            vec![
+                kind_text(list.kind).to_owned().into(),
+                key_text(&list.key).into(),
+                canonical(&to_value(&working)?).into(),
+                Arg::Now,
             ],
         )?;
         self.append_row(list, op, &to_value(&body)?, &[])
@@ -815,15 +855,7 @@ impl Batch<'_> {
     ) -> Result<i64> {
         // Its payload is its whole effect: there is no base to check against.
         let errors = self.validate(target, op, payload, parents, None)?;
-        insert_row(
-            &self.tx,
-            target,
-            op,
-            &canonical(payload),
-            parents,
-            None,
-            &errors,
-        )
+        self.insert_row(target, op, canonical(payload), parents, None, &errors)
     }
 
     /// The rules `payload` breaks as it will be sent; an update is checked against its
@@ -954,26 +986,53 @@ impl Batch<'_> {
     }
 
     fn insert_entity(
-        &self,
+        &mut self,
         target: &EntityRef,
         working: &Value,
         parent: Option<&EntityRef>,
         scope: Option<i64>,
     ) -> Result<()> {
-        self.exec(
+        self.write(
             "INSERT INTO entities (kind, key, working_json, parent_kind, parent_key, scope, updated_at) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                kind_text(target.kind),
-                key_text(&target.key),
-                canonical(working),
-                parent.map(|p| kind_text(p.kind)),
-                parent.map(|p| key_text(&p.key)),
-                scope,
-                now_ms()
+            vec![
+                kind_text(target.kind).to_owned().into(),
+                key_text(&target.key).into(),
+                canonical(working).into(),
+                parent.map(|p| kind_text(p.kind).to_owned()).into(),
+                parent.map(|p| key_text(&p.key)).into(),
+                scope.into(),
+                Arg::Now,
             ],
         )?;
         Ok(())
+    }
+
+    fn insert_row(
+        &mut self,
+        target: &EntityRef,
+        op: Op,
+        payload: String,
+        parents: &[ParentRef],
+        base: Option<String>,
+        errors: &[FieldError],
+    ) -> Result<i64> {
+        self.write(
+            "INSERT INTO outbox (kind, key, op, payload, parents, base, errors, status, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+            vec![
+                kind_text(target.kind).to_owned().into(),
+                key_text(&target.key).into(),
+                op_text(op).to_owned().into(),
+                payload.into(),
+                to_json(parents)?.into(),
+                base.into(),
+                to_json(errors)?.into(),
+                status_text(status_for(errors)).to_owned().into(),
+                Arg::Now,
+            ],
+        )?;
+        Ok(self.tx.last_insert_rowid())
     }
 }
 
@@ -1033,34 +1092,6 @@ pub(super) fn status_for(errors: &[FieldError]) -> ChangeStatus {
     } else {
         ChangeStatus::Invalid
     }
-}
-
-pub(super) fn insert_row(
-    tx: &Transaction<'_>,
-    target: &EntityRef,
-    op: Op,
-    payload: &str,
-    parents: &[ParentRef],
-    base: Option<&str>,
-    errors: &[FieldError],
-) -> Result<i64> {
-    let now = now_ms();
-    tx.prepare_cached(
-        "INSERT INTO outbox (kind, key, op, payload, parents, base, errors, status, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
-    )?
-    .execute(params![
-        kind_text(target.kind),
-        key_text(&target.key),
-        op_text(op),
-        payload,
-        to_json(parents)?,
-        base,
-        to_json(errors)?,
-        status_text(status_for(errors)),
-        now
-    ])?;
-    Ok(tx.last_insert_rowid())
 }
 
 fn expect_kind(target: &EntityRef, kind: Kind) -> Result<()> {

@@ -36,6 +36,7 @@ mod bulk;
 mod draft;
 mod edit;
 mod history;
+mod kept;
 mod markers;
 mod outbox;
 mod pull;
@@ -64,6 +65,7 @@ pub use bulk::{Planned, Preview, RowOutcome, RowPreview};
 pub use draft::{Draft, SiteListEdit, UploadRequest, upload_form_paths};
 pub use edit::{Batch, read_only_reason};
 pub use history::{HistoryStep, Undone};
+pub(crate) use kept::Asked;
 pub use markers::Marker;
 pub use outbox::{ChangeMessage, PendingRef};
 pub use pull::{
@@ -107,6 +109,8 @@ pub struct Workspace {
     /// Declared after `conn`, so the connection closes before the thread's last
     /// checkpoint.
     upkeep: Option<upkeep::Upkeep>,
+    /// The latest bulk preview, for its apply to replay.
+    kept: Option<kept::Kept>,
 }
 
 /// An entity as the workspace holds it.
@@ -158,7 +162,11 @@ impl Workspace {
         } else {
             None
         };
-        Ok(Workspace { conn, upkeep })
+        Ok(Workspace {
+            conn,
+            upkeep,
+            kept: None,
+        })
     }
 
     /// One entity, or `None` when the workspace does not hold it.

@@ -1,0 +1,230 @@
+//! A bulk preview kept for its apply. A preview carries its plan out in a transaction it
+//! rolls back (see [`super::bulk`]); the writes that run made are kept, with what the
+//! workspace looked like once it was rolled back, so accepting the same operation on an
+//! unchanged workspace only writes: the writes are replayed in one transaction, recorded
+//! as one undo step, instead of planning and carrying out every row a second time.
+//!
+//! The replay is the preview's run by construction: the same statements with the same
+//! values, on the same rows, in the same order. Anything written to the workspace since
+//! (by this connection or another: an edit, a sync, an undo), a different operation, or a
+//! replayed statement that does not touch the rows it touched in the preview, and the
+//! apply carries the plan out afresh instead.
+
+use std::hash::Hasher;
+
+use rusqlite::types::{ToSqlOutput, Value as SqlValue};
+use serde::Serialize;
+
+use super::Workspace;
+use super::bulk::{Planned, Preview};
+use crate::{Error, Result};
+
+/// Bytes of written values a preview keeps at most. A larger preview (an import of
+/// 100,000 edited rows) is carried out again when applied rather than held in memory.
+const MAX_BYTES: usize = 64 << 20;
+
+/// One value a write binds.
+#[derive(Debug, Clone)]
+pub(crate) enum Arg {
+    Value(SqlValue),
+    /// The batch's time (`updated_at`, `created_at`): a replayed write is stamped with the
+    /// time it is applied, not the time of the preview.
+    Now,
+}
+
+impl Arg {
+    fn bound(&self, now: i64) -> ToSqlOutput<'_> {
+        match self {
+            Arg::Value(v) => ToSqlOutput::Borrowed(v.into()),
+            Arg::Now => ToSqlOutput::Owned(SqlValue::Integer(now)),
+        }
+    }
+
+    fn size(&self) -> usize {
+        match self {
+            Arg::Value(SqlValue::Text(t)) => t.len(),
+            Arg::Value(SqlValue::Blob(b)) => b.len(),
+            _ => 8,
+        }
+    }
+}
+
+impl<T: Into<SqlValue>> From<T> for Arg {
+    fn from(v: T) -> Arg {
+        Arg::Value(v.into())
+    }
+}
+
+/// The values `args` binds, for `params_from_iter`.
+pub(crate) fn bound(args: &[Arg], now: i64) -> impl Iterator<Item = ToSqlOutput<'_>> {
+    args.iter().map(move |a| a.bound(now))
+}
+
+/// One statement a batch ran, and what it did.
+#[derive(Debug)]
+pub(crate) struct Write {
+    pub(crate) sql: &'static str,
+    pub(crate) args: Vec<Arg>,
+    /// Rows it changed.
+    pub(crate) changed: usize,
+    /// The rowid an insert gave its row.
+    pub(crate) inserted: Option<i64>,
+}
+
+/// The writes of a batch, while they fit in [`MAX_BYTES`].
+#[derive(Debug, Default)]
+pub(crate) struct Log {
+    writes: Vec<Write>,
+    bytes: usize,
+    overflowed: bool,
+}
+
+impl Log {
+    pub(crate) fn push(&mut self, write: Write) {
+        if self.overflowed {
+            return;
+        }
+        self.bytes += write.sql.len() + write.args.iter().map(Arg::size).sum::<usize>();
+        if self.bytes > MAX_BYTES {
+            self.overflowed = true;
+            self.writes = Vec::new();
+        } else {
+            self.writes.push(write);
+        }
+    }
+
+    /// The writes, unless there were too many to keep.
+    pub(crate) fn into_writes(self) -> Option<Vec<Write>> {
+        (!self.overflowed).then_some(self.writes)
+    }
+}
+
+/// What an operation was asked (its name and inputs, hashed): asked again of an
+/// unchanged workspace, it has the same plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Asked([u64; 2]);
+
+/// Feeds serialized inputs to two hashers: 128 bits, so two different operations never
+/// pass for one.
+struct Hashing([std::collections::hash_map::DefaultHasher; 2]);
+
+impl std::io::Write for Hashing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for h in &mut self.0 {
+            h.write(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Asked {
+    pub(crate) fn of(operation: &str, inputs: &impl Serialize) -> Result<Asked> {
+        let mut h = Hashing(Default::default());
+        h.0[1].write_u8(1);
+        for x in &mut h.0 {
+            x.write(operation.as_bytes());
+            x.write_u8(0);
+        }
+        serde_json::to_writer(&mut h, inputs)
+            .map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))?;
+        Ok(Asked([h.0[0].finish(), h.0[1].finish()]))
+    }
+}
+
+/// What the workspace looked like: the rows this connection has changed so far, and
+/// SQLite's count of commits by other connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    changes: u64,
+    data_version: i64,
+}
+
+/// A preview kept for its apply.
+#[derive(Debug)]
+pub(crate) struct Kept {
+    asked: Asked,
+    seen: Seen,
+    label: String,
+    writes: Vec<Write>,
+    preview: Preview,
+}
+
+impl Workspace {
+    fn data_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
+    /// Runs the bulk operation `asked`: `plan` gives its plan, its undo label, and what
+    /// to add to the preview of the run (counts of rows the plan leaves out). Applied
+    /// right after its preview on an unchanged workspace, it replays the preview's
+    /// writes; previewed, it keeps them for that apply.
+    pub(crate) fn run_asked<F>(
+        &mut self,
+        asked: Asked,
+        apply: bool,
+        plan: impl FnOnce(&Workspace) -> Result<(Vec<Planned>, String, F)>,
+    ) -> Result<Preview>
+    where
+        F: FnOnce(&mut Preview),
+    {
+        let kept = self.kept.take();
+        if apply
+            && let Some(kept) = kept
+            && kept.asked == asked
+            && let Some(preview) = self.replay(kept)?
+        {
+            return Ok(preview);
+        }
+        let (plan, label, finish) = plan(self)?;
+        let (mut preview, writes) = self.run_logged(plan, &label, apply, !apply)?;
+        finish(&mut preview);
+        if let Some(writes) = writes {
+            // Taken once the preview's transaction is rolled back.
+            let seen = Seen {
+                changes: self.conn.total_changes(),
+                data_version: self.data_version()?,
+            };
+            self.kept = Some(Kept {
+                asked,
+                seen,
+                label,
+                writes,
+                preview: preview.clone(),
+            });
+        }
+        Ok(preview)
+    }
+
+    /// Applies a kept preview by writing what its run wrote; `None` (nothing written)
+    /// when the workspace changed since, or a write does not do what it did then.
+    fn replay(&mut self, kept: Kept) -> Result<Option<Preview>> {
+        // Read before the batch begins: its undo recording writes temporary tables.
+        let changes = self.conn.total_changes();
+        if changes != kept.seen.changes {
+            return Ok(None);
+        }
+        let mut batch = self.batch()?;
+        // Inside the transaction, which holds the write lock: no other connection can
+        // commit between this look and the writes.
+        let data_version: i64 = batch.row("PRAGMA data_version", [], |r| r.get(0))?;
+        if data_version != kept.seen.data_version {
+            return Ok(None);
+        }
+        batch.label(kept.label);
+        for write in &kept.writes {
+            if !batch.rewrite(write)? {
+                // Dropped: rolled back, nothing kept.
+                return Ok(None);
+            }
+        }
+        let mut preview = kept.preview;
+        preview.step = batch.commit_step()?;
+        Ok(Some(preview))
+    }
+}
