@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use serde::de::DeserializeSeed;
+use serde::de::{DeserializeSeed, SeqAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer};
 
 /// Deserializes a field that distinguishes "absent" (`None`, via `#[serde(default)]`)
@@ -19,25 +19,17 @@ where
 }
 
 /// `agencyId` arrives as a Number or a String holding digits; it is always sent back as a Number.
+///
+/// Written as a visitor rather than an untagged enum, whose error ("data did not match
+/// any variant of untagged enum Raw") names a Rust type and not what to send.
 pub fn number_or_string<'de, D>(d: D) -> Result<Option<i64>, D::Error>
 where
     D: Deserializer<'de>,
 {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Num(i64),
-        Str(String),
-    }
-    match Option::<Raw>::deserialize(d)? {
-        None => Ok(None),
-        Some(Raw::Num(n)) => Ok(Some(n)),
-        Some(Raw::Str(s)) => s
-            .trim()
-            .parse::<i64>()
-            .map(Some)
-            .map_err(|_| serde::de::Error::custom(format!("expected a number, got \"{s}\""))),
-    }
+    d.deserialize_any(OptionalId::new(
+        "a whole number or a string of digits",
+        IdForm::NumberOrString,
+    ))
 }
 
 /// `advertiserIds` is an array, but a listing sample shows a single number.
@@ -45,17 +37,125 @@ pub fn one_or_many<'de, D>(d: D) -> Result<Option<Vec<i64>>, D::Error>
 where
     D: Deserializer<'de>,
 {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        One(i64),
-        Many(Vec<i64>),
+    d.deserialize_any(OptionalIds)
+}
+
+/// Which input forms [`OptionalId`] takes besides a whole number.
+#[derive(Clone, Copy)]
+enum IdForm {
+    Number,
+    NumberOrString,
+}
+
+/// An optional whole number: null, an integer, an integral float (`3.0`, which JSON
+/// Schema counts as an integer), or with [`IdForm::NumberOrString`] a string of digits.
+struct OptionalId {
+    expecting: &'static str,
+    form: IdForm,
+}
+
+impl OptionalId {
+    fn new(expecting: &'static str, form: IdForm) -> Self {
+        Self { expecting, form }
     }
-    Ok(match Option::<Raw>::deserialize(d)? {
-        None => None,
-        Some(Raw::One(n)) => Some(vec![n]),
-        Some(Raw::Many(v)) => Some(v),
-    })
+}
+
+impl<'de> Visitor<'de> for OptionalId {
+    type Value = Option<i64>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.expecting)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Some(v))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        i64::try_from(v)
+            .map(Some)
+            .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        whole(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_value(Unexpected::Float(v), &self))
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        match self.form {
+            IdForm::NumberOrString => s
+                .trim()
+                .parse::<i64>()
+                .map(Some)
+                .map_err(|_| E::custom(format!("expected a number, got \"{s}\""))),
+            IdForm::Number => Err(E::invalid_type(Unexpected::Str(s), &self)),
+        }
+    }
+}
+
+/// One whole number or an array of them ([`one_or_many`]), or null.
+struct OptionalIds;
+
+impl<'de> Visitor<'de> for OptionalIds {
+    type Value = Option<Vec<i64>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of whole numbers, or one whole number")
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Some(vec![v]))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        i64::try_from(v)
+            .map(|n| Some(vec![n]))
+            .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        whole(v)
+            .map(|n| Some(vec![n]))
+            .ok_or_else(|| E::invalid_value(Unexpected::Float(v), &self))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element_seed(WholeNumber)? {
+            out.push(item);
+        }
+        Ok(Some(out))
+    }
+}
+
+/// One whole number, an integral float included.
+struct WholeNumber;
+
+impl<'de> DeserializeSeed<'de> for WholeNumber {
+    type Value = i64;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<i64, D::Error> {
+        let id = d.deserialize_any(OptionalId::new("a whole number", IdForm::Number))?;
+        id.ok_or_else(|| serde::de::Error::invalid_type(Unexpected::Unit, &"a whole number"))
+    }
+}
+
+/// `v` as an integer when it has no fraction and fits exactly.
+fn whole(v: f64) -> Option<i64> {
+    /// 2^53: past it an f64 no longer holds every integer exactly.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    // In range and integral: the cast is exact.
+    #[allow(clippy::cast_possible_truncation)]
+    (v.fract() == 0.0 && v.abs() <= EXACT).then_some(v as i64)
 }
 
 // The functions above as `DeserializeSeed`s, which is what the visitors written by

@@ -29,8 +29,9 @@ pub use helpers::{format_millis, format_millis_in, known as known_value};
 pub use identifiers::{audience_identifier, code_challenge, external_advertiser_id};
 pub use site_lists::site_list;
 pub use updates::{
-    AD_ORDER_IGNORED_ON_UPDATE, ADVERTISER_IGNORED_ON_UPDATE, CAMPAIGN_IGNORED_ON_UPDATE,
-    IgnoredOnUpdate, NO_UPDATE_ENDPOINT, ignored_on_update,
+    AD_ORDER_IGNORED_ON_UPDATE, ADVERTISER_IGNORED_ON_UPDATE, ADVERTISER_KEPT_ON_UPDATE,
+    CAMPAIGN_IGNORED_ON_UPDATE, IgnoredOnUpdate, NO_UPDATE_ENDPOINT, cleared_on_update,
+    ignored_on_update,
 };
 
 /// Machine-readable codes carried by [`crate::FieldError::code`].

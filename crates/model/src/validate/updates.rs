@@ -64,6 +64,36 @@ pub const AD_ORDER_IGNORED_ON_UPDATE: &[IgnoredOnUpdate] = &[
     },
 ];
 
+/// Advertiser fields required on insert that an update may change but not clear. Its
+/// other required fields are either required on update too (`name`) or ignored there.
+pub const ADVERTISER_KEPT_ON_UPDATE: &[&str] = &["category"];
+
+/// Refuses an update request that clears (sends as null or blank) a field in `kept`:
+/// the update merges into the stored entity, and an absent field keeps its value, but a
+/// cleared one would leave an entity that could not have been created. `request` is the
+/// update's body as sent (the typed form cannot tell null from absent).
+pub fn cleared_on_update(
+    kept: &[&str],
+    request: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(), ValidationErrors> {
+    let mut e = ValidationErrors::default();
+    for field in kept {
+        let cleared = match request.get(*field) {
+            Some(serde_json::Value::Null) => true,
+            Some(serde_json::Value::String(s)) => s.trim().is_empty(),
+            _ => false,
+        };
+        if cleared {
+            e.push(
+                *field,
+                codes::REQUIRED,
+                "is required: an update may change it but not clear it",
+            );
+        }
+    }
+    e.into_result()
+}
+
 /// Why posted creatives and segments are read-only.
 pub const NO_UPDATE_ENDPOINT: &str =
     "the service has no update for this kind once it is posted; use \"Duplicate as new\"";
