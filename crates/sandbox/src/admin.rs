@@ -34,6 +34,30 @@ use crate::faults::FaultSettings;
 /// Header that carries the admin token.
 pub const TOKEN_HEADER: &str = "x-sandbox-admin-token";
 
+/// Shortest admin token accepted. The token opens the clock and the faults to whoever
+/// holds it, and any local process can try tokens against the port: an empty or short
+/// one (a typo, an unset shell variable) must not enable the surface.
+pub const MIN_TOKEN_CHARS: usize = 16;
+
+/// Refuses an admin token that is too short to keep the surface private, or that a
+/// header could never carry as it is. The message never repeats the token.
+pub fn check_token(token: &str) -> Result<(), String> {
+    let chars = token.chars().count();
+    if chars < MIN_TOKEN_CHARS {
+        return Err(format!(
+            "the admin token must be at least {MIN_TOKEN_CHARS} characters long (got {chars})"
+        ));
+    }
+    // HTTP drops a header value's surrounding whitespace, so such a token never matches.
+    if token.trim() != token {
+        return Err("the admin token must not start or end with whitespace".into());
+    }
+    if token.chars().any(char::is_control) {
+        return Err("the admin token must not contain control characters".into());
+    }
+    Ok(())
+}
+
 /// `/_sandbox/*` routes; they answer 404 unless an admin token was configured and sent.
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -178,7 +202,24 @@ async fn advance_clock(
 
 #[cfg(test)]
 mod tests {
-    use super::tokens_match;
+    use super::{check_token, tokens_match};
+
+    #[test]
+    fn short_or_padded_tokens_are_refused() {
+        assert!(check_token("sixteen-chars-ok").is_ok());
+        for bad in [
+            "",
+            "short",
+            "fifteen-chars-x",
+            " sixteen-chars-ok",
+            "sixteen-chars-ok\n",
+        ] {
+            let Err(why) = check_token(bad) else {
+                panic!("accepted {bad:?}");
+            };
+            assert!(bad.trim().is_empty() || !why.contains(bad.trim()), "{why}");
+        }
+    }
 
     #[test]
     fn token_comparison() {

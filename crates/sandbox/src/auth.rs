@@ -4,7 +4,9 @@
 //!
 //! * Passwords and client secrets are stored as argon2 PHC strings. Verifying one is
 //!   deliberately slow, so successful HTTP Basic checks are remembered in memory under
-//!   a salted SHA-256 of `name\0secret` (never the secret itself).
+//!   a salted SHA-256 of `name\0secret` (never the secret itself). An unknown user or
+//!   client is verified against a dummy hash, so the time taken does not tell which
+//!   names exist, and [`PasswordWork`] caps how many verifications run at once.
 //! * Access and id tokens are HS256 JWTs signed with a 32-byte secret kept in the
 //!   `meta` table, so they survive a restart with a file database. Their `iat`/`exp`
 //!   come from the sandbox clock, which tests move, so expiry is checked here against
@@ -13,7 +15,8 @@
 //!   SHA-256 hashes.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -54,6 +57,8 @@ const INVALID_TOKEN: &str = "the access token is not valid; sign in again";
 const NOT_ACCESS_TOKEN: &str = "only an access token authorizes requests (an id token was sent)";
 const PARTNER_TOKEN: &str = "data-partner tokens may only call the audience endpoints";
 const JWT_REQUIRED: &str = "a valid access token (JWT) is required";
+const REVOKED_TOKEN: &str =
+    "the access token has been revoked (its authorization code was used twice); sign in again";
 
 /// Signing keys for access and id tokens, persisted so tokens outlive a restart with
 /// `--data`, and the cache of verified Basic credentials.
@@ -113,6 +118,7 @@ impl Keys {
             acct: caller.account_id,
             usr: caller.username.clone(),
             cid: caller.client_id.clone(),
+            gid: caller.grant_id.clone(),
             typ: typ.to_owned(),
             iat,
             exp: iat + TOKEN_EXPIRES_IN,
@@ -141,13 +147,7 @@ impl Keys {
     /// `scope` separates users from OAuth clients. Slow on a miss: call it off the
     /// async threads.
     pub fn verify_cached(&self, scope: &str, name: &str, secret: &str, phc: &str) -> bool {
-        let mut h = Sha256::new();
-        h.update(self.cache_salt);
-        for part in [scope, name, secret] {
-            h.update(part.as_bytes());
-            h.update([0u8]);
-        }
-        let key: [u8; 32] = h.finalize().into();
+        let key = self.cache_key(scope, name, secret);
         if self.cache().get(&key).is_some_and(|known| known == phc) {
             return true;
         }
@@ -160,6 +160,22 @@ impl Keys {
         }
         cache.insert(key, phc.to_owned());
         true
+    }
+
+    /// Whether these credentials were verified against `phc` before; cheap.
+    pub fn is_cached(&self, scope: &str, name: &str, secret: &str, phc: &str) -> bool {
+        let key = self.cache_key(scope, name, secret);
+        self.cache().get(&key).is_some_and(|known| known == phc)
+    }
+
+    fn cache_key(&self, scope: &str, name: &str, secret: &str) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(self.cache_salt);
+        for part in [scope, name, secret] {
+            h.update(part.as_bytes());
+            h.update([0u8]);
+        }
+        h.finalize().into()
     }
 
     fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], String>> {
@@ -180,6 +196,10 @@ pub struct Claims {
     /// Data-partner client id, for tokens from the code flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cid: Option<String>,
+    /// The authorization-code grant the token descends from (code flow and its
+    /// refreshes), so a reuse of the code can revoke it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gid: Option<String>,
     /// `access` or `id`.
     pub typ: String,
     /// Issued at, Unix seconds (sandbox clock).
@@ -230,6 +250,116 @@ pub fn verify_secret(secret: &str, phc: &str) -> bool {
     })
 }
 
+/// A hash of a random secret nobody knows, made like every stored one
+/// ([`hash_secret`]), so verifying against it costs what a real verification costs.
+/// `None` only if hashing failed, and then an unknown name is merely answered faster.
+static DUMMY_PHC: LazyLock<Option<String>> = LazyLock::new(|| {
+    let secret = URL_SAFE_NO_PAD.encode(rand::random::<[u8; 32]>());
+    hash_secret(&secret).ok()
+});
+
+/// How many argon2 verifications may run at once by default: one per core. Each takes a
+/// core and about 19 MB for tens of milliseconds; more at once would only queue for the
+/// cores while holding the memory.
+pub fn default_password_slots() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// The gate argon2 verifications pass: at most `slots` run at once, on the blocking
+/// pool, and the rest wait their turn. Without it any local process could start
+/// hundreds of sign-ins and hold every core and gigabytes of memory; with it a flood
+/// costs only queueing. It also counts what ran, for tests.
+pub struct PasswordWork {
+    slots: tokio::sync::Semaphore,
+    capacity: usize,
+    verifications: AtomicU64,
+    running: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl PasswordWork {
+    /// A gate letting `slots` verifications (at least one) run at once.
+    pub fn new(slots: usize) -> Self {
+        let capacity = slots.max(1);
+        Self {
+            slots: tokio::sync::Semaphore::new(capacity),
+            capacity,
+            verifications: AtomicU64::new(0),
+            running: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        }
+    }
+
+    /// How many verifications may run at once.
+    pub fn slots(&self) -> usize {
+        self.capacity
+    }
+
+    /// Argon2 verifications run so far (cache hits do not count).
+    pub fn verifications(&self) -> u64 {
+        self.verifications.load(Ordering::Relaxed)
+    }
+
+    /// The most verifications that ever ran at the same time.
+    pub fn peak(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    /// Runs `verify` on the blocking pool once a slot is free.
+    async fn run<R: Send + 'static>(
+        self: &Arc<Self>,
+        verify: impl FnOnce() -> R + Send + 'static,
+    ) -> Result<R> {
+        let _slot = self
+            .slots
+            .acquire()
+            .await
+            .map_err(|e| Error::Internal(format!("password slots: {e}")))?;
+        let work = Arc::clone(self);
+        let out = tokio::task::spawn_blocking(move || {
+            let now = work.running.fetch_add(1, Ordering::SeqCst) + 1;
+            work.peak.fetch_max(now, Ordering::SeqCst);
+            work.verifications.fetch_add(1, Ordering::Relaxed);
+            let out = verify();
+            work.running.fetch_sub(1, Ordering::SeqCst);
+            out
+        })
+        .await?;
+        Ok(out)
+    }
+}
+
+/// Checks `secret` for `name` against `phc`, or against [`DUMMY_PHC`] when the name is
+/// unknown (`phc` is `None`), so both cost one argon2 verification. Remembered
+/// successes skip the gate.
+async fn verify_secret_of(
+    state: &AppState,
+    scope: &'static str,
+    name: &str,
+    secret: &str,
+    phc: Option<String>,
+) -> Result<bool> {
+    if let Some(phc) = &phc
+        && state.keys.is_cached(scope, name, secret, phc)
+    {
+        return Ok(true);
+    }
+    let keys = state.keys.clone();
+    let (name, secret) = (name.to_owned(), secret.to_owned());
+    state
+        .password_work
+        .run(move || match phc {
+            Some(phc) => keys.verify_cached(scope, &name, &secret, &phc),
+            None => {
+                if let Some(dummy) = DUMMY_PHC.as_deref() {
+                    verify_secret(&secret, dummy);
+                }
+                false
+            }
+        })
+        .await
+}
+
 /// 32 random bytes, base64url without padding: refresh tokens, codes, `jti`.
 fn random_token() -> String {
     URL_SAFE_NO_PAD.encode(rand::random::<[u8; 32]>())
@@ -256,6 +386,8 @@ pub struct Caller {
     pub can_write: bool,
     /// Set when the token came from a data partner's code flow.
     pub client_id: Option<String>,
+    /// The authorization-code grant of a code-flow token (see [`Claims::gid`]).
+    pub grant_id: Option<String>,
 }
 
 impl Caller {
@@ -289,6 +421,7 @@ impl UserRow {
             username: self.username.clone(),
             can_write: self.role != "viewer",
             client_id,
+            grant_id: None,
         }
     }
 }
@@ -338,17 +471,10 @@ pub async fn authenticate_user(
     password: &str,
 ) -> Result<Option<Caller>> {
     let name = username.to_owned();
-    let Some(user) = state.db.call(move |c| user_by_name(c, &name)).await? else {
-        return Ok(None);
-    };
-    let keys = state.keys.clone();
-    let password = password.to_owned();
-    let ok = tokio::task::spawn_blocking(move || {
-        keys.verify_cached("user", &user.username, &password, &user.password_hash)
-            .then_some(user)
-    })
-    .await?;
-    Ok(ok.map(|u| u.caller(None)))
+    let user = state.db.call(move |c| user_by_name(c, &name)).await?;
+    let phc = user.as_ref().map(|u| u.password_hash.clone());
+    let ok = verify_secret_of(state, "user", username, password, phc).await?;
+    Ok(user.filter(|_| ok).map(|u| u.caller(None)))
 }
 
 /// A data partner registered in `oauth_clients`.
@@ -430,16 +556,10 @@ pub async fn authenticate_client(
     secret: &str,
 ) -> Result<Option<Client>> {
     let id = client_id.to_owned();
-    let Some((client, secret_hash)) = state.db.call(move |c| client_row(c, &id)).await? else {
-        return Ok(None);
-    };
-    let keys = state.keys.clone();
-    let secret = secret.to_owned();
-    Ok(tokio::task::spawn_blocking(move || {
-        keys.verify_cached("client", &client.client_id, &secret, &secret_hash)
-            .then_some(client)
-    })
-    .await?)
+    let row = state.db.call(move |c| client_row(c, &id)).await?;
+    let phc = row.as_ref().map(|(_, hash)| hash.clone());
+    let ok = verify_secret_of(state, "client", client_id, secret, phc).await?;
+    Ok(row.filter(|_| ok).map(|(client, _)| client))
 }
 
 /// Signs an access token and an id token for `caller` at `now_ms` and, when
@@ -457,6 +577,7 @@ pub fn issue_tokens(
             conn,
             caller.user_id,
             caller.client_id.as_deref(),
+            caller.grant_id.as_deref(),
             now_ms,
         )?)
     } else {
@@ -482,24 +603,54 @@ pub fn mint_access_token(state: &AppState, user_id: i64, at_ms: i64) -> Result<S
 }
 
 /// Stores a new refresh token (valid 30 days) and returns it; only its hash is kept.
+/// `grant_id` ties a code-flow token to its authorization code.
 pub fn create_refresh_token(
     conn: &Connection,
     user_id: i64,
     client_id: Option<&str>,
+    grant_id: Option<&str>,
     now_ms: i64,
 ) -> Result<String> {
     let token = random_token();
     conn.execute(
-        "INSERT INTO refresh_tokens (token_hash, user_id, client_id, expires_at)
-         VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO refresh_tokens (token_hash, user_id, client_id, grant_id, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
             token_hash(&token),
             user_id,
             client_id,
+            grant_id,
             now_ms + REFRESH_TOKEN_TTL_MS
         ],
     )?;
     Ok(token)
+}
+
+/// Revokes every token issued from the authorization code of `grant_id`: its refresh
+/// tokens at once, its access tokens at their next use (RFC 6749 §4.1.2: a code used
+/// twice means someone else may hold it).
+pub fn revoke_grant(conn: &Connection, grant_id: &str, now_ms: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE refresh_tokens SET revoked = 1 WHERE grant_id = ?1",
+        [grant_id],
+    )?;
+    conn.execute(
+        "INSERT OR IGNORE INTO revoked_grants (grant_id, revoked_at) VALUES (?1, ?2)",
+        params![grant_id, now_ms],
+    )?;
+    Ok(())
+}
+
+/// Whether the grant `grant_id` was revoked by a reuse of its code.
+fn grant_revoked(conn: &Connection, grant_id: &str) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM revoked_grants WHERE grant_id = ?1",
+            [grant_id],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
 }
 
 /// Revokes a refresh token. Returns whether it existed and was not revoked yet.
@@ -518,6 +669,8 @@ pub struct RefreshGrant {
     pub user_id: i64,
     /// The data partner it was issued through; `None` for `/v1/oauth2/authenticate`.
     pub client_id: Option<String>,
+    /// The authorization-code grant it descends from, if any.
+    pub grant_id: Option<String>,
 }
 
 /// Looks up a refresh token that is neither revoked nor expired. The error is the
@@ -529,7 +682,7 @@ pub fn check_refresh_token(
 ) -> Result<Result<RefreshGrant, &'static str>> {
     let row = conn
         .query_row(
-            "SELECT user_id, client_id, expires_at, revoked FROM refresh_tokens
+            "SELECT user_id, client_id, expires_at, revoked, grant_id FROM refresh_tokens
              WHERE token_hash = ?1",
             [token_hash(token)],
             |r| {
@@ -538,17 +691,22 @@ pub fn check_refresh_token(
                     r.get::<_, Option<String>>(1)?,
                     r.get::<_, i64>(2)?,
                     r.get::<_, bool>(3)?,
+                    r.get::<_, Option<String>>(4)?,
                 ))
             },
         )
         .optional()?;
     Ok(match row {
         None => Err("the refresh token is not valid"),
-        Some((_, _, _, true)) => Err("the refresh token has been revoked; sign in again"),
-        Some((_, _, expires_at, _)) if now_ms >= expires_at => {
+        Some((_, _, _, true, _)) => Err("the refresh token has been revoked; sign in again"),
+        Some((_, _, expires_at, _, _)) if now_ms >= expires_at => {
             Err("the refresh token has expired; sign in again")
         }
-        Some((user_id, client_id, _, _)) => Ok(RefreshGrant { user_id, client_id }),
+        Some((user_id, client_id, _, _, grant_id)) => Ok(RefreshGrant {
+            user_id,
+            client_id,
+            grant_id,
+        }),
     })
 }
 
@@ -601,8 +759,9 @@ pub fn create_auth_code(
     let code = random_token();
     conn.execute(
         "INSERT INTO auth_codes
-           (code_hash, client_id, user_id, redirect_uri, code_challenge, challenge_method, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+           (code_hash, client_id, user_id, redirect_uri, code_challenge, challenge_method,
+            expires_at, grant_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
             token_hash(&code),
             client_id,
@@ -610,15 +769,27 @@ pub fn create_auth_code(
             redirect_uri,
             challenge.map(|(c, _)| c),
             challenge.map(|(_, m)| m.as_str()),
-            now_ms + AUTH_CODE_TTL_MS
+            now_ms + AUTH_CODE_TTL_MS,
+            random_token()
         ],
     )?;
     Ok(code)
 }
 
+/// What a redeemed authorization code grants.
+#[derive(Debug, Clone)]
+pub struct CodeGrant {
+    /// The user who signed in.
+    pub user_id: i64,
+    /// Ties the tokens issued now to the code (`None` for codes from before grants).
+    pub grant_id: Option<String>,
+}
+
 /// Redeems an authorization code for `client_id`: the code is marked used as soon as
 /// its own client presents it, whatever the outcome, so it can never be tried twice.
-/// Returns the user id, or the `error_description` of an `invalid_grant`.
+/// Presenting a used code again revokes every token issued from it
+/// ([`revoke_grant`]); the caller must commit even then. Returns the grant, or the
+/// `error_description` of an `invalid_grant`.
 pub fn redeem_auth_code(
     conn: &Connection,
     code: &str,
@@ -626,12 +797,12 @@ pub fn redeem_auth_code(
     redirect_uri: &str,
     code_verifier: Option<&str>,
     now_ms: i64,
-) -> Result<Result<i64, &'static str>> {
+) -> Result<Result<CodeGrant, &'static str>> {
     let hash = token_hash(code);
     let row = conn
         .query_row(
             "SELECT client_id, user_id, redirect_uri, code_challenge, challenge_method,
-                    expires_at, used
+                    expires_at, used, grant_id
              FROM auth_codes WHERE code_hash = ?1",
             [&hash],
             |r| {
@@ -643,18 +814,25 @@ pub fn redeem_auth_code(
                     r.get::<_, Option<String>>(4)?,
                     r.get::<_, i64>(5)?,
                     r.get::<_, bool>(6)?,
+                    r.get::<_, Option<String>>(7)?,
                 ))
             },
         )
         .optional()?;
-    let Some((owner, user_id, bound_uri, challenge, method, expires_at, used)) = row else {
+    let Some((owner, user_id, bound_uri, challenge, method, expires_at, used, grant_id)) = row
+    else {
         return Ok(Err("the authorization code is not valid"));
     };
     if owner != client_id {
         return Ok(Err("the authorization code was issued to another client"));
     }
     if used {
-        return Ok(Err("the authorization code has already been used"));
+        if let Some(grant) = &grant_id {
+            revoke_grant(conn, grant, now_ms)?;
+        }
+        return Ok(Err(
+            "the authorization code has already been used; the tokens issued from it are revoked",
+        ));
     }
     conn.execute(
         "UPDATE auth_codes SET used = 1 WHERE code_hash = ?1",
@@ -692,7 +870,7 @@ pub fn redeem_auth_code(
             }
         }
     }
-    Ok(Ok(user_id))
+    Ok(Ok(CodeGrant { user_id, grant_id }))
 }
 
 /// Credentials in an `Authorization` header.
@@ -777,9 +955,26 @@ async fn bearer_caller(state: &AppState, token: &str) -> Result<Result<Caller, &
     let Ok(user_id) = claims.sub.parse::<i64>() else {
         return Ok(Err(INVALID_TOKEN));
     };
-    let user = state.db.call(move |c| user_by_id(c, user_id)).await?;
+    let grant = claims.gid.clone();
+    let (user, revoked) = state
+        .db
+        .call(move |c| {
+            let revoked = match &grant {
+                Some(g) => grant_revoked(c, g)?,
+                None => false,
+            };
+            Ok((user_by_id(c, user_id)?, revoked))
+        })
+        .await?;
+    if revoked {
+        return Ok(Err(REVOKED_TOKEN));
+    }
     Ok(match user {
-        Some(u) if u.account_id == claims.acct => Ok(u.caller(claims.cid)),
+        Some(u) if u.account_id == claims.acct => {
+            let mut caller = u.caller(claims.cid);
+            caller.grant_id = claims.gid;
+            Ok(caller)
+        }
         _ => Err(INVALID_TOKEN),
     })
 }
@@ -812,6 +1007,39 @@ impl FromRequestParts<AppState> for User {
                 }
             }
         }
+    }
+}
+
+/// A [`User`] who may write: a read-only user gets the 403 before the body is read, so
+/// what their request carries changes nothing in the answer.
+pub struct Writer(pub Caller);
+
+impl FromRequestParts<AppState> for Writer {
+    type Rejection = Error;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let User(caller) = User::from_request_parts(parts, state).await?;
+        caller.require_write()?;
+        Ok(Writer(caller))
+    }
+}
+
+/// A [`JwtCaller`] who may write, refused (`{error}`, 403) before the body is read.
+pub struct JwtWriter(pub Caller);
+
+impl FromRequestParts<AppState> for JwtWriter {
+    type Rejection = Error;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let JwtCaller(caller) = JwtCaller::from_request_parts(parts, state).await?;
+        caller.require_write().map_err(Error::into_audience)?;
+        Ok(JwtWriter(caller))
     }
 }
 
@@ -907,6 +1135,7 @@ mod tests {
             username: "demo".into(),
             can_write: true,
             client_id: None,
+            grant_id: None,
         };
         let t0 = 1_000_000_000_000;
         let tok = keys.sign(&caller, TYP_ACCESS, t0).unwrap();
@@ -950,6 +1179,7 @@ mod tests {
             username: "u".into(),
             can_write: true,
             client_id: Some("c".into()),
+            grant_id: None,
         };
         let tok = a.sign(&caller, TYP_ACCESS, 0).unwrap();
         let claims = b.decode_access(&tok, 1000).unwrap();

@@ -29,6 +29,12 @@ pub enum Error {
     /// Valid credentials without permission: 403.
     #[error("{0}")]
     Forbidden(String),
+    /// A body sent with a `Content-Type` the endpoint does not read: 415.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// A `Host` the sandbox does not answer for (DNS rebinding): 421.
+    #[error("{0}")]
+    Misdirected(String),
     /// Unknown id, or one of another account: 404.
     #[error("{0}")]
     NotFound(String),
@@ -63,6 +69,9 @@ pub enum Error {
     /// Any other internal failure; the detail is logged, never sent.
     #[error("internal: {0}")]
     Internal(String),
+    /// A start-up setting that cannot be used (a short admin token); never a response.
+    #[error("{0}")]
+    Config(String),
 }
 
 impl Error {
@@ -78,7 +87,7 @@ impl Error {
         let status = self.status();
         match self {
             Error::Audience { .. } | Error::BadRecords(_) => self,
-            Error::Db(_) | Error::Internal(_) => Error::Audience {
+            Error::Db(_) | Error::Internal(_) | Error::Config(_) => Error::Audience {
                 status,
                 message: "internal server error".into(),
             },
@@ -98,9 +107,13 @@ impl Error {
             Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Error::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
             Error::Injected => StatusCode::SERVICE_UNAVAILABLE,
             Error::Token { status, .. } | Error::Audience { status, .. } => *status,
-            Error::Db(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Error::Db(_) | Error::Internal(_) | Error::Config(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         }
     }
 }
@@ -137,7 +150,15 @@ impl IntoResponse for Error {
                 resp
             }
             Error::Audience { message, .. } => {
-                (status, Json(AudienceError { error: message })).into_response()
+                let mut resp = (status, Json(AudienceError { error: message })).into_response();
+                // RFC 6750 §3: a resource that takes only bearer tokens names the scheme.
+                if status == StatusCode::UNAUTHORIZED {
+                    resp.headers_mut().insert(
+                        axum::http::header::WWW_AUTHENTICATE,
+                        axum::http::HeaderValue::from_static("Bearer realm=\"sandbox\""),
+                    );
+                }
+                resp
             }
             Error::BadRecords(result) => (status, Json(*result)).into_response(),
             other => {
@@ -147,7 +168,7 @@ impl IntoResponse for Error {
                         .iter()
                         .map(|e| Message::error(e.code.clone(), e.to_string()))
                         .collect(),
-                    Error::Db(_) | Error::Internal(_) => {
+                    Error::Db(_) | Error::Internal(_) | Error::Config(_) => {
                         eprintln!("sandbox: {other}");
                         vec![Message::error("INTERNAL", "internal server error")]
                     }
@@ -157,6 +178,12 @@ impl IntoResponse for Error {
                     }
                     Error::Forbidden(_) => vec![Message::error("FORBIDDEN", other.to_string())],
                     Error::NotFound(_) => vec![Message::error("NOT_FOUND", other.to_string())],
+                    Error::UnsupportedMediaType(_) => {
+                        vec![Message::error("UNSUPPORTED_MEDIA_TYPE", other.to_string())]
+                    }
+                    Error::Misdirected(_) => {
+                        vec![Message::error("MISDIRECTED_REQUEST", other.to_string())]
+                    }
                     _ => vec![Message::error("UNAVAILABLE", other.to_string())],
                 };
                 let body = Envelope {

@@ -1,10 +1,21 @@
 //! Request-body parsing that answers in the service's own error shape and names the
 //! field at fault, instead of axum's plain-text rejections.
+//!
+//! - JSON endpoints read only `application/json` (any `application/*+json` too): other
+//!   content types are 415. A browser can post a form or `text/plain` to any origin
+//!   without asking first, but must ask (CORS preflight) before it sends JSON, and the
+//!   sandbox never says yes; so no web page can make the sandbox act on a buyer's behalf.
+//! - A number with a zero fraction (`1.0`) reads as the integer it is, as JSON Schema
+//!   counts it, so it is accepted wherever a whole number is expected.
+//! - Decoding errors are worded for a person: no Rust type names (`i64`, `struct
+//!   FrequencyCap`, `untagged enum Raw`).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
+use axum::http::HeaderMap;
+use axum::http::header::CONTENT_TYPE;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use crate::AppState;
 use crate::error::Error;
@@ -16,15 +27,76 @@ impl FromRequest<AppState> for JsonBody {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        require_json(req.headers())?;
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(|e| Error::Malformed(format!("body: {e}")))?;
         if bytes.is_empty() {
             return Err(Error::Malformed("body: a JSON body is required".into()));
         }
-        serde_json::from_slice(&bytes)
-            .map(JsonBody)
-            .map_err(|e| Error::Malformed(format!("body: not valid JSON ({e})")))
+        parse_json(&bytes).map(JsonBody)
+    }
+}
+
+/// Parses a JSON document, with integral numbers made integers ([`whole_numbers`]).
+pub fn parse_json(bytes: &[u8]) -> Result<Value, Error> {
+    let mut value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| Error::Malformed(format!("body: not valid JSON ({})", wording(&e))))?;
+    whole_numbers(&mut value);
+    Ok(value)
+}
+
+/// 415 unless `Content-Type` is JSON: `application/json` or `application/*+json`, any
+/// parameters (`charset=utf-8`) allowed.
+pub fn require_json(headers: &HeaderMap) -> Result<(), Error> {
+    let Some(value) = headers.get(CONTENT_TYPE) else {
+        return Err(Error::UnsupportedMediaType(
+            "Content-Type: the body must be sent as application/json".into(),
+        ));
+    };
+    let essence = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let json = essence == "application/json"
+        || essence
+            .strip_prefix("application/")
+            .is_some_and(|sub| sub.ends_with("+json") && sub.len() > "+json".len());
+    if json {
+        return Ok(());
+    }
+    let shown: String = String::from_utf8_lossy(value.as_bytes())
+        .chars()
+        .take(100)
+        .collect();
+    Err(Error::UnsupportedMediaType(format!(
+        "Content-Type: the body must be sent as application/json (got \"{shown}\")"
+    )))
+}
+
+/// Rewrites every number with a zero fraction (`1.0`, `-3e2`) as an integer, where it
+/// fits exactly: JSON Schema's `integer` admits them, and serde's integers do not.
+/// Fields that take fractions read an integer as the same number.
+pub fn whole_numbers(value: &mut Value) {
+    /// 2^53: past it an f64 no longer holds every integer, so its value is not exact.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() <= EXACT
+            {
+                // In range by the check above, and integral: the cast is exact.
+                #[allow(clippy::cast_possible_truncation)]
+                let int = f as i64;
+                *n = Number::from(int);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers),
+        _ => {}
     }
 }
 
@@ -44,8 +116,87 @@ pub fn typed_at<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, E
         } else {
             field
         };
-        Error::Malformed(format!("{field}: {}", e.into_inner()))
+        Error::Malformed(format!("{field}: {}", wording(&e.into_inner())))
     })
+}
+
+/// A decoding error as a buyer reads it: JSON's names for types (a whole number, an
+/// object, an array) instead of Rust's (`i64`, `struct FrequencyCap`, `a sequence`).
+pub fn wording(e: &impl std::fmt::Display) -> String {
+    let text = e.to_string();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while !rest.is_empty() {
+        if let Some((replacement, len)) = rust_term(rest) {
+            out.push_str(replacement);
+            rest = &rest[len..];
+            continue;
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out
+}
+
+/// The Rust term `text` starts with, as the person-facing words and the term's length.
+fn rust_term(text: &str) -> Option<(&'static str, usize)> {
+    const WORDS: &[(&str, &str)] = &[
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected i16", "expected a whole number"),
+        ("expected i8", "expected a whole number"),
+        ("expected u64", "expected a whole number of at least 0"),
+        ("expected u32", "expected a whole number of at least 0"),
+        ("expected u16", "expected a whole number of at least 0"),
+        ("expected u8", "expected a whole number of at least 0"),
+        ("expected usize", "expected a whole number of at least 0"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected an object"),
+        ("expected option", "expected a value or null"),
+        ("invalid type: map", "invalid type: object"),
+        ("invalid type: sequence", "invalid type: array"),
+        ("invalid type: unit value", "invalid type: null"),
+        ("invalid type: floating point", "invalid type: number"),
+        ("invalid value: floating point", "invalid value: number"),
+        ("invalid type: integer", "invalid type: number"),
+        ("invalid value: integer", "invalid value: number"),
+    ];
+    for (rust, words) in WORDS {
+        if text.starts_with(rust) && !continues_word(&text[rust.len()..]) {
+            return Some((words, rust.len()));
+        }
+    }
+    // `expected struct Name`, `untagged enum Name`, `expected enum Name`: the name is ours.
+    for (prefix, words) in [
+        ("expected struct ", "expected an object"),
+        ("expected enum ", "expected a value of the right type"),
+        (
+            "data did not match any variant of untagged enum ",
+            "the value has the wrong type",
+        ),
+    ] {
+        if let Some(after) = text.strip_prefix(prefix) {
+            let name = after
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            if name > 0 {
+                return Some((words, prefix.len() + name));
+            }
+        }
+    }
+    None
+}
+
+fn continues_word(rest: &str) -> bool {
+    rest.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The body as a JSON object, or a 400 saying what was expected.
@@ -61,5 +212,46 @@ pub fn array(value: Value) -> Result<Vec<Value>, Error> {
     match value {
         Value::Array(items) => Ok(items),
         _ => Err(Error::Malformed("body: expected a JSON array".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integral_numbers_become_integers() {
+        let mut v = serde_json::json!({"id": 1.0, "a": [2.0, 2.5, -3e2], "big": 1e300});
+        whole_numbers(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({"id": 1, "a": [2, 2.5, -300], "big": 1e300})
+        );
+        assert!(v["id"].is_i64() && v["a"][2].is_i64() && v["big"].is_f64());
+    }
+
+    #[test]
+    fn rust_type_names_are_reworded() {
+        for (rust, words) in [
+            (
+                "invalid type: floating point `1.5`, expected i64",
+                "invalid type: number `1.5`, expected a whole number",
+            ),
+            (
+                "invalid type: string \"x\", expected struct FrequencyCap",
+                "invalid type: string \"x\", expected an object",
+            ),
+            (
+                "data did not match any variant of untagged enum Raw",
+                "the value has the wrong type",
+            ),
+            (
+                "invalid type: string \"x\", expected f64",
+                "invalid type: string \"x\", expected a number",
+            ),
+            ("expected i64x", "expected i64x"),
+        ] {
+            assert_eq!(wording(&rust), words);
+        }
     }
 }

@@ -13,6 +13,7 @@ pub mod db;
 pub mod error;
 pub mod extract;
 pub mod faults;
+pub mod host;
 pub mod oauth;
 pub mod openapi;
 pub mod routes;
@@ -71,6 +72,10 @@ pub struct AppState {
     pub faults: Arc<faults::Faults>,
     /// Token for `/_sandbox/`; `None` disables it.
     pub admin_token: Option<Arc<str>>,
+    /// Names served besides the loopback ones (see [`host`]).
+    pub allowed_hosts: Arc<[String]>,
+    /// The gate every argon2 verification passes.
+    pub password_work: Arc<auth::PasswordWork>,
 }
 
 /// A sandbox ready to serve.
@@ -82,6 +87,9 @@ pub struct Sandbox {
 impl Sandbox {
     /// Opens the database, migrates it, and seeds it when fresh.
     pub fn open(config: &Config) -> Result<Self> {
+        if let Some(token) = &config.admin_token {
+            admin::check_token(token).map_err(Error::Config)?;
+        }
         let db = db::Db::open(config.data.as_deref())?;
         let clock = Arc::new(clock::Clock::new(config.clock_start));
         seed::apply_if_fresh(&db, &config.seed, clock.now_ms())?;
@@ -93,8 +101,17 @@ impl Sandbox {
                 keys,
                 faults: Arc::new(faults::Faults::default()),
                 admin_token: config.admin_token.as_deref().map(Arc::from),
+                allowed_hosts: Arc::from(Vec::new()),
+                password_work: Arc::new(auth::PasswordWork::new(auth::default_password_slots())),
             },
         })
+    }
+
+    /// Serves `hosts` (names or addresses; a port is ignored) besides the loopback names,
+    /// for a sandbox bound to another interface. See [`host`].
+    pub fn allow_hosts(mut self, hosts: Vec<String>) -> Self {
+        self.state.allowed_hosts = Arc::from(hosts);
+        self
     }
 
     /// The shared state, for tools and tests that work below HTTP.
@@ -114,6 +131,11 @@ impl Sandbox {
             .layer(axum::middleware::from_fn_with_state(
                 state.clone(),
                 faults::middleware,
+            ))
+            // Outermost: a request for another host gets no further, faults included.
+            .layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                host::middleware,
             ))
             .with_state(state)
     }

@@ -33,10 +33,31 @@ struct Args {
     clock: Option<i64>,
 
     /// Enable the `/_sandbox/` test controls for requests sending this token in the
-    /// `X-Sandbox-Admin-Token` header.
-    #[arg(long, value_name = "TOKEN")]
+    /// `X-Sandbox-Admin-Token` header; at least 16 characters. Prefer the environment
+    /// variable or --admin-token-file: other local users can read a command line.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = ADMIN_TOKEN_ENV,
+        hide_env_values = true,
+        conflicts_with = "admin_token_file"
+    )]
     admin_token: Option<String>,
+
+    /// Read the admin token from the first line of this file (see --admin-token).
+    #[arg(long, value_name = "PATH")]
+    admin_token_file: Option<PathBuf>,
+
+    /// Also answer requests whose Host is NAME (any port), besides the loopback names
+    /// localhost, 127.0.0.1 and [::1]; repeat for several. Needed when --addr is not a
+    /// loopback address. Other names get 421, which stops DNS rebinding.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
 }
+
+/// Environment variable read when `--admin-token` is not given; the desktop app reads
+/// the same one for its embedded sandbox.
+const ADMIN_TOKEN_ENV: &str = "FLIGHTDECK_SANDBOX_ADMIN_TOKEN";
 
 fn parse_seed(s: &str) -> Result<Seed, String> {
     match s {
@@ -63,16 +84,33 @@ async fn run(args: Args) -> Result<(), String> {
     if let Seed::File(path) = &args.seed {
         check_readable(path)?;
     }
+    let admin_token = match (&args.admin_token, &args.admin_token_file) {
+        (_, Some(path)) => Some(read_token_file(path)?),
+        (Some(token), None) => Some(token.clone()),
+        (None, None) => None,
+    };
+    if let Some(token) = &admin_token {
+        flightdeck_sandbox::admin::check_token(token).map_err(|why| {
+            let source = if args.admin_token_file.is_some() {
+                "--admin-token-file"
+            } else {
+                "--admin-token (or FLIGHTDECK_SANDBOX_ADMIN_TOKEN)"
+            };
+            format!("{source}: {why}")
+        })?;
+    }
     let config = Config {
         data: args.data,
         seed: args.seed,
         clock_start: args.clock,
-        admin_token: args.admin_token,
+        admin_token,
     };
-    let sandbox = Sandbox::open(&config).map_err(|e| match &config.data {
-        Some(path) => format!("opening {}: {e}", path.display()),
-        None => format!("opening the in-memory database: {e}"),
-    })?;
+    let sandbox = Sandbox::open(&config)
+        .map_err(|e| match &config.data {
+            Some(path) => format!("opening {}: {e}", path.display()),
+            None => format!("opening the in-memory database: {e}"),
+        })?
+        .allow_hosts(args.allow_hosts.clone());
 
     let listener = tokio::net::TcpListener::bind(args.addr.as_str())
         .await
@@ -80,6 +118,12 @@ async fn run(args: Args) -> Result<(), String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("reading the bound address: {e}"))?;
+    if !addr.ip().is_loopback() && args.allow_hosts.is_empty() {
+        eprintln!(
+            "flightdeck-sandbox: note: listening on {addr}, but only requests for loopback \
+             names are answered; add --allow-host NAME for the name clients use"
+        );
+    }
     // Installed before announcing the address, so a signal sent right after the
     // announcement already stops the server cleanly.
     let shutdown = shutdown_signal()?;
@@ -95,6 +139,14 @@ async fn run(args: Args) -> Result<(), String> {
         .serve(listener, shutdown)
         .await
         .map_err(|e| format!("serving: {e}"))
+}
+
+/// The token in the first line of `path`, without its line ending. The error names the
+/// file, never its content.
+fn read_token_file(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--admin-token-file: cannot read {}: {e}", path.display()))?;
+    Ok(text.lines().next().unwrap_or("").to_owned())
 }
 
 fn check_readable(path: &Path) -> Result<(), String> {

@@ -538,7 +538,7 @@ async fn exchange_code(state: &AppState, client: Client, body: &TokenRequest) ->
     let outcome = state
         .db
         .tx(move |tx| {
-            let user_id = match auth::redeem_auth_code(
+            let grant = match auth::redeem_auth_code(
                 tx,
                 &code,
                 &client.client_id,
@@ -546,14 +546,15 @@ async fn exchange_code(state: &AppState, client: Client, body: &TokenRequest) ->
                 verifier.as_deref(),
                 now,
             )? {
-                Ok(id) => id,
-                // Committed anyway: the code stays used.
+                Ok(grant) => grant,
+                // Committed anyway: the code stays used, and a reuse's revocation holds.
                 Err(why) => return Ok(Err(why)),
             };
-            let Some(mut caller) = auth::caller_by_id(tx, user_id)? else {
+            let Some(mut caller) = auth::caller_by_id(tx, grant.user_id)? else {
                 return Ok(Err("the user of this authorization code no longer exists"));
             };
             caller.client_id = Some(client.client_id.clone());
+            caller.grant_id = grant.grant_id;
             auth::issue_tokens(tx, &keys, &caller, now, true).map(Ok)
         })
         .await?;
@@ -588,6 +589,7 @@ async fn refresh(state: &AppState, token: String, holder: Holder) -> Result<Resp
                         return Ok(Err("the user of this refresh token no longer exists"));
                     };
                     caller.client_id = Some(client.client_id);
+                    caller.grant_id = grant.grant_id;
                     caller
                 }
                 Holder::User(user) => {

@@ -517,6 +517,186 @@ async fn a_code_is_single_use() {
     assert!(text.contains("already been used"), "{text}");
 }
 
+/// `GET /v1/audiences` with a bearer token: the status, and the body.
+async fn audiences_with(s: &TestServer, token: &str) -> (StatusCode, Value) {
+    let resp = s
+        .http
+        .get(s.url("/v1/audiences"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    json_of(resp).await
+}
+
+#[tokio::test]
+async fn reusing_a_code_revokes_the_tokens_issued_from_it() {
+    let s = start().await;
+    let code = partner_code(&s, REDIRECT).await;
+    let (status, tokens) = json_of(exchange(&s, &code, REDIRECT, Some(VERIFIER)).await).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    let access = tokens["access_token"].as_str().unwrap().to_owned();
+    let refresh = tokens["refresh_token"].as_str().unwrap().to_owned();
+    // A token refreshed from the code's refresh token descends from the code too.
+    let (status, refreshed) = json_of(
+        token_json(
+            &s,
+            &basic(CLIENT, SECRET),
+            json!({"grant_type": "refresh_token", "refresh_token": refresh}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{refreshed}");
+    let refreshed_access = refreshed["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(audiences_with(&s, &access).await.0, StatusCode::OK);
+    assert_eq!(
+        audiences_with(&s, &refreshed_access).await.0,
+        StatusCode::OK
+    );
+
+    // Someone presents the code again: it is refused, and so is everything it gave.
+    let again = exchange(&s, &code, REDIRECT, Some(VERIFIER)).await;
+    let text = assert_token_error(again, StatusCode::BAD_REQUEST, "invalid_grant").await;
+    assert!(text.contains("revoked"), "{text}");
+    for token in [&access, &refreshed_access] {
+        let (status, body) = audiences_with(&s, token).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("revoked"),
+            "{body}"
+        );
+    }
+    let refused = token_json(
+        &s,
+        &basic(CLIENT, SECRET),
+        json!({"grant_type": "refresh_token", "refresh_token": refresh}),
+    )
+    .await;
+    assert_token_error(refused, StatusCode::BAD_REQUEST, "invalid_grant").await;
+
+    // Another sign-in's tokens are untouched.
+    let other = partner_code(&s, REDIRECT).await;
+    let (status, fresh) = json_of(exchange(&s, &other, REDIRECT, Some(VERIFIER)).await).await;
+    assert_eq!(status, StatusCode::OK, "{fresh}");
+    let fresh_access = fresh["access_token"].as_str().unwrap();
+    assert_eq!(audiences_with(&s, fresh_access).await.0, StatusCode::OK);
+    // And a user's own sign-in is untouched.
+    let user = s.user_token("partner", "partner").await;
+    assert_eq!(audiences_with(&s, &user).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn unknown_users_and_clients_cost_a_verification_like_known_ones() {
+    let s = start().await;
+    let work = s.sandbox.state().password_work.clone();
+    let authenticate = |user: &str, password: &str| {
+        s.http
+            .post(s.url("/v1/oauth2/authenticate"))
+            .header("authorization", basic(user, password))
+            .send()
+    };
+    let before = work.verifications();
+    assert_eq!(authenticate("demo", "wrong").await.unwrap().status(), 401);
+    assert_eq!(
+        work.verifications(),
+        before + 1,
+        "a known user, wrong password"
+    );
+    assert_eq!(
+        authenticate("nobody-here", "wrong").await.unwrap().status(),
+        401
+    );
+    assert_eq!(work.verifications(), before + 2, "an unknown user");
+    let login = login_post(
+        &s,
+        &[("client_id", CLIENT), ("redirect_uri", REDIRECT)],
+        "nobody-here",
+        "wrong",
+    )
+    .await;
+    assert_eq!(login.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        work.verifications(),
+        before + 3,
+        "an unknown user on the login page"
+    );
+    let token = token_json(
+        &s,
+        &basic("no-such-client", "secret"),
+        json!({"grant_type": "refresh_token", "refresh_token": "x"}),
+    )
+    .await;
+    assert_token_error(token, StatusCode::UNAUTHORIZED, "invalid_client").await;
+    assert_eq!(work.verifications(), before + 4, "an unknown client");
+    // A remembered success costs nothing; a business call with Basic pays once.
+    assert_eq!(authenticate("demo", "demo").await.unwrap().status(), 200);
+    let after_success = work.verifications();
+    assert_eq!(authenticate("demo", "demo").await.unwrap().status(), 200);
+    assert_eq!(work.verifications(), after_success);
+}
+
+#[tokio::test]
+async fn concurrent_verifications_are_capped() {
+    let s = start().await;
+    let work = s.sandbox.state().password_work.clone();
+    let attempts = work.slots() * 4 + 2;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..attempts {
+        let http = s.http.clone();
+        let url = s.url("/v1/oauth2/authenticate");
+        tasks.spawn(async move {
+            http.post(url)
+                .header("authorization", basic(&format!("flood-{i}"), "wrong"))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        });
+    }
+    while let Some(status) = tasks.join_next().await {
+        assert_eq!(status.unwrap(), StatusCode::UNAUTHORIZED);
+    }
+    assert!(work.verifications() >= attempts as u64);
+    assert!(
+        (1..=work.slots()).contains(&work.peak()),
+        "{} verifications at once with {} slots",
+        work.peak(),
+        work.slots()
+    );
+}
+
+#[tokio::test]
+async fn audience_401s_name_the_bearer_scheme() {
+    let s = start().await;
+    let no_token = s.http.get(s.url("/v1/audiences")).send().await.unwrap();
+    let basic_only = s
+        .http
+        .get(s.url("/v1/audiences"))
+        .header("authorization", basic("demo", "demo"))
+        .send()
+        .await
+        .unwrap();
+    let bad_token = s
+        .http
+        .get(s.url("/v1/audiences"))
+        .bearer_auth("not-a-jwt")
+        .send()
+        .await
+        .unwrap();
+    for resp in [no_token, basic_only, bad_token] {
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+        let challenge = resp
+            .headers()
+            .get("www-authenticate")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        assert!(challenge.starts_with("Bearer "), "{challenge:?}");
+        let body: Value = resp.json().await.unwrap();
+        assert!(body["error"].is_string(), "{body}");
+    }
+}
+
 #[tokio::test]
 async fn the_redirect_uri_must_match_the_login() {
     let s = start().await;

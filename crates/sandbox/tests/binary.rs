@@ -16,6 +16,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_flightdeck-sandbox");
 fn command() -> Command {
     let mut cmd = Command::new(BIN);
     cmd.stdin(Stdio::null());
+    // The tests say where the admin token comes from; the caller's environment does not.
+    cmd.env_remove("FLIGHTDECK_SANDBOX_ADMIN_TOKEN");
     cmd
 }
 
@@ -31,9 +33,15 @@ struct Server {
 impl Server {
     /// Starts the binary on a free port and reads the address from its first line.
     fn start(args: &[&str]) -> Self {
+        Self::start_env(args, &[])
+    }
+
+    /// As [`Server::start`], with environment variables set.
+    fn start_env(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = command()
             .args(["--addr", "127.0.0.1:0"])
             .args(args)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -241,4 +249,101 @@ fn sigterm_stops_cleanly() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(exit.success(), "{exit}");
+}
+
+/// The clock as read through `/_sandbox/clock` with `token`: the status.
+async fn clock_status(url: &str, token: &str) -> StatusCode {
+    client()
+        .get(format!("{url}/_sandbox/clock"))
+        .header("X-Sandbox-Admin-Token", token)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+#[tokio::test]
+async fn admin_token_from_the_environment_or_a_file() {
+    let token = "environment-admin-token-42";
+    let server = Server::start_env(&[], &[("FLIGHTDECK_SANDBOX_ADMIN_TOKEN", token)]);
+    assert_eq!(clock_status(&server.url, token).await, StatusCode::OK);
+    assert_eq!(
+        clock_status(&server.url, "another-token-of-length").await,
+        StatusCode::NOT_FOUND
+    );
+    assert!(!server.kill().contains(token));
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("admin-token");
+    let token = "file-admin-token-0123456789";
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let path = file.to_str().unwrap();
+    let server = Server::start(&["--admin-token-file", path]);
+    assert_eq!(clock_status(&server.url, token).await, StatusCode::OK);
+    assert!(!server.kill().contains(token));
+}
+
+#[test]
+fn empty_or_short_admin_tokens_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("short");
+    std::fs::write(&file, "tiny\n").unwrap();
+    type Run<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let runs: [Run<'_>; 4] = [
+        (&["--admin-token", ""], &[]),
+        (&["--admin-token", "fifteen-chars-x"], &[]),
+        (&[], &[("FLIGHTDECK_SANDBOX_ADMIN_TOKEN", "tiny")]),
+        (&["--admin-token-file", file.to_str().unwrap()], &[]),
+    ];
+    for (args, env) in runs {
+        let out = command()
+            .args(["--seed", "none", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} {env:?} started");
+        assert!(out.stdout.is_empty(), "{args:?}: it listened");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("at least 16 characters"),
+            "{args:?}: {stderr}"
+        );
+        for secret in ["fifteen-chars-x", "tiny"] {
+            assert!(!stderr.contains(secret), "{args:?}: token in {stderr}");
+        }
+    }
+    // The library refuses it too, for the app that embeds the sandbox.
+    let config = flightdeck_sandbox::Config {
+        admin_token: Some("short".into()),
+        ..flightdeck_sandbox::Config::default()
+    };
+    let Err(e) = flightdeck_sandbox::Sandbox::open(&config) else {
+        panic!("a short admin token was accepted");
+    };
+    assert!(e.to_string().contains("at least 16"), "{e}");
+}
+
+#[tokio::test]
+async fn allow_host_serves_another_name() {
+    let server = Server::start(&["--allow-host", "sandbox.test"]);
+    let port = server.url.rsplit(':').next().unwrap().to_owned();
+    let get = |host: String| {
+        let url = server.url.clone();
+        async move {
+            client()
+                .get(format!("{url}/openapi.json"))
+                .header("host", host)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(get(format!("sandbox.test:{port}")).await, StatusCode::OK);
+    assert_eq!(get(format!("localhost:{port}")).await, StatusCode::OK);
+    assert_eq!(
+        get(format!("other.test:{port}")).await,
+        StatusCode::MISDIRECTED_REQUEST
+    );
 }

@@ -411,7 +411,7 @@ async fn dropped_connection_sends_no_bytes() {
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
         stream
-            .write_all(b"GET /v1/advertiser HTTP/1.1\r\nHost: sandbox\r\n\r\n")
+            .write_all(b"GET /v1/advertiser HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             .unwrap();
         let mut received = Vec::new();
         // A reset instead of an orderly close is also a connection without a response.

@@ -55,13 +55,6 @@ async fn partner_signs_in_with_s256_and_refreshes() {
         StatusCode::OK
     );
 
-    // The code is single-use.
-    let again = auth.finish(&pending, &redirect).await.unwrap_err();
-    assert!(
-        matches!(&again, Error::Token { status: 400, error, .. } if error == "invalid_grant"),
-        "{again:?}"
-    );
-
     // Refresh after the service considers the access token expired.
     s.advance(crate::support::PAST_EXPIRY);
     assert_eq!(
@@ -81,6 +74,23 @@ async fn partner_signs_in_with_s256_and_refreshes() {
     assert_eq!(
         s.get_with("/v1/audiences", &renewed.access_token).await,
         StatusCode::OK
+    );
+
+    // The code is single-use, and presenting it again revokes what it gave
+    // (RFC 6749 §4.1.2): the renewed access token and the refresh token stop working.
+    let again = auth.finish(&pending, &redirect).await.unwrap_err();
+    assert!(
+        matches!(&again, Error::Token { status: 400, error, .. } if error == "invalid_grant"),
+        "{again:?}"
+    );
+    assert_eq!(
+        s.get_with("/v1/audiences", &renewed.access_token).await,
+        StatusCode::UNAUTHORIZED
+    );
+    let revoked = auth.refresh(&refresh).await.unwrap_err();
+    assert!(
+        matches!(&revoked, Error::Token { status: 400, error, .. } if error == "invalid_grant"),
+        "{revoked:?}"
     );
 }
 

@@ -22,9 +22,9 @@ use serde_json::Value;
 
 use super::query_number;
 use crate::AppState;
-use crate::auth::JwtCaller;
+use crate::auth::{JwtCaller, JwtWriter};
 use crate::error::{Error, Result};
-use crate::extract::JsonBody;
+use crate::extract::{self, JsonBody};
 use crate::store;
 
 /// The operations of this module, handed to [`crate::openapi`] through
@@ -77,6 +77,7 @@ impl FromRequest<AppState> for UploadBody {
     type Rejection = Error;
 
     async fn from_request(req: Request, _state: &AppState) -> Result<Self> {
+        extract::require_json(req.headers()).map_err(Error::into_audience)?;
         let gzip = match req.headers().get(CONTENT_ENCODING) {
             None => false,
             Some(v) => match v.to_str().map(|s| s.trim().to_ascii_lowercase()) {
@@ -106,12 +107,9 @@ fn parse_upload(sent: Vec<u8>, gzip: bool) -> Result<UploadBody> {
             "body: a JSON array of records is required",
         ));
     }
-    serde_json::from_slice(&bytes).map(UploadBody).map_err(|e| {
-        audience_error(
-            StatusCode::BAD_REQUEST,
-            format!("body: not valid JSON ({e})"),
-        )
-    })
+    extract::parse_json(&bytes)
+        .map(UploadBody)
+        .map_err(Error::into_audience)
 }
 
 fn audience_error(status: StatusCode, message: impl Into<String>) -> Error {
@@ -199,17 +197,15 @@ fn gunzip(sent: &[u8]) -> Result<Vec<u8>> {
 )]
 pub async fn create(
     State(s): State<AppState>,
-    JwtCaller(c): JwtCaller,
+    JwtWriter(c): JwtWriter,
     AudienceBody(b): AudienceBody,
 ) -> Result<Json<Value>> {
     let acct = c.account_id;
     let now = s.clock.now_ms();
-    let out = async {
-        c.require_write()?;
-        s.db.tx(move |tx| store::audience_create(tx, acct, b, now))
-            .await
-    };
-    out.await.map(Json).map_err(Error::into_audience)
+    s.db.tx(move |tx| store::audience_create(tx, acct, b, now))
+        .await
+        .map(Json)
+        .map_err(Error::into_audience)
 }
 
 /// Lists the account's audience segments, a page at a time.
@@ -311,16 +307,14 @@ pub async fn get_one(
 )]
 pub async fn add_data(
     State(s): State<AppState>,
-    JwtCaller(c): JwtCaller,
+    JwtWriter(c): JwtWriter,
     Path(id): Path<String>,
     UploadBody(b): UploadBody,
 ) -> Result<Json<AudienceDataResult>> {
     let acct = c.account_id;
     let now = s.clock.now_ms();
-    let out = async {
-        c.require_write()?;
-        s.db.tx(move |tx| store::audience_data(tx, acct, &id, b, now))
-            .await
-    };
-    out.await.map(Json).map_err(Error::into_audience)
+    s.db.tx(move |tx| store::audience_data(tx, acct, &id, b, now))
+        .await
+        .map(Json)
+        .map_err(Error::into_audience)
 }

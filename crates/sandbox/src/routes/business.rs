@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::{path_id, query_number};
 use crate::AppState;
-use crate::auth::{Caller, User};
+use crate::auth::{Caller, User, Writer};
 use crate::error::{Error, Result};
 use crate::extract::JsonBody;
 use crate::openapi::{
@@ -50,12 +50,11 @@ type Answer = Result<Json<Envelope<Value>>>;
 ))]
 pub(crate) struct Operations;
 
-/// Runs a write in one transaction, for a caller allowed to write.
+/// Runs a write in one transaction; [`Writer`] has already refused read-only callers.
 async fn write<F>(s: &AppState, c: &Caller, f: F) -> Answer
 where
     F: FnOnce(&Transaction<'_>, i64, i64) -> Result<Envelope<Value>> + Send + 'static,
 {
-    c.require_write()?;
     let (account, now) = (c.account_id, s.clock.now_ms());
     Ok(Json(s.db.tx(move |tx| f(tx, account, now)).await?))
 }
@@ -89,7 +88,7 @@ where
 )]
 pub async fn advertiser_save(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, now| {
@@ -165,7 +164,7 @@ pub async fn all_advertisers(State(s): State<AppState>, User(c): User) -> Answer
 )]
 pub async fn campaign_save(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, now| {
@@ -224,7 +223,7 @@ pub async fn campaigns_by_advertiser(
 )]
 pub async fn flights_by_campaign(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     Path(campaign): Path<String>,
     JsonBody(b): JsonBody,
 ) -> Answer {
@@ -256,7 +255,7 @@ pub async fn flights_by_campaign(
 )]
 pub async fn flight_caps_by_ad_order(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     Path(order): Path<String>,
     JsonBody(b): JsonBody,
 ) -> Answer {
@@ -286,7 +285,7 @@ pub async fn flight_caps_by_ad_order(
 )]
 pub async fn flight_cap_delete(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     Path(cap): Path<String>,
 ) -> Answer {
     let id = path_id(&cap, "flight cap")?;
@@ -317,7 +316,7 @@ pub async fn flight_cap_delete(
 )]
 pub async fn adorder_save(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, now| {
@@ -375,7 +374,7 @@ pub async fn all_ad_orders(State(s): State<AppState>, User(c): User) -> Result<i
 )]
 pub async fn creative_save(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, now| {
@@ -401,7 +400,7 @@ pub async fn creative_save(
 )]
 pub async fn site_list_add(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, _now| {
@@ -427,7 +426,7 @@ pub async fn site_list_add(
 )]
 pub async fn site_list_append(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, _now| {
@@ -453,7 +452,7 @@ pub async fn site_list_append(
 )]
 pub async fn site_list_overwrite(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, _now| {
@@ -481,7 +480,7 @@ pub async fn site_list_overwrite(
 )]
 pub async fn site_list_remove(
     State(s): State<AppState>,
-    User(c): User,
+    Writer(c): Writer,
     JsonBody(b): JsonBody,
 ) -> Answer {
     write(&s, &c, move |tx, acct, _now| {

@@ -77,6 +77,9 @@ pub fn adorder_save(
         .cloned()
         .map(|v| serde_json::from_value::<Vec<AdOrderAudience>>(v).unwrap_or_default())
         .unwrap_or_default();
+    // Fields an update ignores still have to be of their type: checked before the merge
+    // drops them.
+    typed::<AdOrder>(&request)?;
     merge(&mut merged, &request, &ignored);
 
     let mut order: AdOrder = typed(&merged)?;

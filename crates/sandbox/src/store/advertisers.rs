@@ -66,6 +66,10 @@ fn create(tx: &Transaction, account_id: i64, request: &Object) -> Result<Object>
 
 fn update(tx: &Transaction, account_id: i64, id: i64, request: &Object) -> Result<Object> {
     let mut merged = load_or_404(tx, Table::Advertisers, account_id, id)?;
+    // Fields an update ignores still have to be of their type (checked before the merge
+    // drops them), and the required ones it may change cannot be cleared.
+    typed::<Advertiser>(request)?;
+    validate::cleared_on_update(validate::ADVERTISER_KEPT_ON_UPDATE, request)?;
     merge(
         &mut merged,
         request,

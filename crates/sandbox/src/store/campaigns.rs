@@ -85,6 +85,9 @@ pub fn campaign_save(
     // set aside so that the request alone decides whether both were sent.
     let stored_client_id = merged.remove("externalCampaignId");
     merged.remove("ioNumber");
+    // Fields an update ignores still have to be of their type: checked before the merge
+    // drops them.
+    typed::<Campaign>(&request)?;
     merge(&mut merged, &request, &ignored);
     let mut campaign: Campaign = typed(&merged)?;
     let (sent, others, mut catalogue) = request_flights(tx, id, &request)?;

@@ -9,6 +9,7 @@ mod campaigns;
 #[path = "../common/mod.rs"]
 mod common;
 mod creatives;
+mod requests;
 mod rules;
 mod sitelists;
 mod support;
