@@ -8,7 +8,9 @@
 //!   namespaced per service and account), its workspace, and the posting state
 //!   ([`PostingGuard`]);
 //! - [`pending`]: the pending-change views, with the kind's label and the row marker;
-//! - [`scope`]: what a download may fetch for the signed-in kind of account.
+//! - [`scope`]: what a download may fetch for the signed-in kind of account;
+//! - [`settings`] and [`logging`]: the app's settings (`settings.json`) and its log file;
+//! - [`updates`]: the update feed for the chosen channel.
 //!
 //! Hosts parse input, call one function here (or in `flightdeck-offline`), and map the
 //! error. No Tauri, no terminal: both are hosts' business.
@@ -17,12 +19,15 @@ pub mod bulk;
 pub mod edits;
 pub mod error;
 pub mod forms;
+pub mod logging;
 pub mod paths;
 pub mod pending;
 pub mod profiles;
 pub mod query;
 pub mod scope;
 mod session;
+pub mod settings;
+pub mod updates;
 
 pub use error::{Error, Result};
 pub use session::{Account, Core, OpenOptions, PendingPartner, PostingGuard, Selection, Signed};

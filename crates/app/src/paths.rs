@@ -27,6 +27,25 @@ pub fn data_dir() -> Result<PathBuf> {
         })
 }
 
+/// The log directory: `logs` under `$FLIGHTDECK_DATA_DIR` when that is set, otherwise
+/// the OS's, as Tauri's `app_log_dir` names it: `~/.local/share/com.flightdeck.desktop/logs`
+/// on Linux, `~/Library/Logs/com.flightdeck.desktop` on macOS,
+/// `%LOCALAPPDATA%\com.flightdeck.desktop\logs` on Windows.
+pub fn log_dir() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir).join("logs"));
+    }
+    #[cfg(target_os = "macos")]
+    let dir = dirs::home_dir().map(|h| h.join("Library/Logs").join(APP_IDENTIFIER));
+    #[cfg(not(target_os = "macos"))]
+    let dir = dirs::data_local_dir().map(|d| d.join(APP_IDENTIFIER).join("logs"));
+    dir.ok_or_else(|| {
+        Error::Storage(format!(
+            "this system names no per-user log directory; set {DATA_DIR_ENV}"
+        ))
+    })
+}
+
 /// Creates `dir` and its parents. On Unix the directories Flightdeck creates are private
 /// to the user (0700): workspaces hold the account's data.
 pub fn create_private_dir(dir: &Path) -> Result<()> {

@@ -275,13 +275,27 @@ impl Client {
         R: Fn(reqwest::Response) -> F,
         F: Future<Output = Result<T, Failure>>,
     {
+        use tracing::Instrument;
+        // The path only: a query may carry a filter a buyer typed, and never belongs in a log.
+        let span = tracing::debug_span!("request", method = %call.method, path = %call.url.path());
+        self.run_attempts(call, read).instrument(span).await
+    }
+
+    async fn run_attempts<T, R, F>(&self, call: &Call, read: R) -> Result<T>
+    where
+        R: Fn(reqwest::Response) -> F,
+        F: Future<Output = Result<T, Failure>>,
+    {
         let mut attempt = 1;
         loop {
             let failure = match self.send_authenticated(call).await {
-                Ok(response) if response.status().is_success() => match read(response).await {
-                    Ok(value) => return Ok(value),
-                    Err(failure) => failure,
-                },
+                Ok(response) if response.status().is_success() => {
+                    tracing::debug!(attempt, status = response.status().as_u16(), "answered");
+                    match read(response).await {
+                        Ok(value) => return Ok(value),
+                        Err(failure) => failure,
+                    }
+                }
                 Ok(response) => match Raw::read(response).await {
                     Ok(raw) => Failure::Status(raw),
                     Err(failure) => failure,
@@ -313,8 +327,17 @@ impl Client {
                 retry_after,
                 jitter,
             ) {
-                Decision::Stop => return Err(error),
+                Decision::Stop => {
+                    tracing::debug!(attempt, outcome = ?outcome, "request failed");
+                    return Err(error);
+                }
                 Decision::RetryAfter(wait) => {
+                    tracing::warn!(
+                        attempt,
+                        outcome = ?outcome,
+                        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                        "request failed; trying again"
+                    );
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }

@@ -260,6 +260,7 @@ impl Session {
         };
         match renewed {
             Ok(new) => {
+                tracing::info!(expires_at_ms = new.expires_at_ms, "sign-in renewed");
                 let access = new.access_token.clone();
                 let saved = match &self.store {
                     Some(store) => {
@@ -277,6 +278,7 @@ impl Session {
                 error,
                 error_description,
             }) if (400..500).contains(&status) => {
+                tracing::warn!(status, error = %error, "the token endpoint refused the renewal; the session ends");
                 let reason = if error_description.is_empty() {
                     format!("the ad platform refused to renew the sign-in ({error})")
                 } else {
@@ -285,7 +287,10 @@ impl Session {
                 Err(self.end(tokens, reason).await)
             }
             // Network trouble or a server failure: keep the tokens, the caller may retry.
-            Err(e) => Err(e),
+            Err(e) => {
+                tracing::warn!(error = %e, "renewing the sign-in failed; the session stays");
+                Err(e)
+            }
         }
     }
 

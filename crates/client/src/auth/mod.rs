@@ -228,8 +228,22 @@ struct TokenErrorAnswer {
 
 /// Sends a token request and reads the answer.
 async fn token_call(request: reqwest::RequestBuilder) -> Result<TokenSet> {
-    let response = request.send().await.map_err(|e| transport_error(&e))?;
+    use tracing::Instrument;
+    let (http, request) = request.build_split();
+    let request = request.map_err(|e| transport_error(&e))?;
+    // Method and path only: the credentials ride in a header and the form.
+    let span =
+        tracing::debug_span!("request", method = %request.method(), path = %request.url().path());
+    token_exchange(&http, request).instrument(span).await
+}
+
+async fn token_exchange(http: &reqwest::Client, request: reqwest::Request) -> Result<TokenSet> {
+    let response = http
+        .execute(request)
+        .await
+        .map_err(|e| transport_error(&e))?;
     let status = response.status().as_u16();
+    tracing::debug!(status, "token endpoint answered");
     let body = response.bytes().await.map_err(|e| transport_error(&e))?;
     if status == 200 {
         let answer: TokenAnswer =

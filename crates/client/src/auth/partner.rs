@@ -232,6 +232,7 @@ impl PartnerAuth {
     /// one can still be completed.
     pub async fn finish(&self, pending: &PendingAuthorization, redirect: &Url) -> Result<TokenSet> {
         let code = check_redirect(pending, redirect)?;
+        tracing::info!(client_id = %self.client_id, "exchanging a partner's authorization code");
         let verifier = PkceCodeVerifier::new(pending.verifier.secret().clone());
         let http = StatusRecorder::new(&self.http);
         let answer = self

@@ -28,7 +28,20 @@ pub(super) struct Ctx<'c> {
 /// The step's protocol: look up (when the last outcome is unknown), check for conflicts,
 /// send, and retry transient failures within the budget.
 pub(super) async fn execute(ctx: &Ctx<'_>, i: usize, job: Box<Job>) -> (usize, StepEnd) {
-    (i, run_job(ctx, &job).await)
+    use tracing::Instrument;
+    // What a support engineer needs to follow one change through a push; the body (the
+    // buyer's data, audience identifiers included) is never logged.
+    let span = tracing::info_span!(
+        "sync_step",
+        seq = job.seq,
+        kind = %job.target.kind.label(),
+        op = ?job.op,
+        client_ref = %job.client_ref.as_deref().unwrap_or("-"),
+        attempt = tracing::field::Empty,
+    );
+    let end = run_job(ctx, &job).instrument(span.clone()).await;
+    span.in_scope(|| tracing::info!(outcome = end.name(), "step settled"));
+    (i, end)
 }
 
 async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
@@ -39,18 +52,24 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
     let mut attempt = 0;
     loop {
         attempt += 1;
+        tracing::Span::current().record("attempt", attempt);
         if job.op == Op::Create
             && let Some(since) = unknown_since
         {
+            tracing::debug!("looking up a create whose answer was lost");
             match remote::lookup(&ctx.remote, job, since).await {
                 Ok(Some((key, json))) => {
+                    tracing::info!("the lost create was found on the service");
                     return StepEnd::Applied {
                         key,
                         json,
                         messages: vec![notes::found_note()],
                     };
                 }
-                Ok(None) => unknown_since = None,
+                Ok(None) => {
+                    tracing::debug!("the lost create is not on the service");
+                    unknown_since = None;
+                }
                 Err(e) => {
                     if let Some(end) = after_error(ctx, attempt, &e, ChangeStatus::Sending).await {
                         return end;
@@ -70,6 +89,7 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
                 continue;
             }
         };
+        tracing::debug!("sending");
         match remote::send(ctx.remote.client, job, &body).await {
             Ok((key, json, messages)) => {
                 return StepEnd::Applied {
@@ -79,6 +99,7 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
                 };
             }
             Err(Error::Client(e)) if lost_answer(job.op, &e) => {
+                tracing::warn!(error = ?e.kind(), "the answer was lost; the outcome is unknown");
                 if job.op == Op::AudienceData {
                     let mut messages = vec![notes::upload_unknown_note()];
                     messages.extend(notes::error_notes(&e));
@@ -199,6 +220,11 @@ async fn after_error(
         rand::random::<f64>(),
     ) {
         Decision::RetryAfter(wait) => {
+            tracing::warn!(
+                error = ?e.kind(),
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                "the step failed; trying again"
+            );
             tokio::time::sleep(wait).await;
             None
         }

@@ -47,6 +47,21 @@ pub(super) enum StepEnd {
     },
 }
 
+impl StepEnd {
+    /// The end's name, for the log.
+    pub(super) fn name(&self) -> &'static str {
+        match self {
+            StepEnd::Applied { .. } => "applied",
+            StepEnd::Failed(..) => "failed",
+            StepEnd::Unpostable(_) => "unpostable",
+            StepEnd::NeedsReview(_) => "needs_review",
+            StepEnd::Conflict { .. } => "conflict",
+            StepEnd::Unsent { .. } => "unsent",
+            StepEnd::Stop { .. } => "stopped",
+        }
+    }
+}
+
 /// Records how steps ended, applied ones in one transaction; returns `(seq, status)` per step.
 pub(super) fn record(
     ws: &mut Workspace,

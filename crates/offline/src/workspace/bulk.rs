@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::edit::Batch;
+use super::edit::{Batch, Current};
 use super::kept::Write;
 use super::{Workspace, key_from_text, key_text, kind_from_text, kind_text, parse_json};
 use crate::bulk::replace::Counts;
@@ -214,6 +214,25 @@ impl Batch<'_> {
         parse_json(&self.require(target)?)
     }
 
+    /// The text of an entity's working copy, and whether it is the base (no edit of its
+    /// own).
+    fn working_text(&self, target: &EntityRef) -> Result<(String, bool)> {
+        self.row(
+            "SELECT COALESCE(working_json, remote_json), working_json IS NULL \
+             FROM entities WHERE kind = ?1 AND key = ?2",
+            params![kind_text(target.kind), key_text(&target.key)],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?
+        .ok_or_else(|| {
+            Error::NotFound(format!(
+                "{} {} is not in the workspace",
+                kind_text(target.kind),
+                target.key
+            ))
+        })
+    }
+
     /// The entity `target` hangs under, if any.
     pub(crate) fn parent_of(&self, target: &EntityRef) -> Result<Option<EntityRef>> {
         let parent: Option<(Option<String>, Option<String>)> = self
@@ -356,7 +375,8 @@ impl Batch<'_> {
                 value,
                 line,
             } => {
-                let before = self.working(&target)?;
+                let (text, is_base) = self.working_text(&target)?;
+                let before: Value = parse_json(&text)?;
                 let label = label_of(target.kind, Some(&target), &before);
                 let mut row = RowPreview {
                     target: Some(target.clone()),
@@ -368,7 +388,18 @@ impl Batch<'_> {
                     errors: Vec::new(),
                 };
                 self.written = None;
-                match self.put(&target, value) {
+                self.recorded = None;
+                self.current = Some(Current {
+                    target: target.clone(),
+                    working: before,
+                    is_base,
+                });
+                let put = self.put(&target, value);
+                let before = match self.current.take() {
+                    Some(c) => c.working,
+                    None => self.working(&target)?,
+                };
+                match put {
                     Ok(seq) => {
                         let after = match self.written.take() {
                             Some(v) => v,
@@ -377,7 +408,10 @@ impl Batch<'_> {
                         row.diffs = diff::fields(Some(&before), &after);
                         if !row.diffs.is_empty() {
                             row.outcome = RowOutcome::Update;
-                            row.errors = self.errors_of(seq)?;
+                            row.errors = match self.recorded.take() {
+                                Some(errors) => errors,
+                                None => self.errors_of(seq)?,
+                            };
                         }
                     }
                     Err(e) => {
@@ -419,13 +453,17 @@ impl Batch<'_> {
             } => {
                 let label = label_of(kind, None, &value);
                 self.written = None;
+                self.recorded = None;
                 match self.create_value(kind, parent.as_ref(), value) {
                     Ok(target) => {
                         let after = match self.written.take() {
                             Some(v) => v,
                             None => self.working(&target)?,
                         };
-                        let errors = self.latest_errors(&target)?;
+                        let errors = match self.recorded.take() {
+                            Some(errors) => errors,
+                            None => self.latest_errors(&target)?,
+                        };
                         Ok(RowPreview {
                             target: Some(target),
                             kind,

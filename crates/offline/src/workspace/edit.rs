@@ -25,7 +25,7 @@ use crate::{Error, Result};
 /// Statuses an edit folds into instead of queueing a second change: the change has not
 /// reached the service, or was refused and the edit is the fix. `sending`, `needs_review`
 /// and `conflict` are outcomes the executor or the buyer must settle first.
-pub(super) const COALESCE_INTO: &str = "('pending', 'invalid', 'failed', 'blocked')";
+pub(super) const COALESCE_INTO: [&str; 4] = ["pending", "invalid", "failed", "blocked"];
 
 /// Bytes an upload's requests keep free per record for the `serviceSegmentId` of a draft
 /// segment, filled in when it lands: ids the service issues (`fpsegm` and letters and
@@ -49,6 +49,21 @@ pub struct Batch<'w> {
     /// Every write, in order, for a preview whose apply may replay them (see
     /// [`super::kept`]).
     log: Option<Log>,
+    /// The working copy of the entity a bulk run is about to edit, which it has read
+    /// already: `save` takes the fields the service ignores on update from it, and, when
+    /// it is the base, the base, instead of reading and parsing them again.
+    pub(super) current: Option<Current>,
+    /// The errors the last create or update recorded on its change (none when it left
+    /// nothing to post), for a bulk run's row.
+    pub(super) recorded: Option<Vec<FieldError>>,
+}
+
+/// An entity's working copy as a bulk run read it.
+pub(crate) struct Current {
+    pub(crate) target: EntityRef,
+    pub(crate) working: Value,
+    /// The working copy is the base (the entity has no edit of its own).
+    pub(crate) is_base: bool,
 }
 
 macro_rules! one_edit {
@@ -130,6 +145,8 @@ impl Workspace {
             upkeep: self.upkeep.as_ref(),
             now: now_ms(),
             log: None,
+            current: None,
+            recorded: None,
         })
     }
 
@@ -144,6 +161,8 @@ impl Workspace {
             upkeep: None,
             now: now_ms(),
             log: log.then(Log::default),
+            current: None,
+            recorded: None,
         })
     }
 }
@@ -593,6 +612,7 @@ impl Batch<'_> {
             None,
             &errors,
         )?;
+        self.recorded = Some(errors);
         self.written = Some(payload);
         Ok(target)
     }
@@ -722,38 +742,56 @@ impl Batch<'_> {
         &mut self,
         target: &EntityRef,
         op: Op,
-        mut payload: Value,
+        payload: Value,
         parents: Option<Vec<ParentRef>>,
         ignored: &[IgnoredOnUpdate],
     ) -> Result<i64> {
+        // Held aside while saving (and given back for the run's diff).
+        let current = self.current.take();
+        let known = current.as_ref().filter(|c| c.target == *target);
+        let out = self.save_with(target, op, payload, parents, ignored, known);
+        self.current = current;
+        out
+    }
+
+    fn save_with(
+        &mut self,
+        target: &EntityRef,
+        op: Op,
+        mut payload: Value,
+        parents: Option<Vec<ParentRef>>,
+        ignored: &[IgnoredOnUpdate],
+        known: Option<&Current>,
+    ) -> Result<i64> {
         let (kind, key) = (kind_text(target.kind), key_text(&target.key));
         // The base, read once (for the check against it, the change's base, and telling
-        // whether the edit went back to it), with the fields the service ignores on update.
-        let (base_text, current): (Option<String>, Option<String>) = self
-            .row(&rule_fields_sql(ignored), params![kind, key], |r| {
-                Ok((r.get(0)?, r.get(1)?))
+        // whether the edit went back to it), with the fields the service ignores on update
+        // (from the working copy a bulk run holds, else out of the stored one), and the
+        // entity's parent, where its timezone is looked up from.
+        let sql = if known.is_some() {
+            rule_fields_sql(&[])
+        } else {
+            rule_fields_sql(ignored)
+        };
+        let (base_text, fields, hop): (Option<String>, Option<String>, Hop) = self
+            .row(&sql, params![kind, key], |r| {
+                Ok((r.get(0)?, r.get(1)?, (r.get(2)?, r.get(3)?, r.get(4)?)))
             })
             .optional()?
             .ok_or_else(|| {
                 Error::NotFound(format!("{kind} {} is not in the workspace", target.key))
             })?;
-        refuse_ignored(target, ignored, current.as_deref(), &payload)?;
+        let current = match known {
+            Some(k) => Some(rule_fields_of(ignored, &k.working)),
+            None => rule_fields_from(ignored, fields.as_deref())?,
+        };
+        refuse_ignored(target, ignored, current, &payload)?;
         let parents = match parents {
             Some(p) => p,
             None => self.create_parents(target)?,
         };
         fill_parents(&mut payload, &parents);
-        let open: Option<(i64, String)> = self
-            .row(
-                &format!(
-                    "SELECT seq, op FROM outbox WHERE kind = ?1 AND key = ?2 \
-                     AND op IN ('create', 'update') AND status IN {COALESCE_INTO} \
-                     ORDER BY seq DESC LIMIT 1"
-                ),
-                params![kind, key],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
+        let open = self.open_change(kind, &key)?;
         let text = canonical(&payload);
         let row_op = match &open {
             Some((_, o)) if o == "create" => Op::Create,
@@ -785,24 +823,32 @@ impl Batch<'_> {
                 Arg::Now,
             ],
         )?;
-        let base = match (&base_text, row_op) {
+        let parsed;
+        let base = match (&base_text, row_op, known) {
+            // The working copy the run holds is the base itself: the same text.
+            (Some(_), Op::Update, Some(k)) if k.is_base => Some(&k.working),
             // An update is checked as it will be sent: against the server version.
-            (Some(t), Op::Update) => Some(parse_json::<Value>(t)?),
+            (Some(t), Op::Update, _) => {
+                parsed = parse_json::<Value>(t)?;
+                Some(&parsed)
+            }
             _ => None,
         };
         // Back to the base exactly: nothing left to post. (Maps compare regardless of
         // member order, as their canonical texts would.)
-        if base.as_ref().is_some_and(|b| *b == payload) {
+        if base.is_some_and(|b| *b == payload) {
             self.written = Some(payload);
+            self.recorded = Some(Vec::new());
             if let Some((seq, _)) = open {
                 self.write("DELETE FROM outbox WHERE seq = ?1", vec![seq.into()])?;
                 return Ok(seq);
             }
             return Ok(0);
         }
-        let errors = self.validate(target, row_op, &payload, &parents, base.as_ref())?;
+        self.timezones.first_hop(target.kind, &key, hop);
+        let errors = self.validate(target, row_op, &payload, &parents, base)?;
         self.written = Some(payload);
-        match open {
+        let seq = match open {
             Some((seq, _)) => {
                 self.write(
                     "UPDATE outbox SET payload = ?2, parents = ?3, errors = ?4, status = ?5, \
@@ -816,10 +862,35 @@ impl Batch<'_> {
                         Arg::Now,
                     ],
                 )?;
-                Ok(seq)
+                seq
             }
-            None => self.insert_row(target, op, text, &parents, base_text, &errors),
+            None => self.insert_row(target, op, text, &parents, base_text, &errors)?,
+        };
+        self.recorded = Some(errors);
+        Ok(seq)
+    }
+
+    /// The entity's latest change that an edit folds into (see [`COALESCE_INTO`]): its
+    /// `seq` and op. Its rows are filtered here rather than in SQL, where the two lists
+    /// cost a temporary table each and the order a sort, for every edit of a bulk run.
+    fn open_change(&self, kind: &str, key: &str) -> Result<Option<(i64, String)>> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT seq, op, status FROM outbox WHERE kind = ?1 AND key = ?2")?;
+        let mut rows = stmt.query(params![kind, key])?;
+        let mut open: Option<(i64, String)> = None;
+        while let Some(r) = rows.next()? {
+            let seq: i64 = r.get(0)?;
+            let op: String = r.get(1)?;
+            let status: String = r.get(2)?;
+            if (op == "create" || op == "update")
+                && COALESCE_INTO.contains(&status.as_str())
+                && open.as_ref().is_none_or(|(s, _)| seq > *s)
+            {
+                open = Some((seq, op));
+            }
         }
+        Ok(open)
     }
 
     fn site_list_op(&mut self, list: &EntityRef, op: Op, mut body: SiteList) -> Result<i64> {
@@ -855,7 +926,9 @@ impl Batch<'_> {
     ) -> Result<i64> {
         // Its payload is its whole effect: there is no base to check against.
         let errors = self.validate(target, op, payload, parents, None)?;
-        self.insert_row(target, op, canonical(payload), parents, None, &errors)
+        let seq = self.insert_row(target, op, canonical(payload), parents, None, &errors)?;
+        self.recorded = Some(errors);
+        Ok(seq)
     }
 
     /// The rules `payload` breaks as it will be sent; an update is checked against its
@@ -1036,17 +1109,20 @@ impl Batch<'_> {
     }
 }
 
+/// The parent of the entity `save` reads (`parent_kind`, `parent_key`, `scope`): the
+/// first hop of its timezone's look-up.
+pub(super) type Hop = (Option<String>, Option<String>, Option<i64>);
+
 /// [`Error::Refused`] when the edit changes a field in `rules` from the entity's current
 /// working copy (its server version when it has no pending edit): `current` holds those
-/// fields' values, a JSON array in `rules`' order (see [`rule_fields_sql`]). Drafts have
-/// none and may set anything. Compared with the working copy, not with a newer server
-/// version a pull holds back while edits are pending: a value someone else changed
-/// elsewhere (an ad order's budget through its flight) is not this edit's doing and must
-/// not refuse it.
+/// fields' values (see [`rule_fields_of`]). Drafts have none and may set anything.
+/// Compared with the working copy, not with a newer server version a pull holds back
+/// while edits are pending: a value someone else changed elsewhere (an ad order's budget
+/// through its flight) is not this edit's doing and must not refuse it.
 fn refuse_ignored(
     target: &EntityRef,
     rules: &[IgnoredOnUpdate],
-    current: Option<&str>,
+    current: Option<Value>,
     edited: &Value,
 ) -> Result<()> {
     if target.key.is_local() || rules.is_empty() {
@@ -1055,18 +1131,41 @@ fn refuse_ignored(
     let Some(current) = current else {
         return Ok(());
     };
-    let values: Vec<Value> = parse_json(current)?;
-    let current: serde_json::Map<String, Value> = rules
-        .iter()
-        .zip(values)
-        .map(|(r, v)| (r.field.to_owned(), v))
-        .collect();
-    validate::ignored_on_update(rules, &Value::Object(current), edited).map_err(Error::Refused)
+    validate::ignored_on_update(rules, &current, edited).map_err(Error::Refused)
 }
 
-/// The SQL of what `save` reads of an entity: its base, and the fields of `rules` in its
+/// The fields of `rules` in a working copy, as an object.
+fn rule_fields_of(rules: &[IgnoredOnUpdate], working: &Value) -> Value {
+    Value::Object(
+        rules
+            .iter()
+            .map(|r| {
+                let v = working.get(r.field).cloned().unwrap_or(Value::Null);
+                (r.field.to_owned(), v)
+            })
+            .collect(),
+    )
+}
+
+/// The fields of `rules` as SQLite took them out of the stored working copy: a JSON array
+/// in `rules`' order (see [`rule_fields_sql`]).
+fn rule_fields_from(rules: &[IgnoredOnUpdate], fields: Option<&str>) -> Result<Option<Value>> {
+    let Some(fields) = fields.filter(|_| !rules.is_empty()) else {
+        return Ok(None);
+    };
+    let values: Vec<Value> = parse_json(fields)?;
+    Ok(Some(Value::Object(
+        rules
+            .iter()
+            .zip(values)
+            .map(|(r, v)| (r.field.to_owned(), v))
+            .collect(),
+    )))
+}
+
+/// The SQL of what `save` reads of an entity: its base, the fields of `rules` in its
 /// working copy as one JSON array (SQLite takes them out: parsing the whole working copy
-/// again is a large share of an edit in a bulk run).
+/// again is a large share of an edit in a bulk run), and its parent ([`Hop`]).
 fn rule_fields_sql(rules: &[IgnoredOnUpdate]) -> String {
     let mut paths: Vec<String> = rules.iter().map(|r| format!("'$.{}'", r.field)).collect();
     let fields = match paths.len() {
@@ -1083,7 +1182,10 @@ fn rule_fields_sql(rules: &[IgnoredOnUpdate]) -> String {
             )
         }
     };
-    format!("SELECT remote_json, {fields} FROM entities WHERE kind = ?1 AND key = ?2")
+    format!(
+        "SELECT remote_json, {fields}, parent_kind, parent_key, scope \
+         FROM entities WHERE kind = ?1 AND key = ?2"
+    )
 }
 
 pub(super) fn status_for(errors: &[FieldError]) -> ChangeStatus {

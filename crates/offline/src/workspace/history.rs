@@ -68,8 +68,8 @@ pub(super) fn purge_dropped(conn: &Connection) -> Result<bool> {
     Ok(any || steps > 0)
 }
 
-/// Statuses a change can still be edited (and so un-edited) in; see `COALESCE_INTO`.
-const EDITABLE: [&str; 4] = ["pending", "invalid", "failed", "blocked"];
+/// Statuses a change can still be edited (and so un-edited) in.
+const EDITABLE: [&str; 4] = super::edit::COALESCE_INTO;
 
 /// One recorded step, as the history lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

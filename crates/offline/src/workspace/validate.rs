@@ -11,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::edit::Hop;
 use super::{key_from_text, key_text, kind_text};
 use crate::change::{EntityRef, Key, Kind, Op, ParentRef};
 use crate::{Error, Result};
@@ -455,9 +456,18 @@ pub(crate) struct Timezones {
     /// The advertiser key (or scope) each parent reached so far leads to: the campaign
     /// of 10,000 ad orders is looked up once.
     by_parent: HashMap<(String, String), Option<String>>,
+    /// The parent of the entity looked up next, which an edit read with its base: the
+    /// first hop is then no query.
+    first: Option<((String, String), Hop)>,
 }
 
 impl Timezones {
+    /// Notes the parent an edit read of entity `(kind, key)` for its timezone's look-up.
+    pub(crate) fn first_hop(&mut self, kind: Kind, key: &str, hop: Hop) {
+        self.first =
+            needs_timezone(kind).then(|| ((kind_text(kind).to_owned(), key.to_owned()), hop));
+    }
+
     /// The timezone of the advertiser `(kind, key)` belongs to: the entity's parent
     /// chain up to its advertiser (drafts included), else the advertiser of its scope.
     pub(crate) fn of(
@@ -470,6 +480,7 @@ impl Timezones {
         let mut passed: Vec<(String, String)> = Vec::new();
         // advertiser <- campaign <- ad order <- caps: never more than a few hops.
         let mut advertiser = None;
+        let mut first = self.first.take();
         for _ in 0..4 {
             if at.0 == kind_text(Kind::Advertiser) {
                 advertiser = Some(at.1);
@@ -479,12 +490,15 @@ impl Timezones {
                 advertiser.clone_from(known);
                 break;
             }
-            let row: Option<(Option<String>, Option<String>, Option<i64>)> = conn
-                .prepare_cached(
-                    "SELECT parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",
-                )?
-                .query_row(params![at.0, at.1], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .optional()?;
+            let row: Option<Hop> = match first.take() {
+                Some((of, hop)) if of == at => Some(hop),
+                _ => conn
+                    .prepare_cached(
+                        "SELECT parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",
+                    )?
+                    .query_row(params![at.0, at.1], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()?,
+            };
             match row {
                 Some((Some(pk), Some(pkey), _)) => {
                     passed.push(std::mem::replace(&mut at, (pk, pkey)));

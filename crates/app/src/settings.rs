@@ -1,0 +1,163 @@
+//! The app's own settings (`settings.json` in the data directory, beside the profiles):
+//! how much goes into the log file and which update channel the app follows. Both hosts
+//! read the same file; it holds no secret.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// How much the log file records. Flightdeck's own crates log at this level; libraries
+/// stay at warnings, so a `trace` log never carries a library's dump of a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Failures only.
+    Error,
+    /// Failures and what was retried or refused.
+    Warn,
+    /// Sign-ins, downloads, posts and their outcome.
+    #[default]
+    Info,
+    /// Each request and each sync step.
+    Debug,
+    /// Everything Flightdeck records.
+    Trace,
+}
+
+impl LogLevel {
+    /// The level as `tracing`'s filters spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
+
+    /// Parses a bare level (`debug`, `WARN`); `None` for anything else.
+    pub fn parse(text: &str) -> Option<LogLevel> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "error" => Some(LogLevel::Error),
+            "warn" | "warning" => Some(LogLevel::Warn),
+            "info" => Some(LogLevel::Info),
+            "debug" => Some(LogLevel::Debug),
+            "trace" => Some(LogLevel::Trace),
+            _ => None,
+        }
+    }
+}
+
+/// Which releases the app offers to install.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum UpdateChannel {
+    /// Releases only.
+    #[default]
+    Stable,
+    /// Release candidates as well, ahead of the stable channel.
+    Beta,
+}
+
+impl UpdateChannel {
+    /// The channel's name in the update feed's address (`{channel}`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UpdateChannel::Stable => "stable",
+            UpdateChannel::Beta => "beta",
+        }
+    }
+}
+
+/// The contents of `settings.json`. Members missing from the file take their defaults,
+/// so a file written by an older version still reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// The log file's level (`FLIGHTDECK_LOG` overrides it for one run).
+    #[serde(default)]
+    pub log_level: LogLevel,
+    /// The update channel.
+    #[serde(default)]
+    pub update_channel: UpdateChannel,
+}
+
+impl Settings {
+    /// Reads the file in `dir`, or the defaults when there is none. A damaged file is
+    /// reported and left as it is, so nothing the buyer chose is overwritten unseen.
+    pub fn read(dir: &Path) -> Result<Settings> {
+        let path = path(dir);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| Error::Storage(format!("{} is damaged: {e}", path.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(Error::storage(&path, e)),
+        }
+    }
+
+    /// Written to a temporary file and renamed, so a crash never leaves half a file.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        crate::paths::create_private_dir(dir)?;
+        let path = path(dir);
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_vec_pretty(self)
+            .map_err(|e| Error::Storage(format!("settings: {e}")))?;
+        std::fs::write(&tmp, text).map_err(|e| Error::storage(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::storage(&path, e))
+    }
+}
+
+fn path(dir: &Path) -> PathBuf {
+    dir.join("settings.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_first_run_has_the_defaults_and_a_save_survives() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        assert_eq!(Settings::read(dir.path())?, Settings::default());
+        let chosen = Settings {
+            log_level: LogLevel::Debug,
+            update_channel: UpdateChannel::Beta,
+        };
+        chosen.write(dir.path())?;
+        assert_eq!(Settings::read(dir.path())?, chosen);
+        Ok(())
+    }
+
+    #[test]
+    fn a_damaged_file_is_reported_not_replaced() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let file = dir.path().join("settings.json");
+        std::fs::write(&file, "{\"logLevel\": \"loud\"}").map_err(|e| Error::storage(&file, e))?;
+        let err = Settings::read(dir.path()).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|m| m.contains("settings.json is damaged")),
+            "{err:?}"
+        );
+        let kept = std::fs::read_to_string(&file).map_err(|e| Error::storage(&file, e))?;
+        assert_eq!(kept, "{\"logLevel\": \"loud\"}");
+        Ok(())
+    }
+
+    #[test]
+    fn an_older_file_without_the_newer_members_still_reads() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let file = dir.path().join("settings.json");
+        std::fs::write(&file, "{\"logLevel\": \"warn\"}").map_err(|e| Error::storage(&file, e))?;
+        let read = Settings::read(dir.path())?;
+        assert_eq!(read.log_level, LogLevel::Warn);
+        assert_eq!(read.update_channel, UpdateChannel::Stable);
+        Ok(())
+    }
+}
