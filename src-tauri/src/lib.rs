@@ -11,8 +11,10 @@
 
 pub mod commands;
 pub mod error;
+pub mod menu;
 pub mod probe;
 pub mod state;
+pub mod updates;
 
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_specta::Builder;
@@ -28,7 +30,7 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 #[macro_export]
 macro_rules! specta_builder {
     ($r:ty) => {{
-        use $crate::commands::{self, audiences, bulk, forms, pending, session, tables};
+        use $crate::commands::{self, app, audiences, bulk, forms, pending, session, tables};
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
                 session::app_snapshot,
@@ -82,6 +84,11 @@ macro_rules! specta_builder {
                 bulk::export_file,
                 bulk::selected_targets,
                 bulk::parent_kinds,
+                app::app_info::<$r>,
+                app::save_settings::<$r>,
+                app::open_logs_folder::<$r>,
+                app::check_for_update::<$r>,
+                app::install_update::<$r>,
             ])
             .events(tauri_specta::collect_events![
                 commands::SyncProgress,
@@ -90,6 +97,8 @@ macro_rules! specta_builder {
                 commands::SignInRequired,
                 commands::DownloadProgress,
                 commands::WorkspaceChanged,
+                $crate::menu::MenuAction,
+                $crate::updates::UpdateProgress,
             ])
             // Ids and Unix-ms dates are i64 on the wire; both stay far below 2^53.
             .dangerously_cast_bigints_to_number()
@@ -156,12 +165,40 @@ pub fn setup<R: Runtime>(
             let _ = state.start().await;
         }
     });
+    app.manage(updates::Updates::default());
     probe::start(handle);
     Ok(())
 }
 
+/// Starts the log file at the level saved in Settings. A log that cannot start is
+/// reported on standard error; the app runs on without it.
+fn start_logging() {
+    let level = flightdeck_core::paths::data_dir()
+        .and_then(|dir| flightdeck_core::settings::Settings::read(&dir))
+        .map(|s| s.log_level)
+        .unwrap_or_default();
+    let started = flightdeck_core::paths::log_dir()
+        .and_then(|dir| flightdeck_core::logging::init(&dir, "flightdeck", level));
+    if let Err(e) = started {
+        eprintln!("Flightdeck's log file could not start: {e}");
+    }
+}
+
+/// Whether this copy came in a Linux package (`.deb`, `.rpm`): the package's own
+/// desktop entry then handles `flightdeck://` for every user, and nothing is written in
+/// the user's home. A copy run from a build directory (or an AppImage) registers itself.
+#[cfg(target_os = "linux")]
+fn installed_by_package() -> bool {
+    use tauri::utils::config::BundleType;
+    matches!(
+        tauri::utils::platform::bundle_type(),
+        Some(BundleType::Deb | BundleType::Rpm)
+    )
+}
+
 /// Runs the desktop app.
 pub fn run() {
+    start_logging();
     let builder = specta_builder!(tauri::Wry);
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
@@ -175,18 +212,31 @@ pub fn run() {
         .plugin(tauri_plugin_deep_link::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .invoke_handler(builder.invoke_handler())
+        .menu(menu::build)
+        .on_menu_event(menu::on_event)
         .setup(move |app| {
             setup(app, &builder)?;
             {
                 use tauri_plugin_deep_link::DeepLinkExt;
+                // Per OS: macOS registers the scheme from the bundle's Info.plist and
+                // Windows from the installer; Linux packages from their desktop entry.
+                // Elsewhere (a Linux build run in place, a Windows debug build) the app
+                // registers itself.
+                #[cfg(target_os = "linux")]
+                let register = !installed_by_package();
+                #[cfg(all(debug_assertions, windows))]
+                let register = true;
                 #[cfg(any(target_os = "linux", all(debug_assertions, windows)))]
-                {
+                if register {
                     // Registration needs xdg-utils; without it only the command line works.
                     // It runs helper programs, so not on the thread that opens the window.
                     let handle = app.handle().clone();
                     std::thread::spawn(move || {
-                        let _ = handle.deep_link().register_all();
+                        if let Err(e) = handle.deep_link().register_all() {
+                            tracing::warn!(error = %e, "registering flightdeck:// failed");
+                        }
                     });
                 }
                 let handle = app.handle().clone();
@@ -212,6 +262,7 @@ pub fn run() {
             }
         }),
         Err(e) => {
+            tracing::error!(error = %e, "Flightdeck could not start");
             eprintln!("Flightdeck could not start: {e}");
             std::process::exit(1);
         }

@@ -82,6 +82,11 @@ impl AppState {
             .await
     }
 
+    /// The data directory: profiles, workspaces, settings.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Starts the state now, without waiting for a command to ask.
     pub async fn start(&self) -> Result<()> {
         self.ready().await.map(|_| ())

@@ -1756,3 +1756,102 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     );
     assert_eq!(preview["creates"], 1, "{preview}");
 }
+
+/// The secrets a token set holds, for checking that none of them went anywhere else.
+fn token_strings(base_url: &str, account: &str, partner: bool) -> Vec<String> {
+    use secrecy::ExposeSecret;
+    let store = keyring_store(base_url, account, partner);
+    let tokens = store
+        .load_tokens()
+        .expect("read the keyring")
+        .expect("the session's tokens are in the keyring");
+    let mut out = vec![
+        tokens.access_token.expose_secret().to_owned(),
+        tokens.id_token.expose_secret().to_owned(),
+    ];
+    out.extend(tokens.refresh_token.map(|t| t.expose_secret().to_owned()));
+    out
+}
+
+/// A whole session logged at `trace` (sign-in, download, an audience upload posted, a
+/// partner's sign-in through the browser) leaves no password, token, client secret,
+/// authorization code or audience identifier in the log file, while the log does record
+/// the session's requests.
+#[test]
+fn a_trace_log_of_a_session_holds_no_secret() {
+    use flightdeck_core::logging;
+    use flightdeck_core::settings::LogLevel;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let logs = dir.path().join("logs");
+    let log = logging::init(&logs, "flightdeck", LogLevel::Trace).expect("start the log");
+    let data = dir.path().join("data");
+    let h = Harness::open(&data);
+    let base = h.base_url();
+    let mut secrets: Vec<(String, String)> = vec![
+        // The Basic credentials of demo / demo, as they would appear in a header.
+        ("Basic credentials".into(), "ZGVtbzpkZW1v".into()),
+        ("client secret".into(), "demo-partner-secret".into()),
+    ];
+
+    h.sign_in_demo();
+    for t in token_strings(&base, "demo", false) {
+        secrets.push(("a user token".into(), t));
+    }
+    sandbox_create_segment(&base, "Log Segment");
+    h.refresh();
+    let page = h.window("query_audience_segments", Value::Null, "", 0, 50);
+    let segment = named(&rows(page["rows"].clone()), "Log Segment").clone();
+    let emails: Vec<String> = (0..3)
+        .map(|i| format!("log-check-{i}-{}@example.com", now_ms()))
+        .collect();
+    let hashes: Vec<String> = emails.iter().map(|e| sha256_hex(e)).collect();
+    let saved = h.ok(
+        "upload_audience_data",
+        json!({"segment": segment["target"], "upload": {"countryCode": "US", "values": hashes}}),
+    );
+    assert_eq!(saved["errors"], json!([]), "{saved}");
+    let report = h.post_all();
+    assert_eq!(report["applied"], 1, "{report}");
+    for (e, hash) in emails.iter().zip(&hashes) {
+        secrets.push(("an audience identifier".into(), hash.clone()));
+        secrets.push(("an e-mail behind an identifier".into(), e.clone()));
+    }
+
+    h.ok("sign_out", json!({}));
+    let started = h.ok(
+        "partner_sign_in",
+        json!({"clientId": "demo-partner", "clientSecret": "demo-partner-secret"}),
+    );
+    let location = browser_sign_in(started["authorizeUrl"].as_str().expect("a URL"));
+    let redirect = url::Url::parse(&location).expect("the redirect is a URL");
+    let code = query_param(&redirect, "code").expect("a code");
+    secrets.push(("the authorization code".into(), code));
+    let handle = h.app.handle().clone();
+    tauri::async_runtime::block_on(flightdeck_app::commands::session::complete_partner_sign_in(
+        &handle,
+        &h.state(),
+        &location,
+    ))
+    .expect("the redirect completes the sign-in");
+    for t in token_strings(&base, "demo-partner", true) {
+        secrets.push(("a partner token".into(), t));
+    }
+    h.refresh();
+    h.close();
+
+    let mut text = String::new();
+    for entry in std::fs::read_dir(log.dir()).expect("the log directory") {
+        let path = entry.expect("a log file").path();
+        text.push_str(&std::fs::read_to_string(&path).expect("read the log"));
+    }
+    // The log is not empty: the session's requests are in it, by method and path.
+    assert!(
+        text.contains("path=/v1/oauth2/authenticate") && text.contains("path=/v1/advertiser"),
+        "the trace log records requests:\n{}",
+        &text[..text.len().min(2000)]
+    );
+    for (what, secret) in &secrets {
+        assert!(!text.contains(secret.as_str()), "the log holds {what}");
+    }
+}

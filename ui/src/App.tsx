@@ -6,6 +6,8 @@ import type { AppSnapshot } from "./api/types";
 import { AppProvider } from "./state/app";
 import { sessionKey, useSession } from "./state/session";
 import { Shell } from "./screens/Shell";
+import { AppMenus } from "./app/AppMenus";
+import { ErrorBoundary } from "./app/ErrorBoundary";
 import { SignIn } from "./screens/SignIn";
 import { afterNextPaint, mark } from "./util/timing";
 
@@ -13,8 +15,12 @@ function Gate() {
   const { snapshot, setSnapshot } = useSession();
   // The first interactive screen is painted: what scripts/bench-ui.sh times a cold start to.
   useLayoutEffect(() => afterNextPaint(() => mark("fd:ready")), []);
-  if (!snapshot.session) return <SignIn snapshot={snapshot} onSnapshot={setSnapshot} />;
-  return <Shell key={sessionKey(snapshot)} />;
+  return (
+    <>
+      <AppMenus onSnapshot={setSnapshot} />
+      {snapshot.session ? <Shell key={sessionKey(snapshot)} /> : <SignIn snapshot={snapshot} onSnapshot={setSnapshot} />}
+    </>
+  );
 }
 
 export function App() {
@@ -32,7 +38,7 @@ export function App() {
   useEffect(load, []);
 
   return (
-    <>
+    <ErrorBoundary>
       {snapshot ? (
         <AppProvider initial={snapshot}>
           <Gate />
@@ -51,6 +57,6 @@ export function App() {
         </main>
       )}
       <Toaster />
-    </>
+    </ErrorBoundary>
   );
 }

@@ -174,15 +174,27 @@ export const commands = {
 	 *  the original only).
 	 */
 	parentKinds: (kind: Kind) => __TAURI_INVOKE<KindChoice[]>("parent_kinds", { kind }),
+	/**  Settings and About: the version, the directories, the settings. */
+	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
+	/**  Saves the settings; the log level applies at once. */
+	saveSettings: (settings: Settings) => typedError<AppInfo, AppError>(__TAURI_INVOKE("save_settings", { settings })),
+	/**  Help → Open logs folder, for the UI's own button. */
+	openLogsFolder: () => typedError<null, AppError>(__TAURI_INVOKE("open_logs_folder")),
+	/**  Asks the update feed for a newer version (at start, and from Help). */
+	checkForUpdate: () => typedError<UpdateInfo | null, AppError>(__TAURI_INVOKE("check_for_update")),
+	/**  Downloads, verifies, installs the update found, then restarts the app. */
+	installUpdate: () => typedError<null, AppError>(__TAURI_INVOKE("install_update")),
 };
 
 /** Events */
 export const events = {
 	downloadProgress: makeEvent<DownloadProgress, DownloadProgress>("download-progress"),
+	menuAction: makeEvent<MenuAction, MenuAction>("menu-action"),
 	sessionChanged: makeEvent<SessionChanged, SessionChanged>("session-changed"),
 	signInRequired: makeEvent<SignInRequired, SignInRequired>("sign-in-required"),
 	syncFinished: makeEvent<SyncFinished, SyncFinished>("sync-finished"),
 	syncProgress: makeEvent<SyncProgress, SyncProgress>("sync-progress"),
+	updateProgress: makeEvent<UpdateProgress, UpdateProgress>("update-progress"),
 	workspaceChanged: makeEvent<WorkspaceChanged, WorkspaceChanged>("workspace-changed"),
 };
 
@@ -299,6 +311,22 @@ export type AppError = {
 	message: string,
 	/**  The fields the failure names, by wire path (`flights[1].startDate`). */
 	fieldErrors: FieldError[],
+};
+
+/**  What Settings and About show. */
+export type AppInfo = {
+	/**  The app's version. */
+	version: string,
+	/**  Where profiles, workspaces and settings live (`FLIGHTDECK_DATA_DIR` moves it). */
+	dataDir: string,
+	/**  Where the log files are. */
+	logDir: string,
+	/**  Whether Settings rules the log level, or `FLIGHTDECK_LOG` does for this run. */
+	logSource: LevelSource,
+	/**  The saved settings. */
+	settings: Settings,
+	/**  How this copy gets new versions. */
+	updateRoute: UpdateRoute,
 };
 
 /**  Everything the shell of the UI shows: profiles, session, connectivity, pending count. */
@@ -992,6 +1020,29 @@ export type KindChoice = {
 	label: string,
 };
 
+/**  Where the level in force comes from. */
+export type LevelSource = 
+/**  The Settings screen (`settings.json`). */
+"settings" | 
+/**  `FLIGHTDECK_LOG`, which Settings cannot change. */
+"environment";
+
+/**
+ *  How much the log file records. Flightdeck's own crates log at this level; libraries
+ *  stay at warnings, so a `trace` log never carries a library's dump of a request.
+ */
+export type LogLevel = 
+/**  Failures only. */
+"error" | 
+/**  Failures and what was retried or refused. */
+"warn" | 
+/**  Sign-ins, downloads, posts and their outcome. */
+"info" | 
+/**  Each request and each sync step. */
+"debug" | 
+/**  Everything Flightdeck records. */
+"trace";
+
 /**
  *  The one marker a row shows when it has changes not applied yet. When several apply,
  *  the one that needs the buyer most wins: `Conflict` > `Invalid` > `Failed` > `New` >
@@ -1025,6 +1076,50 @@ export type MatrixCell = {
 	/**  The `type.mediaType` values that fit it. */
 	mediaTypes: string[],
 };
+
+/**  A menu item was chosen. */
+export type MenuAction = {
+	/**  Which. */
+	command: MenuCommand,
+};
+
+/**
+ *  What a menu item asks the UI to do. The item's id is the command's name, so the
+ *  two cannot drift apart.
+ */
+export type MenuCommand = 
+/**  File → New profile… */
+"newProfile" | 
+/**  File → Import… (into the table on screen). */
+"import" | 
+/**  File → Export… (the whole account). */
+"export" | 
+/**  Edit → Undo. */
+"undo" | 
+/**  Edit → Redo. */
+"redo" | 
+/**  View → Command palette. */
+"palette" | 
+/**  View → one of the screens. */
+"showAdvertisers" | 
+/**  View → Campaigns. */
+"showCampaigns" | 
+/**  View → Ad orders. */
+"showAdOrders" | 
+/**  View → Creatives. */
+"showCreatives" | 
+/**  View → Site lists. */
+"showSiteLists" | 
+/**  View → Audience segments. */
+"showAudienceSegments" | 
+/**  View → Pending changes. */
+"showPending" | 
+/**  File → Settings (Preferences on macOS). */
+"settings" | 
+/**  Help → About Flightdeck. */
+"about" | 
+/**  Help → Check for updates… */
+"checkForUpdates";
 
 /**  Before and after for one campaign, one advertiser, or everything. */
 export type MoneyRow = {
@@ -1255,6 +1350,17 @@ export type SessionInfo = {
 	kind: AccountType,
 };
 
+/**
+ *  The contents of `settings.json`. Members missing from the file take their defaults,
+ *  so a file written by an older version still reads.
+ */
+export type Settings = {
+	/**  The log file's level (`FLIGHTDECK_LOG` overrides it for one run). */
+	logLevel?: LogLevel,
+	/**  The update channel. */
+	updateChannel?: UpdateChannel,
+};
+
 /**  The session ended and could not be renewed: sign in again. Pending changes stay. */
 export type SignInRequired = {
 	/**  Why, for the buyer. */
@@ -1436,6 +1542,50 @@ export type Undone = {
 	/**  The entities it changed back, for views to refresh. */
 	targets: EntityRef[],
 };
+
+/**  Which releases the app offers to install. */
+export type UpdateChannel = 
+/**  Releases only. */
+"stable" | 
+/**  Release candidates as well, ahead of the stable channel. */
+"beta";
+
+/**  A newer version the feed offers. */
+export type UpdateInfo = {
+	/**  The version offered. */
+	version: string,
+	/**  The version running. */
+	currentVersion: string,
+	/**  What is new (the release notes). */
+	notes: string | null,
+	/**  When it was published (RFC 3339), if the feed says. */
+	date: string | null,
+};
+
+/**  Bytes of the update downloaded so far. */
+export type UpdateProgress = {
+	/**  Bytes received. */
+	downloaded: number,
+	/**  The package's size, when the server says. */
+	total: number | null,
+};
+
+/**  How this copy of the app gets new versions. */
+export type UpdateRoute = 
+/**  The app downloads, verifies and installs them itself. */
+{ how: "inApp" } | 
+/**
+ *  It cannot replace itself: the buyer updates through the package manager (or
+ *  rebuilds); `reason` says why, for Settings and Help.
+ */
+{ how: "packageManager"; 
+/**  The sentence shown. */
+reason: string } | 
+/**
+ *  This build names no update feed (a development or CI build without
+ *  `FLIGHTDECK_UPDATE_FEED`).
+ */
+{ how: "notConfigured" };
 
 /**
  *  One upload as the segment form makes it: one country and its identifiers. The body the

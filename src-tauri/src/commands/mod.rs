@@ -1,6 +1,7 @@
 //! Tauri commands: each parses its arguments, calls a crate, and maps the error. The
 //! TypeScript side is generated from these signatures (`ui/src/bindings.ts`).
 
+pub mod app;
 pub mod audiences;
 pub mod bulk;
 pub mod forms;

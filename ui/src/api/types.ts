@@ -90,3 +90,12 @@ export type SyncFinished = EventPayload<typeof events.syncFinished>;
 export type SignInRequired = EventPayload<typeof events.signInRequired>;
 export type DownloadProgress = EventPayload<typeof events.downloadProgress>;
 export type WorkspaceChanged = EventPayload<typeof events.workspaceChanged>;
+
+export type AppInfo = Ok<Cmds["appInfo"]>;
+export type Settings = AppInfo["settings"];
+export type LogLevel = Settings["logLevel"];
+export type UpdateChannel = Settings["updateChannel"];
+export type UpdateRoute = AppInfo["updateRoute"];
+export type UpdateInfo = NonNullable<Ok<Cmds["checkForUpdate"]>>;
+export type MenuCommand = EventPayload<typeof events.menuAction>["command"];
+export type UpdateProgress = EventPayload<typeof events.updateProgress>;

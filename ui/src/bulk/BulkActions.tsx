@@ -127,7 +127,7 @@ export function useBulkActions(p: BulkActionsProps) {
       <ImportFileDialog path={open.path} kind={p.kind} parent={p.parent} onClose={close} />
     );
 
-  return { buttons, dialog, paste };
+  return { buttons, dialog, paste, importKind };
 }
 
 /** Exports the whole account to a file the buyer picks. */

@@ -4,6 +4,7 @@ import { call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import { PreviewDialog } from "./PreviewDialog";
 import type { Undone } from "./types";
+import { once, useMenuCommand } from "../state/menu";
 
 // The notice shown when an undo reached a posted step: its message and a "Revert…".
 let posted: string | null = null;
@@ -45,18 +46,35 @@ function isTextTarget(t: EventTarget | null): boolean {
   return false;
 }
 
-/** Ctrl/Cmd+Z undoes, Ctrl/Cmd+Shift+Z and Ctrl+Y redo, outside text inputs. */
+/**
+ * Edit → Undo/Redo from the menu bar (whose accelerators are Ctrl/Cmd+Z and
+ * Ctrl/Cmd+Shift+Z): in a text field the field's own undo, elsewhere the workspace's.
+ */
+function menuStep(which: "undo" | "redo"): void {
+  if (isTextTarget(document.activeElement)) {
+    // The menu's accelerator took the key from the field: give the field its own undo
+    // back (execCommand is deprecated, but it is the only way to reach that stack).
+    document.execCommand(which);
+    return;
+  }
+  once(which, "menu", () => void step(which));
+}
+
+/** Ctrl/Cmd+Z undoes, Ctrl/Cmd+Shift+Z and Ctrl+Y redo, outside text inputs; so do Edit → Undo and Redo. */
 export function useUndoKeys(): void {
+  useMenuCommand("undo", () => menuStep("undo"));
+  useMenuCommand("redo", () => menuStep("redo"));
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!(e.ctrlKey || e.metaKey) || e.altKey || isTextTarget(e.target)) return;
       const key = e.key.toLowerCase();
       if (key === "z") {
         e.preventDefault();
-        void (e.shiftKey ? redoLatest() : undoLatest());
+        const which = e.shiftKey ? "redo" : "undo";
+        once(which, "key", () => void step(which));
       } else if (key === "y" && e.ctrlKey && !e.shiftKey) {
         e.preventDefault();
-        void redoLatest();
+        once("redo", "key", () => void step("redo"));
       }
     };
     window.addEventListener("keydown", onKey);

@@ -7,6 +7,7 @@ import { type ParentHint, useNavActions, useNavigation } from "../state/navigati
 import { useReference } from "../state/reference";
 import { refKey } from "../util/refs";
 import { useBulkActions } from "../bulk/BulkActions";
+import { useMenuCommand } from "../state/menu";
 import { NO_SELECTION, type Selection } from "../table/useSelection";
 import { type EntityConfig, SORTABLE } from "./entities";
 
@@ -101,6 +102,7 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
     parent: parent?.target ?? null,
     fields,
   });
+  useMenuCommand("import", () => void bulk.importKind());
 
   return (
     <section

@@ -16,6 +16,7 @@ import { AD_ORDERS, ADVERTISERS, CAMPAIGNS, CREATIVES, SEGMENTS, SITE_LISTS } fr
 import { PendingScreen } from "./Pending";
 import { exportAccount } from "../bulk/BulkActions";
 import { PostedNotice, UndoButtons, useUndoKeys } from "../bulk/history";
+import { useMenuCommand } from "../state/menu";
 
 function ProfileSwitcher() {
   const { snapshot, setSnapshot } = useSession();
@@ -328,9 +329,24 @@ function Content() {
   );
 }
 
+/** View → each screen, and File → Export account… */
+function MenuScreens() {
+  const { setScreen } = useNavActions();
+  useMenuCommand("showAdvertisers", () => setScreen("advertisers"));
+  useMenuCommand("showCampaigns", () => setScreen("campaigns"));
+  useMenuCommand("showAdOrders", () => setScreen("ad_orders"));
+  useMenuCommand("showCreatives", () => setScreen("creatives"));
+  useMenuCommand("showSiteLists", () => setScreen("site_lists"));
+  useMenuCommand("showAudienceSegments", () => setScreen("audience_segments"));
+  useMenuCommand("showPending", () => setScreen("pending"));
+  useMenuCommand("export", () => void exportAccount());
+  return null;
+}
+
 function PaletteHost() {
   const open = usePaletteOpen();
   const { setPaletteOpen } = useNavActions();
+  useMenuCommand("palette", () => setPaletteOpen(true));
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
@@ -365,6 +381,7 @@ export const Shell = memo(function Shell() {
       <EditPanel />
       <StatusBar />
       <PaletteHost />
+      <MenuScreens />
       <PostedNotice />
     </Frame>
   );

@@ -1,7 +1,7 @@
 // A stand-in for `../bindings` in tests (used through `vi.mock`): every command answers
 // ok with an empty value unless a test says otherwise.
 import { vi } from "vitest";
-import type { AppSnapshot, FieldError, MatrixCell, Saved, TableQuery, TableWindow, Timeline } from "../api/types";
+import type { AppInfo, AppSnapshot, FieldError, MatrixCell, Saved, TableQuery, TableWindow, Timeline } from "../api/types";
 
 export function ok<T>(data: T): Promise<{ status: "ok"; data: T }> {
   return Promise.resolve({ status: "ok" as const, data });
@@ -24,6 +24,15 @@ const noErrors: FieldError[] = [];
 const noCells: MatrixCell[] = [];
 
 type Real = typeof import("../bindings").commands;
+
+export const APP_INFO: AppInfo = {
+  version: "0.1.0",
+  dataDir: "/home/buyer/.local/share/com.flightdeck.desktop",
+  logDir: "/home/buyer/.local/share/com.flightdeck.desktop/logs",
+  logSource: "settings",
+  settings: { logLevel: "info", updateChannel: "stable" },
+  updateRoute: { how: "inApp" },
+};
 
 type Preview = import("../bulk/types").Preview;
 type MoneySummary = import("../bulk/types").MoneySummary;
@@ -106,6 +115,11 @@ export const commands = {
   importFile: vi.fn<Real["importFile"]>(() => ok(EMPTY_PREVIEW)),
   exportFile: vi.fn<Real["exportFile"]>(() => ok(0)),
   selectedTargets: vi.fn<Real["selectedTargets"]>(() => ok([])),
+  appInfo: vi.fn<Real["appInfo"]>(() => ok(APP_INFO)),
+  saveSettings: vi.fn<Real["saveSettings"]>((settings) => ok({ ...APP_INFO, settings })),
+  openLogsFolder: vi.fn<Real["openLogsFolder"]>(() => ok(null)),
+  checkForUpdate: vi.fn<Real["checkForUpdate"]>(() => ok(null)),
+  installUpdate: vi.fn<Real["installUpdate"]>(() => ok(null)),
   parentKinds: vi.fn<Real["parentKinds"]>((kind) =>
     Promise.resolve(
       kind === "ad_order"
@@ -149,4 +163,6 @@ export const events = {
   signInRequired: event<Payload<RealEvents["signInRequired"]>>(),
   downloadProgress: event<Payload<RealEvents["downloadProgress"]>>(),
   workspaceChanged: event<Payload<RealEvents["workspaceChanged"]>>(),
+  menuAction: event<Payload<RealEvents["menuAction"]>>(),
+  updateProgress: event<Payload<RealEvents["updateProgress"]>>(),
 };
