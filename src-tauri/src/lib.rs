@@ -5,7 +5,7 @@
 //! - `state`: profiles, the active profile's session and workspace, the embedded sandbox.
 //! - `probe`: online/offline.
 //!
-//! Data partners come back from the browser through `flightdeck://oauth/callback`: the
+//! Data partners come back from the browser through the sign-in redirect link: the
 //! deep-link plugin delivers it, and single-instance forwards it when the OS starts a
 //! second copy of the app with the URL.
 
@@ -95,6 +95,7 @@ macro_rules! specta_builder {
                 commands::SyncFinished,
                 commands::SessionChanged,
                 commands::SignInRequired,
+                commands::PartnerSignInFailed,
                 commands::DownloadProgress,
                 commands::WorkspaceChanged,
                 $crate::menu::MenuAction,
@@ -119,22 +120,33 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// Handles `flightdeck://oauth/callback?...` URLs, whichever way they arrived.
-fn handle_urls<R: Runtime>(app: &AppHandle<R>, urls: Vec<String>) {
+/// Handles sign-in redirects (`flightdeck_client::auth::DESKTOP_REDIRECT_URI`), whichever
+/// way they arrived. Other URLs, and links that answer no waiting sign-in, are ignored
+/// and only logged; a real sign-in's failure reaches the sign-in screen on its own event.
+pub fn handle_urls<R: Runtime>(app: &AppHandle<R>, urls: Vec<String>) {
     for url in urls {
-        if !url.starts_with("flightdeck://oauth/callback") {
+        if !url.starts_with(flightdeck_client::auth::DESKTOP_REDIRECT_URI) {
+            tracing::warn!("a link that is not a sign-in redirect was ignored");
             continue;
         }
         let task_app = app.clone();
         tauri::async_runtime::spawn(async move {
             let app = task_app;
-            if let Some(state) = app.try_state::<AppState>() {
-                // The error reaches the UI as the absence of a session plus a banner.
-                if let Err(e) =
-                    commands::session::complete_partner_sign_in(&app, &state, &url).await
-                {
-                    use tauri_specta::Event;
-                    let _ = commands::SignInRequired { message: e.message }.emit(&app);
+            let Some(state) = app.try_state::<AppState>() else {
+                return;
+            };
+            use tauri_specta::Event;
+            match commands::session::complete_partner_sign_in(&app, &state, &url).await {
+                Ok(outcome) => {
+                    if let Some(why) = outcome.ignored_because() {
+                        tracing::warn!(why, "a sign-in link was ignored");
+                    } else {
+                        tracing::info!("a data partner signed in through the browser");
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e.message, "a data partner's sign-in failed");
+                    let _ = commands::PartnerSignInFailed { message: e.message }.emit(&app);
                 }
             }
         });

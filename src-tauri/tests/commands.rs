@@ -925,32 +925,38 @@ fn partner_sign_in_completes_from_the_redirect_and_refuses_a_forged_state() {
     assert_eq!(query_param(&redirect, "state"), Some(state));
     assert!(query_param(&redirect, "code").is_some());
 
+    // A forged link (another state, with an error and a text of its own) is ignored
+    // before anything is read from it: no event, no message, the session untouched,
+    // and the waiting sign-in stays for the real redirect.
+    let (tx, events) = mpsc::channel();
+    for name in ["sign-in-required", "partner-sign-in-failed"] {
+        let tx = tx.clone();
+        h.app.listen(name, move |event| {
+            let _ = tx.send((name, event.payload().to_owned()));
+        });
+    }
     let mut forged = redirect.clone();
-    let pairs: Vec<(String, String)> = redirect
-        .query_pairs()
-        .map(|(k, v)| {
-            let v = if k == "state" {
-                "forged".to_owned()
-            } else {
-                v.into_owned()
-            };
-            (k.into_owned(), v)
-        })
-        .collect();
-    forged.query_pairs_mut().clear().extend_pairs(&pairs);
+    forged
+        .query_pairs_mut()
+        .clear()
+        .append_pair("error", "access_denied")
+        .append_pair("error_description", "Your account is locked: call +1 555 0100")
+        .append_pair("state", "forged");
     let handle = h.app.handle().clone();
-    let result = tauri::async_runtime::block_on(
+    let outcome = tauri::async_runtime::block_on(
         flightdeck_app::commands::session::complete_partner_sign_in(
             &handle,
             &h.state(),
             forged.as_str(),
         ),
+    )
+    .expect("a forged link is no failure");
+    assert_eq!(outcome, flightdeck_core::PartnerCallback::OtherState);
+    flightdeck_app::handle_urls(&handle, vec![forged.to_string()]);
+    assert!(
+        events.recv_timeout(Duration::from_millis(500)).is_err(),
+        "a forged link reaches the UI neither as a sign-in failure nor as SignInRequired"
     );
-    // Compared under the lock before anything else: the pending sign-in stays for the
-    // real redirect.
-    let e = result.expect_err("a forged state is refused");
-    assert_eq!(e.code, flightdeck_app::error::ErrorCode::State, "{e:?}");
-    assert!(e.message.contains("does not belong"), "{e:?}");
     assert_eq!(h.snapshot()["session"], Value::Null);
     assert!(keyring_is_empty_for(&base, "demo-partner", true));
 
@@ -982,15 +988,48 @@ fn partner_sign_in_completes_from_the_redirect_and_refuses_a_forged_state() {
     );
     assert!(keyring_holds_session(&base, "demo-partner", true));
 
-    // The same redirect again finds no sign-in waiting.
+    // The same redirect again finds no sign-in waiting: ignored, still signed in.
     let again = tauri::async_runtime::block_on(
         flightdeck_app::commands::session::complete_partner_sign_in(&handle, &h.state(), &location),
-    );
-    assert!(again.is_err());
+    )
+    .expect("a link with no sign-in waiting is no failure");
+    assert_eq!(again, flightdeck_core::PartnerCallback::NoneWaiting);
     assert_eq!(
         h.snapshot()["session"]["kind"],
         "partner",
         "still signed in"
+    );
+
+    // A real sign-in the service refuses (its code was used already) is reported on its
+    // own event; the UI is not signed out.
+    let started = h.ok(
+        "partner_sign_in",
+        json!({"clientId": "demo-partner", "clientSecret": "demo-partner-secret"}),
+    );
+    let state = query_param(
+        &url::Url::parse(started["authorizeUrl"].as_str().expect("a URL")).expect("a URL"),
+        "state",
+    )
+    .expect("a state");
+    let mut reused = redirect.clone();
+    reused
+        .query_pairs_mut()
+        .clear()
+        .append_pair("code", &query_param(&redirect, "code").expect("a code"))
+        .append_pair("state", &state);
+    flightdeck_app::handle_urls(&handle, vec![reused.to_string()]);
+    let (name, payload) = events
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the failure is reported");
+    assert_eq!(name, "partner-sign-in-failed", "{payload}");
+    assert!(
+        events.recv_timeout(Duration::from_millis(300)).is_err(),
+        "nothing else is reported"
+    );
+    assert_eq!(
+        h.snapshot()["session"]["kind"],
+        "partner",
+        "the earlier session is untouched"
     );
     h.close();
 

@@ -1479,19 +1479,20 @@ class Scenario:
         if not location.startswith("flightdeck://oauth/callback") or "code" not in query or "state" not in query:
             raise StepFailed(f"the login redirected to {location!r}")
 
-        # A forged redirect (wrong state) is refused and signs nobody in.
+        # A forged redirect (another state, with an error text of its own) is ignored:
+        # nobody is signed in, its text never shows, and the real one still completes.
         self.dismiss_toasts()
-        forged_query = dict((k, v[0]) for k, v in query.items())
-        forged_query["state"] = "forged-" + secrets.token_urlsafe(12)
+        forged_text = "Your account is locked: call +1 555 0100"
+        forged_query = {"error": "access_denied", "error_description": forged_text, "state": "forged-" + secrets.token_urlsafe(12)}
         forged = urllib.parse.urlunsplit(parsed._replace(query=urllib.parse.urlencode(forged_query)))
         self.hand_over(forged)
-        toast = s.wait_for('[data-toast="error"]', "an error toast for the forged redirect", timeout=20)
-        print(f"    forged redirect refused: {toast.text.rstrip('×').strip()!r}")
-        time.sleep(1.0)
-        self.screenshot("09-forged-redirect-refused", keep_toasts=True)
+        time.sleep(2.0)
+        self.screenshot("09-forged-redirect-ignored", keep_toasts=True)
+        if forged_text in s.page_text(4000):
+            raise StepFailed("the forged redirect's text reached the window")
         if s.exists("[data-nav]") or not s.exists('[data-action="partner-sign-in"]'):
             raise StepFailed("the forged redirect left the sign-in screen")
-        self.dismiss_toasts()
+        print("    forged redirect ignored: no message, still waiting for the browser")
 
         # The real one signs the partner in.
         self.hand_over(location)

@@ -17,7 +17,7 @@ export const commands = {
 	signIn: (username: string, password: string) => typedError<AppSnapshot, AppError>(__TAURI_INVOKE("sign_in", { username, password })),
 	/**
 	 *  Starts a data partner's sign-in in the system browser. It completes when the
-	 *  service redirects to `flightdeck://oauth/callback` (see `deep_link`).
+	 *  service redirects to the app's sign-in link (see `handle_urls`).
 	 */
 	partnerSignIn: (clientId: string, clientSecret: string) => typedError<PartnerStarted, AppError>(__TAURI_INVOKE("partner_sign_in", { clientId, clientSecret })),
 	/**  Signs out: the keyring entries are deleted; drafts and pending changes stay. */
@@ -190,6 +190,7 @@ export const commands = {
 export const events = {
 	downloadProgress: makeEvent<DownloadProgress, DownloadProgress>("download-progress"),
 	menuAction: makeEvent<MenuAction, MenuAction>("menu-action"),
+	partnerSignInFailed: makeEvent<PartnerSignInFailed, PartnerSignInFailed>("partner-sign-in-failed"),
 	sessionChanged: makeEvent<SessionChanged, SessionChanged>("session-changed"),
 	signInRequired: makeEvent<SignInRequired, SignInRequired>("sign-in-required"),
 	syncFinished: makeEvent<SyncFinished, SyncFinished>("sync-finished"),
@@ -1187,6 +1188,16 @@ export type Op =
 "site_list_remove_sites" | 
 /**  `POST /v1/audiences/{id}/data`. */
 "audience_data";
+
+/**
+ *  A data partner's sign-in that came back from the browser failed (the service refused
+ *  the code, or the login was cancelled). The session is untouched: this is not
+ *  [`SignInRequired`].
+ */
+export type PartnerSignInFailed = {
+	/**  Why, for the buyer. */
+	message: string,
+};
 
 /**  A partner sign-in that waits for the browser. */
 export type PartnerStarted = {

@@ -30,4 +30,6 @@ pub mod settings;
 pub mod updates;
 
 pub use error::{Error, Result};
-pub use session::{Account, Core, OpenOptions, PendingPartner, PostingGuard, Selection, Signed};
+pub use session::{
+    Account, Core, OpenOptions, PartnerCallback, PendingPartner, PostingGuard, Selection, Signed,
+};

@@ -40,6 +40,31 @@ impl Signed {
     }
 }
 
+/// What a sign-in redirect did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartnerCallback {
+    /// The data partner is signed in.
+    SignedIn,
+    /// No data-partner sign-in was waiting: the link was ignored.
+    NoneWaiting,
+    /// The link's `state` is not the waiting sign-in's (forged, or from an older
+    /// attempt): it was ignored, and the waiting sign-in still waits.
+    OtherState,
+}
+
+impl PartnerCallback {
+    /// Why a link was ignored, for the log; `None` when it signed the partner in.
+    pub fn ignored_because(self) -> Option<&'static str> {
+        match self {
+            PartnerCallback::SignedIn => None,
+            PartnerCallback::NoneWaiting => Some("no data-partner sign-in is waiting"),
+            PartnerCallback::OtherState => {
+                Some("its state is not the waiting sign-in's (forged, or an older attempt)")
+            }
+        }
+    }
+}
+
 /// A partner sign-in waiting for its redirect.
 pub struct PendingPartner {
     /// The OAuth2 client of the sign-in.
@@ -499,10 +524,11 @@ impl Core {
     }
 
     /// Completes a partner sign-in from its redirect. The `state` is compared under the
-    /// lock before anything else, error answers included: a redirect with another
-    /// `state` (forged, or from an older attempt) is refused and leaves the pending
-    /// sign-in in place, so the real one can still complete.
-    pub async fn finish_partner(&self, redirect: &url::Url) -> Result<()> {
+    /// lock before anything else, error answers included, and the waiting sign-in is
+    /// taken only on a match: a link with another `state` (forged, or from an older
+    /// attempt), or one that arrives when no sign-in waits, is ignored, so nothing an
+    /// outsider puts in a link reaches the buyer and the real redirect can still complete.
+    pub async fn finish_partner(&self, redirect: &url::Url) -> Result<PartnerCallback> {
         let active = self.active()?;
         let state = redirect
             .query_pairs()
@@ -511,21 +537,15 @@ impl Core {
         let taken = {
             let mut slot = active.partner.lock().map_err(|_| unavailable())?;
             match slot.as_ref() {
-                None => {
-                    return Err(Error::State(
-                        "a sign-in link arrived, but no data-partner sign-in was started".into(),
-                    ));
-                }
+                None => return Ok(PartnerCallback::NoneWaiting),
                 Some(p) if state.as_deref() != Some(p.pending.state()) => {
-                    return Err(Error::State(
-                        "a sign-in link arrived that does not belong to the sign-in in progress; it was ignored".into(),
-                    ));
+                    return Ok(PartnerCallback::OtherState);
                 }
                 Some(_) => slot.take(),
             }
         };
         let Some(PendingPartner { auth, pending }) = taken else {
-            return Err(Error::State("no data-partner sign-in was started".into()));
+            return Ok(PartnerCallback::NoneWaiting);
         };
         let tokens = auth.finish(&pending, redirect).await?;
         let client_id = auth.client_id().to_owned();
@@ -534,7 +554,8 @@ impl Core {
         active.use_account(&client_id, true)?;
         active.warm_tables();
         active.set_signed(Some(signed(&active.config, session, true)?));
-        self.remember_account(&active.profile.id, &client_id, true)
+        self.remember_account(&active.profile.id, &client_id, true)?;
+        Ok(PartnerCallback::SignedIn)
     }
 
     /// Signs out of the active profile: the keyring entries go, the workspace stays.

@@ -719,9 +719,23 @@ async fn login(
         let secret = read_secret(from_stdin, &format!("Client secret for {client_id}: "))?;
         let listener = LoopbackListener::bind().await?;
         let url = core.begin_partner(&client_id, secret, listener.redirect_uri().clone())?;
+        let state = url
+            .query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default();
         eprintln!("Open this address in your browser to sign in:\n\n  {url}\n");
-        let redirect = listener.wait(Duration::from_secs(300)).await?;
-        core.finish_partner(&redirect).await?;
+        let deadline = std::time::Instant::now() + Duration::from_secs(300);
+        // A link that answers no waiting sign-in is ignored and waiting goes on, until
+        // the real redirect or the deadline.
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let redirect = listener.wait(left, &state).await?;
+            match core.finish_partner(&redirect).await?.ignored_because() {
+                None => break,
+                Some(why) => eprintln!("Ignored a sign-in link: {why}. Still waiting."),
+            }
+        }
         eprintln!("Signed in as data partner {client_id} at {base_url}.");
         return Ok(());
     }

@@ -212,6 +212,16 @@ pub struct SignInRequired {
     pub message: String,
 }
 
+/// A data partner's sign-in that came back from the browser failed (the service refused
+/// the code, or the login was cancelled). The session is untouched: this is not
+/// [`SignInRequired`].
+#[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct PartnerSignInFailed {
+    /// Why, for the buyer.
+    pub message: String,
+}
+
 /// The shell's state now.
 pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
     let active = state.active().await?;

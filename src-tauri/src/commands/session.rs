@@ -5,6 +5,8 @@ use specta::Type;
 use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_opener::OpenerExt;
 
+use flightdeck_core::PartnerCallback;
+
 use super::{AppSnapshot, announce, snapshot};
 use crate::error::{AppError, Result};
 use crate::state::AppState;
@@ -49,7 +51,7 @@ pub async fn sign_in(
 }
 
 /// Starts a data partner's sign-in in the system browser. It completes when the
-/// service redirects to `flightdeck://oauth/callback` (see `deep_link`).
+/// service redirects to the app's sign-in link (see `handle_urls`).
 #[tauri::command]
 #[specta::specta]
 pub async fn partner_sign_in<R: Runtime>(
@@ -103,19 +105,19 @@ pub async fn set_sandbox_running<R: Runtime>(
     snapshot(&state).await
 }
 
-/// Completes a partner sign-in from a `flightdeck://oauth/callback?...` URL handed over
-/// by the OS (deep link, or a second instance's command line).
+/// Completes a partner sign-in from the redirect URL handed over by the OS (deep link,
+/// or a second instance's command line). A link that does not answer the waiting
+/// sign-in is ignored, not reported: its text may be anybody's.
 pub async fn complete_partner_sign_in<R: Runtime>(
     app: &AppHandle<R>,
     state: &AppState,
     url: &str,
-) -> Result<()> {
+) -> Result<PartnerCallback> {
     let url = url::Url::parse(url)
         .map_err(|e| AppError::state(format!("the sign-in link is not a URL: {e}")))?;
-    let result = match state.core().await {
-        Ok(core) => core.finish_partner(&url).await.map_err(AppError::from),
-        Err(e) => Err(e),
-    };
-    announce(app, state).await;
-    result
+    let outcome = state.core().await?.finish_partner(&url).await;
+    if matches!(outcome, Ok(PartnerCallback::SignedIn) | Err(_)) {
+        announce(app, state).await;
+    }
+    Ok(outcome?)
 }

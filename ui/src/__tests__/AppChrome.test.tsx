@@ -96,6 +96,19 @@ describe("menus, settings and about", () => {
   });
 });
 
+describe("a partner's sign-in through the browser", () => {
+  beforeEach(() => vi.clearAllMocks());
+
+  it("shows a failure on the sign-in screen without signing anyone out", async () => {
+    commands.appSnapshot.mockReturnValue(ok(SIGNED_OUT));
+    const { container } = render(<App />);
+    await settle();
+    act(() => events.partnerSignInFailed.emit({ message: "sign-in failed: the code was already used (invalid_grant)" }));
+    expect(container.querySelector('.signin [role="alert"]')?.textContent).toContain("the code was already used");
+    expect(container.querySelector('[data-action="partner-sign-in"], [data-action="sign-in"]')).not.toBeNull();
+  });
+});
+
 describe("updates", () => {
   beforeEach(() => {
     vi.clearAllMocks();

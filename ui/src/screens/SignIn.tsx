@@ -1,9 +1,10 @@
-import { type FormEvent, useState } from "react";
-import { commands } from "../bindings";
+import { type FormEvent, useEffect, useState } from "react";
+import { commands, events } from "../bindings";
 import { call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import type { AppSnapshot, PartnerStarted } from "../api/types";
 import type { SessionView } from "../state/session";
+import { listenSafely } from "../state/events";
 
 type Tab = "user" | "partner";
 
@@ -20,6 +21,16 @@ export function SignIn({ snapshot, onSnapshot }: { snapshot: SessionView; onSnap
   const [profileName, setProfileName] = useState("");
   const [profileUrl, setProfileUrl] = useState("");
   const demo = snapshot.demo;
+  // A partner sign-in that came back from the browser and failed: shown here, where the
+  // buyer can start again. Links that answer no sign-in are ignored by the app.
+  useEffect(
+    () =>
+      listenSafely(events.partnerSignInFailed.listen, (f) => {
+        setWaitingBrowser(null);
+        setError(f.message);
+      }),
+    [],
+  );
   const active = snapshot.profiles.find((p) => p.id === snapshot.activeId);
 
   const signIn = async (e: FormEvent) => {

@@ -161,6 +161,7 @@ export const events = {
   syncFinished: event<Payload<RealEvents["syncFinished"]>>(),
   sessionChanged: event<Payload<RealEvents["sessionChanged"]>>(),
   signInRequired: event<Payload<RealEvents["signInRequired"]>>(),
+  partnerSignInFailed: event<Payload<RealEvents["partnerSignInFailed"]>>(),
   downloadProgress: event<Payload<RealEvents["downloadProgress"]>>(),
   workspaceChanged: event<Payload<RealEvents["workspaceChanged"]>>(),
   menuAction: event<Payload<RealEvents["menuAction"]>>(),

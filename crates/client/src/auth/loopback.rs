@@ -66,12 +66,12 @@ impl LoopbackListener {
         &self.redirect_uri
     }
 
-    /// Waits up to `timeout` for `GET /callback?…`, answers the browser with a short page,
-    /// and returns the full redirect URL (to pass to
-    /// [`PartnerAuth::finish`](super::PartnerAuth::finish)). Other requests are answered
-    /// (404, 405, 400) and waiting goes on. May be called again, e.g. after a redirect
-    /// with a wrong `state` was refused.
-    pub async fn wait(&self, timeout: Duration) -> Result<Url> {
+    /// Waits up to `timeout` for `GET /callback?…` carrying `state` (the sign-in in
+    /// progress), answers the browser with a short page, and returns the full redirect
+    /// URL (to pass to [`PartnerAuth::finish`](super::PartnerAuth::finish)). Other
+    /// requests, a callback with another `state` among them (forged, or an older
+    /// attempt's), are answered (404, 405, 400) and waiting goes on.
+    pub async fn wait(&self, timeout: Duration, state: &str) -> Result<Url> {
         let deadline = tokio::time::Instant::now() + timeout;
         let (tx, mut rx) = mpsc::channel::<Url>(1);
         // Dropping the set when this returns aborts connections still being served.
@@ -84,8 +84,9 @@ impl LoopbackListener {
                         let tx = tx.clone();
                         let addr = self.addr;
                         let header_timeout = self.header_timeout;
+                        let state = state.to_owned();
                         connections.spawn(async move {
-                            if let Some(url) = serve(stream, addr, header_timeout).await {
+                            if let Some(url) = serve(stream, addr, header_timeout, &state).await {
                                 let _ = tx.send(url).await;
                             }
                         });
@@ -104,8 +105,14 @@ impl LoopbackListener {
     }
 }
 
-/// Serves one connection; returns the redirect URL when it was the callback.
-async fn serve(mut stream: TcpStream, addr: SocketAddr, header_timeout: Duration) -> Option<Url> {
+/// Serves one connection; returns the redirect URL when it was the callback of the
+/// sign-in whose `state` is `expected`.
+async fn serve(
+    mut stream: TcpStream,
+    addr: SocketAddr,
+    header_timeout: Duration,
+    expected: &str,
+) -> Option<Url> {
     let head = match tokio::time::timeout(header_timeout, read_head(&mut stream)).await {
         Ok(Some(head)) => head,
         // Timed out, closed early, or too large: drop the connection.
@@ -129,6 +136,14 @@ async fn serve(mut stream: TcpStream, addr: SocketAddr, header_timeout: Duration
     if method != "GET" {
         let extra = "Allow: GET\r\n";
         let _ = respond(&mut stream, "405 Method Not Allowed", "Not allowed", extra).await;
+        return None;
+    }
+    let state_matches = url
+        .query_pairs()
+        .any(|(k, v)| k == "state" && v.as_ref() == expected);
+    if !state_matches {
+        let page = "This link is not for the sign-in in progress — return to Flightdeck";
+        let _ = respond(&mut stream, "400 Bad Request", page, "").await;
         return None;
     }
     let failed = url.query_pairs().any(|(k, _)| k == "error");

@@ -45,7 +45,10 @@ async fn the_listener_takes_the_callback_and_ignores_other_paths() {
         }
     });
     let started = Instant::now();
-    let redirect = listener.wait(Duration::from_secs(10)).await.unwrap();
+    let redirect = listener
+        .wait(Duration::from_secs(10), "st-1")
+        .await
+        .unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "held up by the idle connection"
@@ -70,7 +73,10 @@ async fn the_listener_takes_the_callback_and_ignores_other_paths() {
 async fn the_listener_gives_up_after_its_timeout() {
     let listener = LoopbackListener::bind().await.unwrap();
     let started = Instant::now();
-    let err = listener.wait(Duration::from_millis(300)).await.unwrap_err();
+    let err = listener
+        .wait(Duration::from_millis(300), "st-1")
+        .await
+        .unwrap_err();
     assert!(started.elapsed() >= Duration::from_millis(300));
     assert!(started.elapsed() < Duration::from_secs(5));
     match err {
@@ -99,8 +105,42 @@ async fn a_slow_request_head_is_cut_off() {
             .unwrap();
         answer
     });
-    let err = listener.wait(Duration::from_millis(800)).await.unwrap_err();
+    let err = listener
+        .wait(Duration::from_millis(800), "y")
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::SignIn(_)), "{err:?}");
     let answer = slow.await.unwrap();
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+}
+
+/// A hit with another `state` (a forged link, or an older attempt's) is answered and
+/// ignored: the listener keeps waiting and takes the real callback after it.
+#[tokio::test]
+async fn a_callback_with_another_state_is_refused_and_waiting_goes_on() {
+    let listener = LoopbackListener::bind().await.unwrap();
+    let uri = listener.redirect_uri().clone();
+    let browser = tokio::spawn(async move {
+        let http = http();
+        let mut forged = uri.clone();
+        forged.set_query(Some("code=forged&state=not-yours"));
+        let forged = http.get(forged).send().await.unwrap();
+        let forged = (forged.status(), forged.text().await.unwrap());
+        let mut real = uri.clone();
+        real.set_query(Some("code=real&state=st-2"));
+        let real = http.get(real).send().await.unwrap().status();
+        (forged, real)
+    });
+    let redirect = listener
+        .wait(Duration::from_secs(10), "st-2")
+        .await
+        .unwrap();
+    let ((forged_status, forged_page), real_status) = browser.await.unwrap();
+    assert_eq!(forged_status, StatusCode::BAD_REQUEST);
+    assert!(
+        forged_page.contains("not for the sign-in in progress"),
+        "{forged_page}"
+    );
+    assert_eq!(real_status, StatusCode::OK);
+    assert_eq!(param(&redirect, "code").as_deref(), Some("real"));
 }

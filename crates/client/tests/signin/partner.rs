@@ -108,7 +108,10 @@ async fn partner_signs_in_through_the_loopback_listener() {
         let resp = http().get(location).send().await.unwrap();
         (resp.status(), resp.text().await.unwrap())
     });
-    let redirect = listener.wait(Duration::from_secs(10)).await.unwrap();
+    let redirect = listener
+        .wait(Duration::from_secs(10), pending.state())
+        .await
+        .unwrap();
     let (status, page) = browser.await.unwrap();
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("Signed in"), "{page}");
