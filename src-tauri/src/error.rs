@@ -88,7 +88,10 @@ impl From<flightdeck_client::Error> for AppError {
             // A token endpoint's 4xx (invalid_grant, invalid_client) refuses what the buyer
             // typed; only a 5xx is the service failing.
             K::Token => match &e {
-                flightdeck_client::Error::Token { status, .. } if *status < 500 => {
+                // A busy or timed-out token endpoint is the service failing, not a refusal.
+                flightdeck_client::Error::Token { status, .. }
+                    if *status < 500 && *status != 429 && *status != 408 =>
+                {
                     ErrorCode::Invalid
                 }
                 _ => ErrorCode::Service,

@@ -20,8 +20,24 @@ use url::Url;
 
 use crate::auth::{self, DESKTOP_REDIRECT_URI, PartnerAuth, TokenSet};
 use crate::config::ClientConfig;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TransportKind};
+use crate::retry::{self, Decision, Outcome, RetryPolicy};
 use crate::token_store::{AccountKind, Profile, TokenStore};
+
+/// A renewal failure that may pass if tried again: the token endpoint was busy (429),
+/// timed out (408) or failed (5xx), or the network was. As the retry outcome to decide on.
+fn passing_failure(e: &Error) -> Option<Outcome> {
+    match e {
+        Error::Token { status: 408, .. } => Some(Outcome::Status(503)),
+        Error::Token { status, .. } if *status == 429 || *status >= 500 => {
+            Some(Outcome::Status(*status))
+        }
+        Error::Transport { kind, .. } if *kind != TransportKind::Tls => {
+            Some(Outcome::Transport(*kind))
+        }
+        _ => None,
+    }
+}
 
 /// Renew this long before the access token expires, by default.
 pub const DEFAULT_RENEW_MARGIN: Duration = Duration::from_secs(5 * 60);
@@ -252,11 +268,26 @@ impl Session {
                 .await);
         };
         self.renewals.fetch_add(1, Ordering::SeqCst);
-        let renewed = match &self.renewal {
-            Renewal::User { username, password } => {
-                auth::refresh_user(&self.config, username, password, &refresh).await
+        let policy = RetryPolicy::default();
+        let mut attempt = 1;
+        let renewed = loop {
+            let result = match &self.renewal {
+                Renewal::User { username, password } => {
+                    auth::refresh_user(&self.config, username, password, &refresh).await
+                }
+                Renewal::Partner(partner) => partner.refresh(&refresh).await,
+            };
+            let Some(outcome) = result.as_ref().err().and_then(passing_failure) else {
+                break result;
+            };
+            match retry::decide(&policy, true, attempt, outcome, None, rand::random()) {
+                Decision::RetryAfter(wait) => {
+                    tracing::warn!(attempt, outcome = ?outcome, "renewing the sign-in failed; trying again");
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                Decision::Stop => break result,
             }
-            Renewal::Partner(partner) => partner.refresh(&refresh).await,
         };
         match renewed {
             Ok(new) => {
@@ -273,11 +304,14 @@ impl Session {
                 **tokens = Some(new);
                 saved.map(|()| access)
             }
+            // Only these say the sign-in itself is no longer good (RFC 6749 §5.2): the
+            // refresh token is revoked or expired, or the password or secret changed.
+            // Any other refusal (a 429, a 408, a malformed request) leaves the session.
             Err(Error::Token {
                 status,
                 error,
                 error_description,
-            }) if (400..500).contains(&status) => {
+            }) if error == "invalid_grant" || error == "invalid_client" => {
                 tracing::warn!(status, error = %error, "the token endpoint refused the renewal; the session ends");
                 let reason = if error_description.is_empty() {
                     format!("the ad platform refused to renew the sign-in ({error})")

@@ -200,3 +200,96 @@ async fn a_partner_session_renews_with_the_client_secret() {
     client.audiences(None, None).await.unwrap();
     assert_eq!(session.renewal_count(), 1);
 }
+
+/// A service whose sign-in works and whose token endpoint answers each renewal with the
+/// next of `refusals` (status, OAuth2 error), then with new tokens. Counts renewals.
+async fn token_endpoint(
+    refusals: Vec<(u16, &'static str)>,
+) -> (
+    flightdeck_client::ClientConfig,
+    Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use axum::http::StatusCode as Status;
+    use std::collections::VecDeque;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn tokens(tag: usize) -> serde_json::Value {
+        serde_json::json!({
+            "access_token": format!("access-{tag}"),
+            "id_token": format!("id-{tag}"),
+            "refresh_token": "refresh",
+            "expires_in": 3600,
+        })
+    }
+    let calls = Arc::new(AtomicUsize::new(0));
+    let queue = Arc::new(std::sync::Mutex::new(VecDeque::from(refusals)));
+    let counted = Arc::clone(&calls);
+    let app = axum::Router::new()
+        .route(
+            "/v1/oauth2/authenticate",
+            axum::routing::post(|| async { axum::Json(tokens(0)) }),
+        )
+        .route(
+            "/v1/oauth2/token",
+            axum::routing::post(move || {
+                let n = counted.fetch_add(1, Ordering::SeqCst) + 1;
+                let next = queue.lock().unwrap().pop_front();
+                async move {
+                    match next {
+                        Some((status, error)) => (
+                            Status::from_u16(status).unwrap(),
+                            axum::Json(serde_json::json!({"error": error})),
+                        ),
+                        None => (Status::OK, axum::Json(tokens(n))),
+                    }
+                }
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let config = flightdeck_client::ClientConfig::new(&format!("http://{addr}/")).unwrap();
+    (config, calls)
+}
+
+#[tokio::test]
+async fn a_busy_or_slow_token_endpoint_is_tried_again_and_the_session_lives() {
+    use std::sync::atomic::Ordering;
+    let (config, calls) = token_endpoint(vec![(429, "slow_down"), (408, "timeout")]).await;
+    let session = Session::user(&config, "buyer", "pw".into(), None)
+        .await
+        .unwrap();
+    let token = session.bearer().await.unwrap();
+    let renewed = session.renew_after_rejection(&token).await.unwrap();
+    assert_eq!(renewed.expose_secret(), "access-3");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        3,
+        "429 and 408 were tried again"
+    );
+    assert!(session.expires_at_ms().await.is_some());
+}
+
+#[tokio::test]
+async fn only_invalid_grant_or_invalid_client_end_the_session() {
+    let (config, _) = token_endpoint(vec![(400, "invalid_request"), (401, "invalid_client")]).await;
+    let session = Session::user(&config, "buyer", "pw".into(), None)
+        .await
+        .unwrap();
+    let token = session.bearer().await.unwrap();
+    // A refusal that says nothing about the sign-in leaves the session as it was.
+    let err = session.renew_after_rejection(&token).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Token { status: 400, error, .. } if error == "invalid_request"),
+        "{err:?}"
+    );
+    assert!(session.expires_at_ms().await.is_some(), "the session lives");
+    assert_eq!(
+        session.bearer().await.unwrap().expose_secret(),
+        token.expose_secret()
+    );
+    // invalid_client (the password changed) ends it.
+    let err = session.renew_after_rejection(&token).await.unwrap_err();
+    assert!(matches!(err, Error::SignInRequired { .. }), "{err:?}");
+    assert_eq!(session.expires_at_ms().await, None);
+}
