@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::ops::{self, FieldEdit};
 use super::replace::{Counts, Find, Matcher};
 use crate::change::{EntityRef, Kind};
-use crate::workspace::{Asked, Planned, Preview, Workspace};
+use crate::workspace::{Asked, Planned, Preview, ReadCopy, Workspace};
 use crate::{Error, Result};
 
 /// Which entities an operation reaches.
@@ -41,6 +41,19 @@ impl Workspace {
         let mut out = None;
         self.scan_one(target, |s| {
             out = Some(crate::workspace::parse_json::<Value>(s.json)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Workspace::working_of`] with the text it was parsed from.
+    fn read_copy(&self, target: &EntityRef) -> Result<Option<ReadCopy>> {
+        let mut out = None;
+        self.scan_one(target, |s| {
+            out = Some(ReadCopy {
+                text: s.json.to_owned(),
+                value: crate::workspace::parse_json::<Value>(s.json)?,
+            });
             Ok(())
         })?;
         Ok(out)
@@ -95,13 +108,14 @@ impl Workspace {
     pub fn plan_edit(&self, targets: &[EntityRef], edits: &[FieldEdit]) -> Result<Vec<Planned>> {
         let mut plan = Vec::with_capacity(targets.len());
         for target in targets {
-            let Some(current) = self.working_of(target)? else {
+            let Some(read) = self.read_copy(target)? else {
                 return Err(Error::NotFound(format!(
                     "{} {} is not in the workspace",
                     target.kind.label(),
                     target.key
                 )));
             };
+            let current = &read.value;
             let mut value = current.clone();
             let errors = ops::apply(&mut value, edits);
             if !errors.is_empty() {
@@ -111,11 +125,12 @@ impl Workspace {
                     errors,
                     line: None,
                 });
-            } else if !crate::diff::same(&current, &value) {
+            } else if !crate::diff::same(current, &value) {
                 plan.push(Planned::Update {
                     target: target.clone(),
                     value,
                     line: None,
+                    from: Some(read),
                 });
             }
         }
@@ -156,14 +171,16 @@ impl Workspace {
         let mut counts = Counts::new();
         let mut plan = Vec::new();
         for target in &targets {
-            let Some(mut value) = self.working_of(target)? else {
+            let Some(read) = self.read_copy(target)? else {
                 continue;
             };
+            let mut value = read.value.clone();
             if matcher.apply(&mut value, &mut counts) > 0 {
                 plan.push(Planned::Update {
                     target: target.clone(),
                     value,
                     line: None,
+                    from: Some(read),
                 });
             }
         }

@@ -463,6 +463,7 @@ impl Workspace {
             target,
             value,
             line: Some(line),
+            from: None,
         }))
     }
 

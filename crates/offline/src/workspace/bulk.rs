@@ -38,6 +38,10 @@ pub enum Planned {
         value: Value,
         /// The spreadsheet line it came from.
         line: Option<u32>,
+        /// The working copy the plan started from, as it read it: carrying the plan out
+        /// reads the entity again and, when it is still that text, need not parse it a
+        /// second time. `None`: parsed when carried out.
+        from: Option<ReadCopy>,
     },
     /// A new draft.
     Create {
@@ -72,6 +76,13 @@ pub enum Planned {
         /// The spreadsheet line it came from.
         line: Option<u32>,
     },
+}
+
+/// An entity's working copy as a plan read it: the stored text and its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadCopy {
+    pub(crate) text: String,
+    pub(crate) value: Value,
 }
 
 /// What one entity's row of a preview says.
@@ -144,6 +155,28 @@ impl Preview {
                 u32::try_from(*n).unwrap_or(u32::MAX);
         }
     }
+}
+
+/// Whether no row of `plan` reads what another row writes, so a preview computes the
+/// same rows without making its writes: each row edits one entity the others do not
+/// touch, of a kind whose edit reads only its own rows and its parents' (never written by
+/// these edits): ad orders, campaigns and creatives. Not advertisers (their timezone is
+/// read for their children), flight caps (they read their campaign's flights), site
+/// lists, creates or copies.
+fn independent(plan: &[Planned]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    plan.iter().all(|p| match p {
+        Planned::Update { target, .. } => {
+            matches!(target.kind, Kind::AdOrder | Kind::Campaign | Kind::Creative)
+                && seen.insert(target)
+        }
+        Planned::Failed {
+            target: Some(target),
+            ..
+        } => seen.insert(target),
+        Planned::Failed { target: None, .. } => true,
+        Planned::Create { .. } | Planned::Duplicate { .. } => false,
+    })
 }
 
 /// The field errors of an edit refused for this entity alone (a rule, an edit the
@@ -374,9 +407,13 @@ impl Batch<'_> {
                 target,
                 value,
                 line,
+                from,
             } => {
                 let (text, is_base) = self.working_text(&target)?;
-                let before: Value = parse_json(&text)?;
+                let before: Value = match from {
+                    Some(read) if read.text == text => read.value,
+                    _ => parse_json(&text)?,
+                };
                 let label = label_of(target.kind, Some(&target), &before);
                 let mut row = RowPreview {
                     target: Some(target.clone()),
@@ -623,7 +660,7 @@ impl Workspace {
         let mut batch = if apply {
             self.batch()?
         } else {
-            self.scratch_batch(log)?
+            self.scratch_batch(log, independent(&plan))?
         };
         batch.label(label);
         let mut preview = Preview::default();
@@ -661,6 +698,7 @@ impl Workspace {
                 target,
                 value,
                 line: None,
+                from: None,
             })
             .collect())
     }

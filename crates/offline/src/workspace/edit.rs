@@ -49,6 +49,10 @@ pub struct Batch<'w> {
     /// Every write, in order, for a preview whose apply may replay them (see
     /// [`super::kept`]).
     log: Option<Log>,
+    /// Writes are only noted in the log, not made: a preview whose rows read nothing
+    /// another row writes (see `independent` in `bulk.rs`) computes the same rows
+    /// without them, and is rolled back anyway.
+    defer: bool,
     /// The working copy of the entity a bulk run is about to edit, which it has read
     /// already: `save` takes the fields the service ignores on update from it, and, when
     /// it is the base, the base, instead of reading and parsing them again.
@@ -145,14 +149,16 @@ impl Workspace {
             upkeep: self.upkeep.as_ref(),
             now: now_ms(),
             log: None,
+            defer: false,
             current: None,
             recorded: None,
         })
     }
 
     /// A batch that is never kept (a preview, rolled back when dropped), so nothing is
-    /// recorded for undo. With `log`, it notes its writes for [`Batch::take_log`].
-    pub(crate) fn scratch_batch(&mut self, log: bool) -> Result<Batch<'_>> {
+    /// recorded for undo. With `log`, it notes its writes for [`Batch::take_log`]; with
+    /// `defer` as well, it only notes them.
+    pub(crate) fn scratch_batch(&mut self, log: bool, defer: bool) -> Result<Batch<'_>> {
         Ok(Batch {
             tx: self.conn.transaction()?,
             label: None,
@@ -161,6 +167,7 @@ impl Workspace {
             upkeep: None,
             now: now_ms(),
             log: log.then(Log::default),
+            defer: log && defer,
             current: None,
             recorded: None,
         })
@@ -555,6 +562,17 @@ impl Batch<'_> {
     /// Every write of a batch goes through here, so a preview's log holds all of them.
     /// Statements are cached: a batch of 100,000 edits re-runs the same few.
     fn write(&mut self, sql: &'static str, args: Vec<Arg>) -> Result<usize> {
+        if self.defer {
+            if let Some(log) = &mut self.log {
+                log.push(Write {
+                    sql,
+                    args,
+                    changed: None,
+                    inserted: None,
+                });
+            }
+            return Ok(1);
+        }
         let changed = self
             .tx
             .prepare_cached(sql)?
@@ -566,7 +584,7 @@ impl Batch<'_> {
             log.push(Write {
                 sql,
                 args,
-                changed,
+                changed: Some(changed),
                 inserted,
             });
         }
@@ -583,7 +601,7 @@ impl Batch<'_> {
         let inserted = write
             .inserted
             .is_none_or(|id| id == self.tx.last_insert_rowid());
-        Ok(changed == write.changed && inserted)
+        Ok(write.changed.is_none_or(|c| c == changed) && inserted)
     }
 
     /// The writes of a batch begun with a log, unless they were too many to keep.
@@ -1105,7 +1123,12 @@ impl Batch<'_> {
                 Arg::Now,
             ],
         )?;
-        Ok(self.tx.last_insert_rowid())
+        // A deferred insert has no row yet: its `seq` is not known (nor needed).
+        Ok(if self.defer {
+            0
+        } else {
+            self.tx.last_insert_rowid()
+        })
     }
 }
 

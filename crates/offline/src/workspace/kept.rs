@@ -65,8 +65,9 @@ pub(crate) fn bound(args: &[Arg], now: i64) -> impl Iterator<Item = ToSqlOutput<
 pub(crate) struct Write {
     pub(crate) sql: &'static str,
     pub(crate) args: Vec<Arg>,
-    /// Rows it changed.
-    pub(crate) changed: usize,
+    /// Rows it changed (`None`: noted without being run, see [`super::Batch`]'s
+    /// deferred writes).
+    pub(crate) changed: Option<usize>,
     /// The rowid an insert gave its row.
     pub(crate) inserted: Option<i64>,
 }

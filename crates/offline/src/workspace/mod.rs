@@ -61,7 +61,7 @@ use flightdeck_model::{Campaign, CampaignFlight, TimezoneName};
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op};
 use crate::{Error, Result};
 
-pub use bulk::{Planned, Preview, RowOutcome, RowPreview};
+pub use bulk::{Planned, Preview, ReadCopy, RowOutcome, RowPreview};
 pub use draft::{Draft, SiteListEdit, UploadRequest, upload_form_paths};
 pub use edit::{Batch, read_only_reason};
 pub use history::{HistoryStep, Undone};
