@@ -23,18 +23,8 @@ if [ -z "${FLIGHTDECK_E2E_INNER:-}" ]; then
   repo="$PWD"
 
   if [ -z "${FLIGHTDECK_E2E_SKIP_BUILD:-}" ]; then
-    # The app embeds ui/dist at compile time, so the UI is built first, and only when one
-    # of its sources is newer than the last build (a rebuild of dist recompiles the app).
-    if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
-      echo "== ui: npm ci"
-      (cd ui && npm ci --no-audit --no-fund --loglevel=error)
-    fi
-    if [ ! -f ui/dist/index.html ] ||
-      [ -n "$(find ui/src ui/index.html ui/package.json ui/package-lock.json ui/vite.config.ts ui/tsconfig.json \
-        -newer ui/dist/index.html -print -quit 2>/dev/null)" ]; then
-      echo "== ui: npm run build"
-      (cd ui && npm run build --silent)
-    fi
+    source scripts/build-ui.sh
+    flightdeck_build_ui
     echo "== cargo build -p flightdeck-app"
     cargo build -p flightdeck-app --locked
   fi

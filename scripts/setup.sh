@@ -10,12 +10,13 @@ set -euo pipefail
 # desktop-file-utils (register the flightdeck:// handler). End-to-end tests: xvfb + xauth
 # (xvfb-run), webkit2gtk-driver (WebKitWebDriver under tauri-driver), dbus-x11, and
 # imagemagick (`import -window root` screenshots), xdotool (moves the X pointer out of
-# the way of tooltips before a screenshot).
+# the way of tooltips before a screenshot). shellcheck: actionlint checks the workflows'
+# shell steps with it (scripts/lint-workflows.sh).
 flightdeck_missing=()
 for pkg in build-essential pkg-config libdbus-1-dev dbus gnome-keyring \
   libwebkit2gtk-4.1-dev libsoup-3.0-dev librsvg2-dev libxdo-dev libssl-dev file \
   xdg-utils desktop-file-utils \
-  xvfb xauth webkit2gtk-driver dbus-x11 imagemagick xdotool; do
+  xvfb xauth webkit2gtk-driver dbus-x11 imagemagick xdotool shellcheck python3-venv; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
     flightdeck_missing+=("$pkg")
 done

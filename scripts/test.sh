@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every check and test: the UI's type check, unit tests and build; rustfmt; clippy
-# with warnings denied; every Rust test (inside a private D-Bus session with
-# gnome-keyring); then the end-to-end scenario on the real app under Xvfb.
+# Runs every check and test: the UI's type check, unit tests and build; the GitHub
+# workflows (actionlint); rustfmt; clippy with warnings denied; every Rust test (inside a
+# private D-Bus session with gnome-keyring); the end-to-end scenario on the real app
+# under Xvfb; then the Linux packages, installed and checked (scripts/check-package.sh).
 # This is the README's test command, and what CI (.ci/run) calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,8 @@ echo "== ui: npm ci, lint (eslint), unit tests (vitest), type check and build"
   npm test
   npm run build
 )
+echo "== GitHub workflows (actionlint)"
+bash scripts/lint-workflows.sh
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy (all targets, all features, warnings denied)"
@@ -24,3 +27,5 @@ echo "== cargo test (inside a private D-Bus session with gnome-keyring)"
 bash scripts/with-keyring.sh cargo test --workspace --all-features --locked
 echo "== end-to-end: the real app through WebDriver under Xvfb"
 bash scripts/e2e.sh
+echo "== Linux packages: build the .deb and .rpm, install the .deb, check the installed app"
+bash scripts/check-package.sh

@@ -113,7 +113,7 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
     specta_builder!(tauri::Wry)
         .export(
             specta_typescript::Typescript::default().header(
-                "// Generated from src-tauri by `cargo run -p flightdeck-app --bin export-bindings`. Do not edit.\n",
+                "// Generated from src-tauri by `cargo run -p flightdeck-app --example export-bindings`. Do not edit.\n",
             ),
             path,
         )

@@ -1,5 +1,5 @@
 //! The committed TypeScript bindings match the commands and events. When this fails,
-//! run `cargo run -p flightdeck-app --bin export-bindings` and commit `ui/src/bindings.ts`.
+//! run `cargo run -p flightdeck-app --example export-bindings` and commit `ui/src/bindings.ts`.
 
 #[test]
 fn bindings_are_current() {
@@ -13,6 +13,6 @@ fn bindings_are_current() {
     let fresh = std::fs::read_to_string(&fresh_path).expect("read fresh bindings");
     assert!(
         committed == fresh,
-        "ui/src/bindings.ts is stale: run `cargo run -p flightdeck-app --bin export-bindings` and commit it"
+        "ui/src/bindings.ts is stale: run `cargo run -p flightdeck-app --example export-bindings` and commit it"
     );
 }
