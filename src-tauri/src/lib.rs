@@ -38,6 +38,7 @@ macro_rules! specta_builder {
                 session::switch_profile,
                 session::sign_in,
                 session::partner_sign_in::<$r>,
+                session::open_sign_in_page::<$r>,
                 session::sign_out,
                 session::set_sandbox_running::<$r>,
                 tables::refresh::<$r>,

@@ -897,6 +897,9 @@ fn partner_sign_in_completes_from_the_redirect_and_refuses_a_forged_state() {
     );
     assert_eq!(e["code"], "invalid");
     assert_eq!(e["fieldErrors"][0]["field"], "clientSecret");
+    // The sign-in screen's link opens only a waiting sign-in's page.
+    let e = h.err("open_sign_in_page", json!({}));
+    assert_eq!(e["code"], "state", "{e}");
 
     let started = h.ok(
         "partner_sign_in",

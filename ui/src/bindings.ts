@@ -20,6 +20,11 @@ export const commands = {
 	 *  service redirects to the app's sign-in link (see `handle_urls`).
 	 */
 	partnerSignIn: (clientId: string, clientSecret: string) => typedError<PartnerStarted, AppError>(__TAURI_INVOKE("partner_sign_in", { clientId, clientSecret })),
+	/**
+	 *  Opens the waiting partner sign-in's login page in the system browser again (the
+	 *  sign-in screen's link): only that page, on the active profile's own service.
+	 */
+	openSignInPage: () => typedError<null, AppError>(__TAURI_INVOKE("open_sign_in_page")),
 	/**  Signs out: the keyring entries are deleted; drafts and pending changes stay. */
 	signOut: () => typedError<AppSnapshot, AppError>(__TAURI_INVOKE("sign_out")),
 	/**  Stops or starts the embedded sandbox (to work offline and come back). */

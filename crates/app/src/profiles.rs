@@ -228,6 +228,14 @@ mod tests {
             Err(Error::Invalid(e)) => assert_eq!(e.field, "baseUrl"),
             other => panic!("{other:?}"),
         }
+        // The password would cross the network in the clear: refused at the field.
+        match file.add("X", "http://ads.example.com") {
+            Err(Error::Invalid(e)) => {
+                assert_eq!(e.field, "baseUrl");
+                assert!(e.message.contains("must use https://"), "{}", e.message);
+            }
+            other => panic!("{other:?}"),
+        }
         match file.add("  ", "https://ads.example.com") {
             Err(Error::Invalid(e)) => assert_eq!(e.field, "name"),
             other => panic!("{other:?}"),

@@ -523,6 +523,25 @@ impl Core {
         Ok(url)
     }
 
+    /// The login page of the data-partner sign-in waiting on the active profile, to open
+    /// again in the browser. Only a page on the profile's own service is handed out, so
+    /// the app's "open in browser" can never be pointed elsewhere.
+    pub fn sign_in_page(&self) -> Result<url::Url> {
+        let active = self.active()?;
+        let slot = active.partner.lock().map_err(|_| unavailable())?;
+        let page = slot
+            .as_ref()
+            .map(|p| p.pending.authorize_url().clone())
+            .ok_or_else(|| Error::State("no data-partner sign-in is waiting".into()))?;
+        if page.origin() != active.config.base_url.origin() {
+            return Err(Error::State(format!(
+                "the sign-in page is not on this profile's service ({})",
+                active.config.base_url
+            )));
+        }
+        Ok(page)
+    }
+
     /// Completes a partner sign-in from its redirect. The `state` is compared under the
     /// lock before anything else, error answers included, and the waiting sign-in is
     /// taken only on a match: a link with another `state` (forged, or from an older

@@ -20,15 +20,38 @@ pub struct ClientConfig {
     pub user_agent: String,
 }
 
+/// Whether `url` names this machine: a loopback address, or `localhost`.
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
 impl ClientConfig {
     /// Defaults for `base_url`: 10 s to connect, 60 s per request.
     pub fn new(base_url: &str) -> Result<Self> {
         let mut base_url = Url::parse(base_url)
             .map_err(|e| Error::Config(format!("base URL \"{base_url}\" is not a URL: {e}")))?;
-        if !matches!(base_url.scheme(), "http" | "https") {
-            return Err(Error::Config(format!(
-                "base URL \"{base_url}\" must start with http:// or https://"
-            )));
+        match base_url.scheme() {
+            "https" => {}
+            // The password goes out as Basic on sign-in and on every renewal: in the clear
+            // only to this machine (the embedded sandbox, a local test service).
+            "http" if is_loopback(&base_url) => {}
+            "http" => {
+                return Err(Error::Config(format!(
+                    "base URL \"{base_url}\" must use https:// (plain http:// only reaches this \
+                     machine: 127.0.0.1, [::1] or localhost); the password would cross the \
+                     network unencrypted"
+                )));
+            }
+            _ => {
+                return Err(Error::Config(format!(
+                    "base URL \"{base_url}\" must start with https://"
+                )));
+            }
         }
         // Joining relative paths needs a trailing slash on the root.
         if !base_url.path().ends_with('/') {
@@ -60,5 +83,37 @@ impl ClientConfig {
             .user_agent(self.user_agent.clone())
             .build()
             .map_err(|e| Error::Config(format!("building the HTTP client: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_reaches_only_this_machine() {
+        for ok in [
+            "https://ads.example.com",
+            "http://127.0.0.1:8700",
+            "http://127.1.2.3",
+            "http://[::1]:8700/",
+            "http://localhost:8700",
+            "http://LOCALHOST",
+        ] {
+            assert!(ClientConfig::new(ok).is_ok(), "{ok}");
+        }
+        for refused in [
+            "http://ads.example.com",
+            "http://10.0.0.5:8700",
+            "http://localhost.example.com",
+            "http://127.0.0.1.nip.io",
+            "ftp://ads.example.com",
+        ] {
+            let e = ClientConfig::new(refused).err().map(|e| e.to_string());
+            assert!(
+                e.as_deref().is_some_and(|m| m.contains("https://")),
+                "{refused}: {e:?}"
+            );
+        }
     }
 }

@@ -69,6 +69,20 @@ pub async fn partner_sign_in<R: Runtime>(
     })
 }
 
+/// Opens the waiting partner sign-in's login page in the system browser again (the
+/// sign-in screen's link): only that page, on the active profile's own service.
+#[tauri::command]
+#[specta::specta]
+pub async fn open_sign_in_page<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<()> {
+    let page = state.core().await?.sign_in_page()?;
+    app.opener()
+        .open_url(page.as_str(), None::<&str>)
+        .map_err(|e| AppError::state(format!("the browser could not be opened: {e}")))
+}
+
 /// A partner sign-in that waits for the browser.
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]

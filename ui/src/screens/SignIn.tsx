@@ -213,7 +213,17 @@ export function SignIn({ snapshot, onSnapshot }: { snapshot: SessionView; onSnap
                 {waitingBrowser.opened
                   ? "Finish signing in in your browser; Flightdeck continues by itself. "
                   : "The browser could not be opened. Open the sign-in page yourself: "}
-                <a data-authorize-url={waitingBrowser.authorizeUrl} href={waitingBrowser.authorizeUrl} target="_blank" rel="noreferrer">
+                <a
+                  data-authorize-url={waitingBrowser.authorizeUrl}
+                  href={waitingBrowser.authorizeUrl}
+                  target="_blank"
+                  rel="noreferrer"
+                  onClick={(e) => {
+                    // The window does not follow links: the app opens the page in the browser.
+                    e.preventDefault();
+                    void call(commands.openSignInPage());
+                  }}
+                >
                   Open the sign-in page
                 </a>
                 {!waitingBrowser.opened && (

@@ -70,6 +70,7 @@ export const commands = {
   switchProfile: vi.fn<Real["switchProfile"]>(() => ok(SIGNED_IN)),
   signIn: vi.fn<Real["signIn"]>(() => ok(SIGNED_IN)),
   partnerSignIn: vi.fn<Real["partnerSignIn"]>(() => ok({ authorizeUrl: "http://127.0.0.1:8700/v1/oauth2/login", opened: true })),
+  openSignInPage: vi.fn<Real["openSignInPage"]>(() => ok(null)),
   signOut: vi.fn<Real["signOut"]>(() => ok(SIGNED_IN)),
   setSandboxRunning: vi.fn<Real["setSandboxRunning"]>(() => ok(SIGNED_IN)),
   refresh: vi.fn<Real["refresh"]>(() => ok({ added: 0, changed: 0, removed: 0, keptPending: 0 })),
