@@ -151,18 +151,41 @@ pub(crate) struct Raw {
 }
 
 impl Raw {
-    /// Reads the whole answer.
-    pub(crate) async fn read(response: reqwest::Response) -> Result<Raw, Failure> {
+    /// Reads the whole answer, refusing one longer than `limit` bytes (by its declared
+    /// length before anything is read, else as it arrives).
+    pub(crate) async fn read(
+        mut response: reqwest::Response,
+        limit: usize,
+    ) -> Result<Raw, Failure> {
         let status = response.status();
         let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(Failure::from_reqwest)?;
-        // Takes the buffer over without copying when it is not shared (the usual case).
-        let body = Vec::from(body);
+        if response.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(Failure::Other(too_large(status, limit)));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(Failure::from_reqwest)? {
+            if body.len() + chunk.len() > limit {
+                return Err(Failure::Other(too_large(status, limit)));
+            }
+            body.extend_from_slice(&chunk);
+        }
         Ok(Raw {
             status,
             headers,
             body,
         })
+    }
+}
+
+/// An answer longer than Flightdeck reads: refused, never retried.
+pub(crate) fn too_large(status: StatusCode, limit: usize) -> Error {
+    Error::Decode {
+        status: status.as_u16(),
+        detail: format!(
+            "the answer is longer than {} MB, the most Flightdeck reads",
+            limit / (1024 * 1024)
+        ),
+        raw_body: String::new(),
     }
 }
 
@@ -244,7 +267,8 @@ impl Client {
     where
         T: DeserializeOwned + Send + 'static,
     {
-        let raw = self.run(&call, Raw::read).await?;
+        let limit = self.shared.config.max_answer_bytes;
+        let raw = self.run(&call, |r| Raw::read(r, limit)).await?;
         decode_off_runtime(raw, decode_envelope).await
     }
 
@@ -254,7 +278,8 @@ impl Client {
     where
         E: DeserializeOwned + Send + 'static,
     {
-        self.run(&call, listing::read::<E>).await
+        let limit = self.shared.config.max_listing_bytes;
+        self.run(&call, |r| listing::read::<E>(r, limit)).await
     }
 
     /// Sends an audience call and reads its plain body.
@@ -262,7 +287,8 @@ impl Client {
     where
         T: DeserializeOwned + Send + 'static,
     {
-        let raw = self.run(&call, Raw::read).await?;
+        let limit = self.shared.config.max_answer_bytes;
+        let raw = self.run(&call, |r| Raw::read(r, limit)).await?;
         decode_off_runtime(raw, decode_plain).await
     }
 
@@ -296,10 +322,12 @@ impl Client {
                         Err(failure) => failure,
                     }
                 }
-                Ok(response) => match Raw::read(response).await {
-                    Ok(raw) => Failure::Status(raw),
-                    Err(failure) => failure,
-                },
+                Ok(response) => {
+                    match Raw::read(response, self.shared.config.max_answer_bytes).await {
+                        Ok(raw) => Failure::Status(raw),
+                        Err(failure) => failure,
+                    }
+                }
                 Err(failure) => failure,
             };
             let (outcome, retry_after, error) = match failure {

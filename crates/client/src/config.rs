@@ -18,7 +18,17 @@ pub struct ClientConfig {
     pub request_timeout: Duration,
     /// `User-Agent` header.
     pub user_agent: String,
+    /// Largest answer read whole (an entity, messages, a token answer). Reading stops
+    /// beyond it, so a hostile or broken server cannot exhaust memory.
+    pub max_answer_bytes: usize,
+    /// Largest listing (every ad order of an account, downloaded at once).
+    pub max_listing_bytes: usize,
 }
+
+/// [`ClientConfig::max_answer_bytes`] by default: far above any entity or message list.
+pub const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
+/// [`ClientConfig::max_listing_bytes`] by default: a million ad orders fit with room.
+pub const MAX_LISTING_BYTES: usize = 4 * 1024 * 1024 * 1024;
 
 /// Whether `url` names this machine: a loopback address, or `localhost`.
 fn is_loopback(url: &Url) -> bool {
@@ -63,6 +73,8 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(60),
             user_agent: format!("flightdeck/{}", env!("CARGO_PKG_VERSION")),
+            max_answer_bytes: MAX_ANSWER_BYTES,
+            max_listing_bytes: MAX_LISTING_BYTES,
         })
     }
 

@@ -25,7 +25,9 @@ use reqwest::header::HeaderMap;
 use serde::de::{DeserializeOwned, IgnoredAny};
 
 use crate::ServerMessage;
-use crate::client::{DECODE_INLINE_MAX, Failure, Raw, Reply, decode_envelope, decode_off_runtime};
+use crate::client::{
+    DECODE_INLINE_MAX, Failure, Raw, Reply, decode_envelope, decode_off_runtime, too_large,
+};
 
 /// Bytes of items per run: small enough that decoding starts early and the threads
 /// share the work evenly, large enough that taking turns costs nothing.
@@ -35,13 +37,19 @@ const MAX_THREADS: usize = 4;
 
 /// Reads a 2xx listing answer. Answers up to [`DECODE_INLINE_MAX`] are decoded whole;
 /// larger ones while they download.
-pub(crate) async fn read<E>(mut response: reqwest::Response) -> Result<Reply<Vec<E>>, Failure>
+pub(crate) async fn read<E>(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Reply<Vec<E>>, Failure>
 where
     E: DeserializeOwned + Send + 'static,
 {
     let status = response.status();
     let headers = response.headers().clone();
     let expected = response.content_length();
+    if expected.is_some_and(|n| n > limit as u64) {
+        return Err(Failure::Other(too_large(status, limit)));
+    }
     // Every chunk is kept for the fallback (they are shared with the decoder, not copied).
     let mut chunks = Vec::new();
     let mut received = 0;
@@ -49,6 +57,9 @@ where
         match response.chunk().await.map_err(Failure::from_reqwest)? {
             Some(chunk) => {
                 received += chunk.len();
+                if received > limit {
+                    return Err(Failure::Other(too_large(status, limit)));
+                }
                 chunks.push(chunk);
             }
             None => return decode_whole(status, headers, &chunks).await,
@@ -64,6 +75,11 @@ where
     loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
+                received += chunk.len();
+                if received > limit {
+                    // Dropping `feed` without the end mark stops the decoding threads.
+                    return Err(Failure::Other(too_large(status, limit)));
+                }
                 let _ = feed.send(Some(chunk.clone()));
                 chunks.push(chunk);
             }

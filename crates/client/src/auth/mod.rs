@@ -207,6 +207,30 @@ pub async fn refresh_user(
     Ok(tokens)
 }
 
+/// Largest token answer read: a few tokens and numbers fit in a few kilobytes.
+pub(crate) const TOKEN_ANSWER_MAX: usize = 1024 * 1024;
+
+/// A token endpoint's body, refused beyond [`TOKEN_ANSWER_MAX`] so a hostile server
+/// cannot exhaust memory.
+pub(crate) async fn read_token_answer(mut response: reqwest::Response) -> Result<Vec<u8>> {
+    let status = response.status();
+    let too_large = || crate::client::too_large(status, TOKEN_ANSWER_MAX);
+    if response
+        .content_length()
+        .is_some_and(|n| n > TOKEN_ANSWER_MAX as u64)
+    {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| transport_error(&e))? {
+        if body.len() + chunk.len() > TOKEN_ANSWER_MAX {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
 /// A token answer as sent. No `Debug`: it holds secrets in the clear.
 #[derive(Deserialize)]
 struct TokenAnswer {
@@ -244,7 +268,7 @@ async fn token_exchange(http: &reqwest::Client, request: reqwest::Request) -> Re
         .map_err(|e| transport_error(&e))?;
     let status = response.status().as_u16();
     tracing::debug!(status, "token endpoint answered");
-    let body = response.bytes().await.map_err(|e| transport_error(&e))?;
+    let body = read_token_answer(response).await?;
     if status == 200 {
         let answer: TokenAnswer =
             serde_json::from_slice(&body).map_err(|e| decode_error(status, &e, &body))?;

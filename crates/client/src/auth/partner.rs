@@ -402,10 +402,37 @@ impl<'c> AsyncHttpClient<'c> for StatusRecorder<'_> {
 
     fn call(&'c self, request: HttpRequest) -> Self::Future {
         Box::pin(async move {
-            let response = self.http.call(request).await?;
-            self.status
-                .store(response.status().as_u16(), Ordering::Relaxed);
-            Ok(response)
+            let request = reqwest::Request::try_from(request).map_err(Box::new)?;
+            let mut response = self.http.execute(request).await.map_err(Box::new)?;
+            let status = response.status();
+            self.status.store(status.as_u16(), Ordering::Relaxed);
+            // Read as oauth2's own client does, but never beyond the cap.
+            let too_large = || {
+                HttpClientError::Other(format!(
+                    "the token answer is longer than {} kB",
+                    super::TOKEN_ANSWER_MAX / 1024
+                ))
+            };
+            if response
+                .content_length()
+                .is_some_and(|n| n > super::TOKEN_ANSWER_MAX as u64)
+            {
+                return Err(too_large());
+            }
+            let mut builder = oauth2::http::Response::builder()
+                .status(status)
+                .version(response.version());
+            for (name, value) in response.headers() {
+                builder = builder.header(name, value);
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(Box::new)? {
+                if body.len() + chunk.len() > super::TOKEN_ANSWER_MAX {
+                    return Err(too_large());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            builder.body(body).map_err(HttpClientError::Http)
         })
     }
 }

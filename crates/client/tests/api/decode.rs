@@ -386,3 +386,52 @@ async fn token_answers_with_unknown_fields_and_token_types_are_read() {
     assert_eq!(renewed.access_token.expose_secret(), "access.jwt");
     assert_eq!(renewed.id_token.expose_secret(), "id.jwt");
 }
+
+/// A hostile or broken service cannot make Flightdeck read without end: an answer longer
+/// than the client reads (a listing, a plain answer, a token answer) is refused as an
+/// answer it could not read, whatever it declares.
+#[tokio::test]
+async fn answers_longer_than_the_client_reads_are_refused() {
+    const MB: usize = 1024 * 1024;
+    let advertiser = advertisers()[0].to_string();
+    let many = vec![advertiser.as_str(); 2 * MB / advertiser.len()].join(",");
+    let listing = format!(r#"{{"messages":[],"entity":[{many}]}}"#);
+    let audiences = format!(r#"{{"audiences":[],"padding":"{}"}}"#, "x".repeat(2 * MB));
+    let token = format!(
+        r#"{{"access_token":"{}","id_token":"i","expires_in":60}}"#,
+        "a".repeat(2 * MB)
+    );
+    let canned = Canned::start_raw(vec![
+        ("/v1/advertiser", 200, listing),
+        ("/v1/audiences", 200, audiences),
+        ("/v1/oauth2/authenticate", 200, token),
+    ])
+    .await;
+    let mut config = canned.config();
+    config.max_listing_bytes = MB;
+    config.max_answer_bytes = MB;
+    let client = flightdeck_client::Client::new(config.clone(), Credentials::basic("demo", "demo"))
+        .unwrap()
+        .with_retry_policy(flightdeck_client::retry::RetryPolicy::none());
+
+    let too_long = |e: flightdeck_client::Error| match e {
+        flightdeck_client::Error::Decode { detail, .. } => detail,
+        other => panic!("expected a decode error, got {other:?}"),
+    };
+    let listing = too_long(client.advertisers(None).await.unwrap_err());
+    assert!(listing.contains("longer than 1 MB"), "{listing}");
+    let plain = too_long(client.audiences(None, None).await.unwrap_err());
+    assert!(plain.contains("longer than 1 MB"), "{plain}");
+    let token = too_long(
+        auth::authenticate(&config, "demo", &SecretString::from("demo"))
+            .await
+            .unwrap_err(),
+    );
+    assert!(token.contains("longer than 1 MB"), "{token}");
+
+    // Within the limits the same client reads the same listing.
+    let mut roomy = canned.config();
+    roomy.max_listing_bytes = 4 * MB;
+    let client = flightdeck_client::Client::new(roomy, Credentials::basic("demo", "demo")).unwrap();
+    assert!(client.advertisers(None).await.unwrap().entity.len() > 1000);
+}

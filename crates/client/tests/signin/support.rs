@@ -219,7 +219,7 @@ pub fn require_keyring_session() {
 /// A service address no test shares, for keyring profiles without a sandbox.
 pub fn unique_config(tag: &str) -> ClientConfig {
     let n: u64 = rand::random();
-    ClientConfig::new(&format!("http://{tag}-{n:016x}.invalid:8700")).unwrap()
+    ClientConfig::new(&format!("https://{tag}-{n:016x}.invalid:8700")).unwrap()
 }
 
 /// Runs one `#[ignore]`d test of this binary in a child process with `env` added, and
