@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every check and test: the UI's type check, unit tests and build; the GitHub
-# workflows (actionlint); rustfmt; clippy with warnings denied; every Rust test (inside a
-# private D-Bus session with gnome-keyring); the end-to-end scenario on the real app
-# under Xvfb; then the Linux packages, installed and checked (scripts/check-package.sh).
+# Runs every check and test: the UI's type check, unit tests and build; npm audit and
+# cargo deny (the supply chain); the GitHub workflows (actionlint); rustfmt; clippy with
+# warnings denied; every Rust test (inside a private D-Bus session with gnome-keyring);
+# the end-to-end scenario on the real app under Xvfb; then the Linux packages, installed
+# and checked (scripts/check-package.sh).
 # This is the README's test command, and what CI (.ci/run) calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,11 +13,15 @@ source scripts/setup.sh
 echo "== ui: npm ci, lint (eslint), unit tests (vitest), type check and build"
 (
   cd ui
-  npm ci --no-audit --no-fund
+  npm ci --no-fund
   npm run lint
   npm test
   npm run build
 )
+echo "== npm audit (high and critical advisories)"
+bash scripts/npm-audit.sh
+echo "== cargo deny (advisories, licenses, bans, sources)"
+bash scripts/deny.sh
 echo "== GitHub workflows (actionlint)"
 bash scripts/lint-workflows.sh
 echo "== cargo fmt --check"
