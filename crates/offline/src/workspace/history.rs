@@ -225,11 +225,67 @@ impl Image {
 /// starts with `{`).
 const IMAGE_FORMAT: u8 = 0xB1;
 
+/// Texts at least this long that a step holds twice are stored once: an inserted change's
+/// payload is the working copy its entity got, and its base the base its entity had, so
+/// a bulk edit's images would otherwise carry every JSON text twice.
+const SHARED_MIN: usize = 64;
+
+/// Where a text of a step was stored first: a row (table, rowid), its image before or
+/// after, and the column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shared {
+    outbox: bool,
+    rid: i64,
+    after: bool,
+    col: u8,
+}
+
+/// The texts of a step stored so far, for [`encode_image`] to refer to.
+type Stored<'a> =
+    std::collections::HashMap<&'a str, Shared, std::hash::BuildHasherDefault<TextHash>>;
+
+/// A hash of long texts eight bytes at a step: SipHash costs more per text than storing
+/// it twice saves, and these keys come from the buyer's own workspace, not from anyone
+/// who could choose them to collide.
+#[derive(Default)]
+struct TextHash(u64);
+
+impl std::hash::Hasher for TextHash {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.mix(u64::from_le_bytes(word));
+        }
+        let mut last = [0u8; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.mix(u64::from_le_bytes(last) ^ (bytes.len() as u64));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl TextHash {
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
 /// An image as stored: the marker, then per column its index in the table's column list,
 /// a type tag and the value (integers and reals as 8 little-endian bytes, text and blobs
-/// as a 4-byte length and the bytes). The working copies it carries are JSON text, which
-/// as a JSON string would be escaped on every quote and unescaped again on undo.
-fn encode_image(tbl: &str, image: &Image) -> Vec<u8> {
+/// as a 4-byte length and the bytes, or, for a text the step stored already, where it
+/// is: tag 5, table, rowid, side and column). The working copies it carries are JSON
+/// text, which as a JSON string would be escaped on every quote and unescaped again on
+/// undo.
+fn encode_image<'a>(
+    tbl: &str,
+    image: &'a Image,
+    at: (i64, bool),
+    stored: &mut Stored<'a>,
+) -> Vec<u8> {
     let cols = table_columns(tbl);
     let size: usize = image
         .0
@@ -266,6 +322,28 @@ fn encode_image(tbl: &str, image: &Image) -> Vec<u8> {
                 out.push(2);
                 out.extend_from_slice(&f.to_le_bytes());
             }
+            SqlValue::Text(t) if t.len() >= SHARED_MIN => match stored.get(t.as_str()) {
+                Some(s) => {
+                    out.push(5);
+                    out.push(u8::from(s.outbox));
+                    out.extend_from_slice(&s.rid.to_le_bytes());
+                    out.push(u8::from(s.after));
+                    out.push(s.col);
+                }
+                None => {
+                    bytes(&mut out, 3, t.as_bytes());
+                    let (rid, after) = at;
+                    stored.insert(
+                        t.as_str(),
+                        Shared {
+                            outbox: tbl == "outbox",
+                            rid,
+                            after,
+                            col: index,
+                        },
+                    );
+                }
+            },
             SqlValue::Text(t) => bytes(&mut out, 3, t.as_bytes()),
             SqlValue::Blob(b) => bytes(&mut out, 4, b),
         }
@@ -273,16 +351,19 @@ fn encode_image(tbl: &str, image: &Image) -> Vec<u8> {
     out
 }
 
-fn decode_image(tbl: &str, stored: SqlValue) -> Result<Image> {
+/// An image, and the columns it holds as references to texts stored elsewhere in its step
+/// (position in the image, and where), left `NULL` until [`step_rows`] fills them in.
+fn decode_image(tbl: &str, stored: SqlValue) -> Result<(Image, Vec<(usize, Shared)>)> {
     let corrupt = || Error::Corrupt("a history image is damaged".into());
     let cols = table_columns(tbl);
     let bytes = match stored {
         SqlValue::Blob(b) if b.first() == Some(&IMAGE_FORMAT) => b,
         // Steps recorded before the binary form: a JSON object of column values.
-        SqlValue::Text(t) => return parse_json_image(cols, &t),
+        SqlValue::Text(t) => return Ok((parse_json_image(cols, &t)?, Vec::new())),
         _ => return Err(corrupt()),
     };
     let mut image = Image::default();
+    let mut refs = Vec::new();
     let mut at = 1;
     let mut take = |n: usize| -> Result<&[u8]> {
         let piece = bytes.get(at..at + n).ok_or_else(corrupt)?;
@@ -307,11 +388,28 @@ fn decode_image(tbl: &str, stored: SqlValue) -> Result<Image> {
                     SqlValue::Blob(body)
                 }
             }
+            5 => {
+                let head = take(10)?;
+                let outbox = head[0] == 1;
+                let rid = i64::from_le_bytes(eight(&head[1..9])?);
+                let after = head[9] == 1;
+                let col = take(1)?[0];
+                refs.push((
+                    image.0.len(),
+                    Shared {
+                        outbox,
+                        rid,
+                        after,
+                        col,
+                    },
+                ));
+                SqlValue::Null
+            }
             _ => return Err(corrupt()),
         };
         image.0.push((col, value));
     }
-    Ok(image)
+    Ok((image, refs))
 }
 
 fn parse_json_image(cols: &[&'static str], text: &str) -> Result<Image> {
@@ -464,9 +562,15 @@ pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i6
         let mut insert = conn.prepare_cached(
             "INSERT INTO history_row (step, tbl, rid, before, after) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        for (tbl, rid, before, after) in rows {
-            let blob = |m: Option<Image>| m.map(|m| encode_image(tbl, &m));
-            insert.execute(params![step, tbl, rid, blob(before), blob(after)])?;
+        let mut stored = Stored::with_capacity_and_hasher(rows.len() * 2, Default::default());
+        for (tbl, rid, before, after) in &rows {
+            let before = before
+                .as_ref()
+                .map(|m| encode_image(tbl, m, (*rid, false), &mut stored));
+            let after = after
+                .as_ref()
+                .map(|m| encode_image(tbl, m, (*rid, true), &mut stored));
+            insert.execute(params![step, tbl, rid, before, after])?;
         }
     }
     conn.execute(
@@ -512,30 +616,74 @@ fn step_rows(conn: &Connection, step: i64) -> Result<Vec<StepRow>> {
     let raw: Vec<(String, i64, SqlValue, SqlValue)> = stmt
         .query_map([step], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    raw.into_iter()
-        .map(|(tbl, rid, b, a)| {
-            // The name goes into SQL text: only the two tables history records.
-            let tbl = match tbl.as_str() {
-                "entities" => "entities",
-                "outbox" => "outbox",
-                other => {
-                    return Err(Error::Corrupt(format!(
-                        "history names an unknown table {other}"
-                    )));
-                }
+    // Texts stored by reference: (row, side, position in its image, where the text is).
+    let mut refs: Vec<(usize, bool, usize, Shared)> = Vec::new();
+    let mut rows = Vec::with_capacity(raw.len());
+    for (tbl, rid, b, a) in raw {
+        // The name goes into SQL text: only the two tables history records.
+        let tbl = match tbl.as_str() {
+            "entities" => "entities",
+            "outbox" => "outbox",
+            other => {
+                return Err(Error::Corrupt(format!(
+                    "history names an unknown table {other}"
+                )));
+            }
+        };
+        let mut image = |v: SqlValue, after: bool| -> Result<Option<Image>> {
+            if v == SqlValue::Null {
+                return Ok(None);
+            }
+            let (image, shared) = decode_image(tbl, v)?;
+            refs.extend(shared.into_iter().map(|(at, s)| (rows.len(), after, at, s)));
+            Ok(Some(image))
+        };
+        let before = image(b, false)?;
+        let after = image(a, true)?;
+        rows.push(StepRow {
+            tbl,
+            rid,
+            before,
+            after,
+        });
+    }
+    if !refs.is_empty() {
+        let index: std::collections::HashMap<(bool, i64), usize> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((r.tbl == "outbox", r.rid), i))
+            .collect();
+        let corrupt = || Error::Corrupt("a history image refers to a text it lacks".into());
+        for (row, after, at, s) in refs {
+            let from = index.get(&(s.outbox, s.rid)).ok_or_else(corrupt)?;
+            let source = &rows[*from];
+            let image = if s.after {
+                &source.after
+            } else {
+                &source.before
             };
-            let image = |v: SqlValue| match v {
-                SqlValue::Null => Ok(None),
-                v => decode_image(tbl, v).map(Some),
+            let col = table_columns(if s.outbox { "outbox" } else { "entities" })
+                .get(usize::from(s.col))
+                .ok_or_else(corrupt)?;
+            let text = image
+                .as_ref()
+                .and_then(|m| m.text(col))
+                .ok_or_else(corrupt)?
+                .to_owned();
+            let target = &mut rows[row];
+            let image = if after {
+                &mut target.after
+            } else {
+                &mut target.before
             };
-            Ok(StepRow {
-                tbl,
-                rid,
-                before: image(b)?,
-                after: image(a)?,
-            })
-        })
-        .collect()
+            let slot = image
+                .as_mut()
+                .and_then(|m| m.0.get_mut(at))
+                .ok_or_else(corrupt)?;
+            slot.1 = SqlValue::Text(text);
+        }
+    }
+    Ok(rows)
 }
 
 fn step_of(conn: &Connection, id: i64) -> Result<HistoryStep> {
@@ -811,10 +959,42 @@ mod tests {
             ("attempts", SqlValue::Real(1.5)),
             ("result", SqlValue::Blob(vec![0, 255, 3])),
         ]);
-        let stored = encode_image("outbox", &image);
+        let stored = encode_image("outbox", &image, (1, true), &mut Stored::default());
         assert_eq!(
             decode_image("outbox", SqlValue::Blob(stored)).unwrap(),
-            image
+            (image, Vec::new())
+        );
+    }
+
+    #[test]
+    fn a_long_text_a_step_holds_twice_is_stored_once() {
+        let json = format!(r#"{{"name":"{}"}}"#, "x".repeat(SHARED_MIN));
+        let entity = Image(vec![("working_json", SqlValue::Text(json.clone()))]);
+        let change = Image(vec![
+            ("payload", SqlValue::Text(json.clone())),
+            ("errors", SqlValue::Text("[]".into())),
+        ]);
+        let mut stored = Stored::default();
+        let first = encode_image("entities", &entity, (4, true), &mut stored);
+        let second = encode_image("outbox", &change, (9, true), &mut stored);
+        assert!(second.len() < json.len(), "the copy is a reference");
+        let (_, refs) = decode_image("entities", SqlValue::Blob(first)).unwrap();
+        assert!(refs.is_empty());
+        let (image, refs) = decode_image("outbox", SqlValue::Blob(second)).unwrap();
+        assert_eq!(image.get("payload"), Some(&SqlValue::Null));
+        assert_eq!(image.text("errors"), Some("[]"));
+        let working = ENTITY_COLUMNS.iter().position(|c| *c == "working_json");
+        assert_eq!(
+            refs,
+            [(
+                0,
+                Shared {
+                    outbox: false,
+                    rid: 4,
+                    after: true,
+                    col: u8::try_from(working.unwrap()).unwrap(),
+                }
+            )]
         );
     }
 
@@ -822,7 +1002,7 @@ mod tests {
     fn steps_recorded_as_json_are_still_read() {
         let text =
             r#"{"kind":"ad_order","key":"7","working_json":"{\"a\":1}","base_hash":null,"gone":1}"#;
-        let image = decode_image("entities", SqlValue::Text(text.into())).unwrap();
+        let (image, _) = decode_image("entities", SqlValue::Text(text.into())).unwrap();
         assert_eq!(image.text("working_json"), Some(r#"{"a":1}"#));
         assert_eq!(image.get("base_hash"), Some(&SqlValue::Null));
         assert_eq!(image.get("gone"), None);
@@ -873,10 +1053,8 @@ mod tests {
 
     #[test]
     fn a_damaged_image_is_an_error_not_a_panic() {
-        let mut stored = encode_image(
-            "entities",
-            &Image(vec![("key", SqlValue::Text("12345".into()))]),
-        );
+        let image = Image(vec![("key", SqlValue::Text("12345".into()))]);
+        let mut stored = encode_image("entities", &image, (1, false), &mut Stored::default());
         stored.truncate(stored.len() - 2);
         assert!(matches!(
             decode_image("entities", SqlValue::Blob(stored)),
