@@ -226,4 +226,17 @@ mod tests {
         assert_eq!(request_line("GET /a b HTTP/1.1"), None);
         assert_eq!(request_line(""), None);
     }
+
+    proptest::proptest! {
+        /// Whatever a local process sends the listener, the request line is read
+        /// without a panic, and only an origin-form target of HTTP/1.x is taken.
+        #[test]
+        fn any_request_head_is_read_without_a_panic(head in "\\PC{0,80}", crlf in "[\r\n]{0,3}") {
+            let head = format!("{head}{crlf}Host: x");
+            if let Some((method, target)) = request_line(&head) {
+                proptest::prop_assert!(target.starts_with('/'));
+                proptest::prop_assert!(!method.is_empty());
+            }
+        }
+    }
 }

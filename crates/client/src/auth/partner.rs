@@ -499,4 +499,56 @@ mod tests {
             assert!(!err.to_string().contains("c1"), "{err}");
         }
     }
+
+    proptest::proptest! {
+        /// Any link handed to the app (a deep link or the loopback callback) goes through
+        /// the redirect check without a panic; only the waiting sign-in's own `state`,
+        /// on its own address, with one `code`, is ever taken; and the error never
+        /// repeats the link's code.
+        #[test]
+        fn any_redirect_is_checked_without_a_panic(
+            base in proptest::sample::select(vec![
+                "http://127.0.0.1:4567/callback", "http://127.0.0.1:4568/callback",
+                "com.flightdeck.desktop:/oauth/callback", "flightdeck://oauth/callback",
+                "http://evil.example/callback", "",
+            ]),
+            query in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["code", "state", "error", "error_description", "x", ""]),
+                    "\\PC{0,16}",
+                ),
+                0..6,
+            ),
+            tail in "\\PC{0,12}",
+            keep_state in proptest::bool::ANY,
+        ) {
+            let pending = auth().begin(PkceMethod::S256);
+            let mut text = format!("{base}{tail}?");
+            for (k, v) in &query {
+                let v = if *k == "state" && keep_state { pending.state() } else { v.as_str() };
+                text.push_str(&format!("{k}={v}&"));
+            }
+            if let Ok(url) = Url::parse(&text) {
+                match check_redirect(&pending, &url) {
+                    Ok(code) => {
+                        let states: Vec<_> = url.query_pairs().filter(|(k, _)| k == "state").collect();
+                        proptest::prop_assert_eq!(states.len(), 1);
+                        proptest::prop_assert_eq!(states[0].1.as_ref(), pending.state());
+                        proptest::prop_assert_eq!(url.path(), "/callback");
+                        proptest::prop_assert!(!code.secret().is_empty() || url.query_pairs().any(|(k, _)| k == "code"));
+                    }
+                    Err(e) => {
+                        let codes: Vec<String> = url
+                            .query_pairs()
+                            .filter(|(k, v)| k == "code" && v.len() > 3)
+                            .map(|(_, v)| v.into_owned())
+                            .collect();
+                        for c in codes {
+                            proptest::prop_assert!(!e.to_string().contains(&c), "{e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

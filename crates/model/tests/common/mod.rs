@@ -1,6 +1,8 @@
 //! Helpers shared by the validation test files.
 #![allow(dead_code)]
 
+pub mod full;
+
 use flightdeck_model::{FieldError, ValidationErrors};
 use serde::de::DeserializeOwned;
 
