@@ -17,6 +17,7 @@ pub mod host;
 pub mod oauth;
 pub mod openapi;
 pub mod routes;
+pub mod schema_rules;
 pub mod seed;
 pub mod server;
 pub mod store;

@@ -31,10 +31,15 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/openapi.json", get(openapi_json))
 }
 
-/// The document, built once.
-static DOCUMENT: LazyLock<utoipa::openapi::OpenApi> = LazyLock::new(document);
+/// The document as served, built once: utoipa's, with the enforced rules written in
+/// ([`crate::schema_rules`]).
+static DOCUMENT: LazyLock<serde_json::Value> = LazyLock::new(|| {
+    let mut doc = serde_json::to_value(document()).unwrap_or_default();
+    crate::schema_rules::apply(&mut doc);
+    doc
+});
 
-async fn openapi_json() -> Json<&'static utoipa::openapi::OpenApi> {
+async fn openapi_json() -> Json<&'static serde_json::Value> {
     Json(&*DOCUMENT)
 }
 

@@ -270,6 +270,11 @@ fn describe(doc: &Value, schema: &Value) -> String {
     if let Some(r) = schema["$ref"].as_str() {
         return ref_name(r).to_owned();
     }
+    // A request body that narrows a component (`allOf: [{$ref}, {required…}]`) is that
+    // component.
+    if let Some(r) = schema["allOf"][0]["$ref"].as_str() {
+        return ref_name(r).to_owned();
+    }
     if schema["type"] == "array" {
         return format!("[{}]", describe(doc, &schema["items"]));
     }
@@ -821,5 +826,119 @@ async fn creative_save_documents_that_it_only_creates() -> TestResult {
         text.contains("`id`") && text.contains("no creative update"),
         "{text}"
     );
+    Ok(())
+}
+
+#[tokio::test]
+async fn schemas_state_the_rules_the_sandbox_enforces() -> TestResult {
+    use flightdeck_model::validate::limits;
+    let (_running, doc) = document().await?;
+    let required = |name: &str| -> Vec<String> {
+        component(&doc, name)["required"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let member = |name: &str, m: &str| component(&doc, name)["properties"][m].clone();
+
+    // Required members (those every answer carries too).
+    for (name, members) in [
+        (
+            "Advertiser",
+            &["name", "agencyId", "currency", "category"][..],
+        ),
+        (
+            "Campaign",
+            &["advertiserId", "name", "domain", "iabCategory"],
+        ),
+        ("AdOrder", &["name", "campaignId", "optimizationGoal"]),
+        (
+            "Creative",
+            &["name", "creativeType", "creativeSubtype", "type"],
+        ),
+        ("Size", &["width", "height"]),
+        ("SiteRule", &["name", "type"]),
+    ] {
+        let got = required(name);
+        for m in members {
+            assert!(
+                got.iter().any(|g| g == m),
+                "{name}.{m} not required: {got:?}"
+            );
+        }
+    }
+    // Limits, from the model's constants.
+    assert_eq!(
+        member("Creative", "name")["maxLength"],
+        limits::CREATIVE_NAME_MAX
+    );
+    assert_eq!(
+        member("Creative", "externalCreativeid")["maxLength"],
+        limits::CREATIVE_EXTERNAL_ID_MAX
+    );
+    assert_eq!(member("Size", "width")["minimum"], 1);
+    assert_eq!(
+        member("Size", "width")["maximum"],
+        limits::CREATIVE_SIZE_MAX
+    );
+    assert_eq!(
+        member("Advertiser", "externalAdvertiserId")["maxLength"],
+        limits::EXTERNAL_ADVERTISER_ID_MAX
+    );
+    assert_eq!(
+        member("AudienceSegment", "ttl")["minimum"],
+        flightdeck_model::TTL_MIN_SECS
+    );
+    assert_eq!(
+        member("AudienceSegment", "ttl")["maximum"],
+        flightdeck_model::TTL_MAX_SECS
+    );
+    assert_eq!(member("AdOrder", "hourlyFrontload")["maximum"], 100.0);
+    assert_eq!(member("AdOrderAudience", "weight")["maximum"], 100);
+    // Enums: the sandbox's whole catalogue, where it refuses other values.
+    assert_eq!(
+        component(&doc, "OptimizationGoal")["enum"],
+        serde_json::json!(flightdeck_model::OptimizationGoal::known_names())
+    );
+    assert_eq!(
+        component(&doc, "TimezoneName")["enum"],
+        serde_json::json!(["AKT", "CT", "ET", "GMT", "HST", "MT", "N", "PT"])
+    );
+    // The creative matrix: one schema per cell.
+    let creative = &operation(&doc, "POST", "/v1/creative/save")["requestBody"]["content"]["application/json"]
+        ["schema"];
+    let cells = creative["allOf"][2]["oneOf"]
+        .as_array()
+        .expect("matrix cells");
+    assert_eq!(
+        cells.len(),
+        flightdeck_model::validate::creative_matrix().len()
+    );
+    // Query parameters: the page size the listing accepts.
+    let page_size = operation(&doc, "GET", "/v1/audiences")["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .find(|p| p["name"] == "pageSize")
+        .expect("pageSize")["schema"]
+        .clone();
+    assert_eq!(page_size["maximum"], 500);
+    // Every operation with a JSON body documents the 415 it answers to another type.
+    for e in ENDPOINTS {
+        let op = operation(&doc, e.method, e.path);
+        let json_body = op["requestBody"]["content"]["application/json"].is_object();
+        if json_body && !e.path.starts_with("/v1/oauth2/") {
+            assert!(
+                op["responses"]["415"].is_object(),
+                "{} {}: no 415",
+                e.method,
+                e.path
+            );
+        }
+    }
     Ok(())
 }

@@ -8,7 +8,7 @@ use crate::{
 };
 
 /// Longest `description`, in characters.
-const DESCRIPTION_MAX: usize = 1000;
+pub const DESCRIPTION_MAX: usize = 1000;
 
 /// Value errors named per record before the rest are summed up, so one bad file cannot
 /// make a message of megabytes.

@@ -5,11 +5,11 @@ use super::{MatrixCell, codes, matrix_cell};
 use crate::{Creative, CreativeSubtype as S, CreativeType as T, MediaType as M, ValidationErrors};
 
 /// Longest creative `name`, in characters.
-const NAME_MAX: usize = 400;
+pub const NAME_MAX: usize = 400;
 /// Longest `externalCreativeid`, in characters.
-const EXTERNAL_ID_MAX: usize = 26;
+pub const EXTERNAL_ID_MAX: usize = 26;
 /// Largest `size.width` and `size.height`, in pixels.
-const SIZE_MAX: i64 = 10_239;
+pub const SIZE_MAX: i64 = 10_239;
 
 const BANNER_MEDIA: &[M] = &[M::BANNER, M::MRAID];
 const VIDEO_MEDIA: &[M] = &[M::VAST, M::VPAID, M::VAST_WITH_VPAID];

@@ -6,10 +6,10 @@ use super::codes;
 use crate::{DataType, ValidationErrors};
 
 /// Longest `externalAdvertiserId`, in characters.
-const EXTERNAL_ADVERTISER_ID_MAX: usize = 128;
+pub const EXTERNAL_ADVERTISER_ID_MAX: usize = 128;
 /// PKCE bounds from RFC 7636.
-const CODE_CHALLENGE_MIN: usize = 43;
-const CODE_CHALLENGE_MAX: usize = 128;
+pub const CODE_CHALLENGE_MIN: usize = 43;
+pub const CODE_CHALLENGE_MAX: usize = 128;
 /// Longest cookie id, in characters.
 const COOKIE_MAX: usize = 256;
 

@@ -34,6 +34,19 @@ pub use updates::{
     ignored_on_update,
 };
 
+/// Limits the rules check, named once here so that documents describing the rules (the
+/// sandbox's OpenAPI schemas) state the same numbers.
+pub mod limits {
+    pub use super::audiences::DESCRIPTION_MAX as SEGMENT_DESCRIPTION_MAX;
+    pub use super::creatives::{
+        EXTERNAL_ID_MAX as CREATIVE_EXTERNAL_ID_MAX, NAME_MAX as CREATIVE_NAME_MAX,
+        SIZE_MAX as CREATIVE_SIZE_MAX,
+    };
+    pub use super::identifiers::{
+        CODE_CHALLENGE_MAX, CODE_CHALLENGE_MIN, EXTERNAL_ADVERTISER_ID_MAX,
+    };
+}
+
 /// Machine-readable codes carried by [`crate::FieldError::code`].
 pub mod codes {
     /// A required field is missing or null.
