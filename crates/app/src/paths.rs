@@ -47,15 +47,27 @@ pub fn log_dir() -> Result<PathBuf> {
 }
 
 /// Creates `dir` and its parents. On Unix the directories Flightdeck creates are private
-/// to the user (0700): workspaces hold the account's data.
+/// to the user (0700): workspaces hold the account's data. One that exists already
+/// (made by an older version, or by hand) is made private too.
 pub fn create_private_dir(dir: &Path) -> Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::DirBuilderExt;
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         builder.mode(0o700);
+        builder.create(dir).map_err(|e| Error::storage(dir, e))?;
+        let mode = std::fs::metadata(dir)
+            .map_err(|e| Error::storage(dir, e))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| Error::storage(dir, e))?;
+        }
+        Ok(())
     }
+    #[cfg(not(unix))]
     builder.create(dir).map_err(|e| Error::storage(dir, e))
 }
 
@@ -108,6 +120,28 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn data_directories_are_private_even_when_they_existed() -> Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let fresh = tmp.path().join("a/b");
+        create_private_dir(&fresh)?;
+        let old = tmp.path().join("old");
+        std::fs::create_dir(&old).map_err(|e| Error::storage(&old, e))?;
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| Error::storage(&old, e))?;
+        create_private_dir(&old)?;
+        for dir in [fresh, old] {
+            let mode = std::fs::metadata(&dir)
+                .map_err(|e| Error::storage(&dir, e))?
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", dir.display());
+        }
+        Ok(())
+    }
 
     #[test]
     fn accounts_that_differ_get_different_files() {

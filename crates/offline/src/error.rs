@@ -1,5 +1,16 @@
 //! The crate's one error type.
 
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        match &e {
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull => {
+                Error::DiskFull
+            }
+            _ => Error::Db(e),
+        }
+    }
+}
+
 /// Result of workspace operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -8,7 +19,26 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// The workspace file could not be read or written.
     #[error("the local workspace could not be read or written: {0}")]
-    Db(#[from] rusqlite::Error),
+    Db(rusqlite::Error),
+    /// The disk holding the workspace is full. The edit was not saved; everything saved
+    /// before it is intact (the transaction was rolled back).
+    #[error(
+        "the disk holding the local workspace is full: this change was not saved, and everything saved before it is kept; free some space and try again"
+    )]
+    DiskFull,
+    /// The workspace file is not a database Flightdeck can read. It was moved aside (kept
+    /// for recovery) so the next start begins with an empty workspace.
+    #[error(
+        "the local workspace {path} is damaged and cannot be opened ({detail}); it was moved aside to {kept} so nothing more is lost, and the next start begins with an empty workspace: download the account again"
+    )]
+    Damaged {
+        /// The file that was damaged.
+        path: String,
+        /// Where it was moved.
+        kept: String,
+        /// What SQLite said.
+        detail: String,
+    },
     /// A stored value is damaged or of an unexpected shape.
     #[error("the local workspace holds damaged data: {0}")]
     Corrupt(String),

@@ -675,6 +675,36 @@ async fn an_upload_queued_offline_posts_later_exactly_once_and_keeps_its_counts(
     }
     let sent = ws.change(second).unwrap().unwrap().payload;
     assert_eq!(sent[1]["serviceSegmentId"], id.as_str());
+    // Applied, the identifiers (personal data the service now has) are gone from the
+    // workspace, changes and undo history alike; the counts stay.
+    assert_eq!(
+        (
+            uploads[0].values,
+            uploads[1].values,
+            uploads[1].country_code.as_str()
+        ),
+        (700, 405, "US,CA")
+    );
+    assert_eq!(sent[0]["values"], json!([]), "{sent}");
+    assert_eq!(sent[0]["valueCount"], 400);
+    let conn = rusqlite::Connection::open(file(&dir)).unwrap();
+    for needle in [
+        &hashes(700, "a")[0],
+        &hashes(400, "b")[399],
+        &hashes(5, "c")[4],
+    ] {
+        let found: i64 = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM outbox WHERE instr(payload, ?1) > 0) \
+                 + (SELECT count(*) FROM history_row WHERE instr(CAST(before AS BLOB), CAST(?1 AS BLOB)) > 0 \
+                    OR instr(CAST(after AS BLOB), CAST(?1 AS BLOB)) > 0) \
+                 + (SELECT count(*) FROM entities WHERE instr(coalesce(working_json, '') || coalesce(remote_json, ''), ?1) > 0)",
+                [needle],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(found, 0, "{needle} is still in the workspace");
+    }
     let segment = client.audience(&id).await.unwrap();
     assert_eq!(segment.data_count, Some(1105));
     assert_eq!(

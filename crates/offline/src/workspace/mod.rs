@@ -136,7 +136,16 @@ pub struct Entity {
 impl Workspace {
     /// Opens (or creates) the workspace file at `path` and brings its schema up to date.
     pub fn open(path: impl AsRef<Path>) -> Result<Workspace> {
+        let path = path.as_ref();
+        match Workspace::open_file(path) {
+            Err(Error::Db(e)) if is_damaged(&e) => Err(move_aside(path, &e)),
+            other => other,
+        }
+    }
+
+    fn open_file(path: &Path) -> Result<Workspace> {
         let mut conn = Connection::open(path)?;
+        private_file(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         // FULL: a returned edit is durable (see the module notes).
         conn.pragma_update(None, "synchronous", "FULL")?;
@@ -545,6 +554,64 @@ pub(crate) fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+/// Whether SQLite refused the file itself: not a database, or its pages damaged.
+fn is_damaged(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// Moves a damaged workspace (with its log files) aside as `NAME.damaged-<unix ms>`, so
+/// it is kept for recovery and the next start makes a new one; says where it went.
+fn move_aside(path: &Path, e: &rusqlite::Error) -> Error {
+    let kept = path.with_file_name(format!(
+        "{}.damaged-{}",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        now_ms()
+    ));
+    let moved = std::fs::rename(path, &kept);
+    for suffix in ["-wal", "-shm"] {
+        let mut from = path.as_os_str().to_owned();
+        from.push(suffix);
+        let mut to = kept.as_os_str().to_owned();
+        to.push(suffix);
+        let _ = std::fs::rename(&from, &to);
+    }
+    match moved {
+        Ok(()) => Error::Damaged {
+            path: path.display().to_string(),
+            kept: kept.display().to_string(),
+            detail: e.to_string(),
+        },
+        Err(io) => Error::Corrupt(format!(
+            "{} is damaged ({e}) and could not be moved aside ({io})",
+            path.display()
+        )),
+    }
+}
+
+/// Workspaces hold the account's data: readable by their user only (0600). SQLite
+/// gives its log files the database's mode.
+fn private_file(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path)
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| Error::Corrupt(format!("{}: {e}", path.display())))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -585,6 +585,7 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
             "UPDATE outbox SET result = ?2 WHERE seq = ?1",
             params![seq, to_json(server_json)?],
         )?;
+        purge_identifiers(tx, seq, &payload)?;
         return Ok(());
     }
     if kind == kind_text(Kind::Campaign) {
@@ -624,6 +625,37 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
         "UPDATE outbox SET base = ?3 WHERE kind = ?1 AND key = ?2 AND op = 'update' \
          AND status <> 'applied'",
         params![kind, remote_text, text],
+    )?;
+    Ok(())
+}
+
+/// The identifiers of an applied audience upload are personal data the service now has:
+/// the workspace keeps only their count (`valueCount` in each record, which the uploads
+/// view shows), and the undo step that queued them goes (a posted upload cannot be
+/// undone, and its images hold the identifiers too).
+fn purge_identifiers(tx: &Transaction<'_>, seq: i64, payload: &str) -> Result<()> {
+    let mut records: Value = parse_json(payload)?;
+    if let Some(list) = records.as_array_mut() {
+        for record in list.iter_mut() {
+            if let Some(Value::Array(values)) = record.get_mut("values") {
+                let n = values.len();
+                values.clear();
+                record["valueCount"] = Value::from(n);
+            }
+        }
+    }
+    tx.execute(
+        "UPDATE outbox SET payload = ?2 WHERE seq = ?1",
+        params![seq, to_json(&records)?],
+    )?;
+    let steps = "SELECT step FROM history_row WHERE tbl = 'outbox' AND rid = ?1";
+    tx.execute(
+        &format!("DELETE FROM history_step WHERE id IN ({steps})"),
+        [seq],
+    )?;
+    tx.execute(
+        &format!("DELETE FROM history_row WHERE step IN ({steps})"),
+        [seq],
     )?;
     Ok(())
 }

@@ -65,9 +65,16 @@ impl Workspace {
             let (seq, status, payload, result, messages) = row?;
             let payload: Value = parse_json(&payload)?;
             let records = payload.as_array().map(Vec::as_slice).unwrap_or_default();
+            // An applied upload keeps only the count of what it sent (see
+            // `purge_identifiers`).
             let values = records
                 .iter()
-                .filter_map(|r| r.get("values")?.as_array().map(Vec::len))
+                .filter_map(|r| {
+                    r.get("valueCount")
+                        .and_then(Value::as_u64)
+                        .and_then(|n| usize::try_from(n).ok())
+                        .or_else(|| r.get("values")?.as_array().map(Vec::len))
+                })
                 .sum();
             let mut countries: Vec<&str> = Vec::new();
             for c in records
