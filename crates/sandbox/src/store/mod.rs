@@ -191,10 +191,11 @@ pub(crate) fn fill_null(obj: &mut Object, keys: &[&str]) {
 pub(crate) fn request_id(obj: &Object, prefix: &str) -> Result<Option<i64>> {
     match obj.get("id") {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_i64()
-            .map(Some)
-            .ok_or_else(|| Error::Malformed(format!("{prefix}id: expected a number or null"))),
+        Some(v) => v.as_i64().map(Some).ok_or_else(|| {
+            Error::Malformed(format!(
+                "{prefix}id: expected a whole number or null (got {v})"
+            ))
+        }),
     }
 }
 
