@@ -943,7 +943,10 @@ fn partner_sign_in_completes_from_the_redirect_and_refuses_a_forged_state() {
         .query_pairs_mut()
         .clear()
         .append_pair("error", "access_denied")
-        .append_pair("error_description", "Your account is locked: call +1 555 0100")
+        .append_pair(
+            "error_description",
+            "Your account is locked: call +1 555 0100",
+        )
         .append_pair("state", "forged");
     let handle = h.app.handle().clone();
     let outcome = tauri::async_runtime::block_on(
@@ -1896,4 +1899,46 @@ fn a_trace_log_of_a_session_holds_no_secret() {
     for (what, secret) in &secrets {
         assert!(!text.contains(secret.as_str()), "the log holds {what}");
     }
+}
+
+/// The embedded sandbox's port is taken by another program when the app starts again: the
+/// sandbox listens on another one, and the sign-in and the pending changes carry over.
+#[test]
+fn a_taken_sandbox_port_moves_the_sandbox_and_keeps_the_session_and_pending_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let before = h.base_url();
+    let agency = demo_agency_id(&h);
+    h.ok(
+        "save_advertiser",
+        json!({"target": null, "value": new_advertiser("Kept while the port moves", &agency)}),
+    );
+    assert_eq!(h.snapshot()["pendingCount"], 1);
+    h.close();
+
+    let port = url::Url::parse(&before)
+        .expect("a URL")
+        .port()
+        .expect("a port");
+    let squatter = std::net::TcpListener::bind(("127.0.0.1", port)).expect("take the port");
+    let h = Harness::open(dir.path());
+    let after = h.base_url();
+    assert_ne!(after, before, "the sandbox moved to another port");
+    let snap = h.snapshot();
+    assert_eq!(
+        snap["session"],
+        json!({"account": "demo", "kind": "user"}),
+        "{snap}"
+    );
+    assert_eq!(snap["pendingCount"], 1, "{snap}");
+    // Its keyring entries moved with it; none are left under the old address.
+    assert!(keyring_holds_session(&after, "demo", false));
+    assert!(keyring_is_empty_for(&before, "demo", false));
+    // The session works on the new port.
+    h.refresh();
+    assert!(!h.advertisers().is_empty());
+    h.close();
+    drop(squatter);
 }

@@ -132,15 +132,16 @@ impl Profiles {
         Some(std::net::SocketAddr::from(([127, 0, 0, 1], port)))
     }
 
-    /// Records where the embedded sandbox listens now. A new address is a new keyring
-    /// namespace, so the old sign-in cannot be restored and is forgotten.
-    pub fn set_embedded_url(&mut self, url: &str) {
-        if let Some(p) = self.profiles.iter_mut().find(|p| p.embedded)
-            && p.base_url != url
-        {
-            p.base_url = url.to_owned();
-            p.last_account = None;
+    /// Records where the embedded sandbox listens now, and answers where it listened
+    /// before when that differs (its port moves when the one it had is taken). The
+    /// current account stays: the caller moves its keyring entries to the new address
+    /// ([`crate::Core::open`]).
+    pub fn set_embedded_url(&mut self, url: &str) -> Option<String> {
+        let p = self.profiles.iter_mut().find(|p| p.embedded)?;
+        if p.base_url == url {
+            return None;
         }
+        Some(std::mem::replace(&mut p.base_url, url.to_owned()))
     }
 
     /// An id made from the name: lower-case letters and digits, single dashes between

@@ -116,6 +116,36 @@ impl Drop for PostingGuard {
     }
 }
 
+/// The embedded sandbox moved from `before` to `now` (its port was taken): its current
+/// account's keyring entries (filed per address) move with it, so the sign-in is
+/// restored as before. Best effort: without them the buyer signs in again, and pending
+/// changes are kept either way.
+fn move_embedded_sign_in(file: &Profiles, before: &str, now: &str) {
+    let Some(last) = file
+        .profiles
+        .iter()
+        .find(|p| p.embedded)
+        .and_then(|p| p.last_account.clone())
+    else {
+        return;
+    };
+    let (Ok(from), Ok(to)) = (ClientConfig::new(before), ClientConfig::new(now)) else {
+        return;
+    };
+    // A placeholder address (port 0: the sandbox never listened) holds no entries.
+    if from.base_url.port() == Some(0) {
+        return;
+    }
+    let store = |config: &ClientConfig| {
+        TokenStore::new(if last.partner {
+            Profile::partner(config, &last.account)
+        } else {
+            Profile::user(config, &last.account)
+        })
+    };
+    let _ = store(&from).move_to(&store(&to));
+}
+
 fn unavailable() -> Error {
     Error::State("the workspace is unavailable after an earlier failure".into())
 }
@@ -392,8 +422,10 @@ impl Core {
     pub async fn open(dir: &Path, selection: Selection, options: OpenOptions) -> Result<Core> {
         paths::create_private_dir(dir)?;
         let mut file = Profiles::read(dir)?;
-        if let Some(url) = &options.embedded_url {
-            file.set_embedded_url(url);
+        if let Some(url) = &options.embedded_url
+            && let Some(before) = file.set_embedded_url(url)
+        {
+            move_embedded_sign_in(&file, &before, url);
         }
         let id = match selection {
             Selection::Active => file.active.clone(),

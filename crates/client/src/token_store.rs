@@ -168,6 +168,21 @@ impl TokenStore {
         tokens.and(secret)
     }
 
+    /// Moves every entry of this profile to `to` (the same account at a new address),
+    /// leaving none here; a no-op when there are none. Copied first and deleted after,
+    /// so a failure in between leaves a copy rather than none.
+    pub fn move_to(&self, to: &TokenStore) -> Result<()> {
+        let tokens = self.get(TOKENS)?;
+        let secret = self.get(SECRET)?;
+        if let Some(t) = &tokens {
+            to.set(TOKENS, t)?;
+        }
+        if let Some(s) = &secret {
+            to.set(SECRET, s)?;
+        }
+        self.clear()
+    }
+
     fn set(&self, what: &str, value: &SecretString) -> Result<()> {
         let key = self.profile.key(what);
         retried(|| entry(&key)?.set_password(value.expose_secret()))
