@@ -353,6 +353,11 @@ export type AppSnapshot = {
 	pendingCount: number,
 	/**  A post is running. */
 	posting: boolean,
+	/**
+	 *  Why the last account is not signed in after a start (the OS keyring was locked
+	 *  or missing), for the sign-in screen.
+	 */
+	notice: string | null,
 };
 
 /**

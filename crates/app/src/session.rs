@@ -96,6 +96,9 @@ pub struct Account {
     workspace: Mutex<Workspace>,
     signed: RwLock<Option<Signed>>,
     partner: Mutex<Option<PendingPartner>>,
+    /// Why the last account's sign-in could not be restored at start (a locked or
+    /// missing keyring), until someone signs in.
+    restore_problem: Mutex<Option<String>>,
     posting: Arc<AtomicBool>,
     /// The service answered the last probe.
     pub online: AtomicBool,
@@ -166,6 +169,7 @@ impl Account {
             workspace: Mutex::new(workspace),
             signed: RwLock::new(None),
             partner: Mutex::new(None),
+            restore_problem: Mutex::new(None),
             posting: Arc::new(AtomicBool::new(false)),
             online: AtomicBool::new(false),
             tables: Tables::default(),
@@ -256,10 +260,34 @@ impl Account {
         };
         self.use_account(&last.account, last.partner)?;
         let store = self.token_store(&last.account, last.partner);
-        if let Some(session) = Session::restore(&self.config, store).await? {
-            self.set_signed(Some(signed(&self.config, session, last.partner)?));
+        match Session::restore(&self.config, store).await {
+            Ok(Some(session)) => {
+                self.set_signed(Some(signed(&self.config, session, last.partner)?));
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "the sign-in could not be restored");
+                if let Ok(mut p) = self.restore_problem.lock() {
+                    *p = Some(format!(
+                        "The sign-in of {} could not be read back from the OS keyring ({e}). \
+                         Sign in again once the keyring works; pending changes are kept.",
+                        last.account
+                    ));
+                }
+                return Err(e.into());
+            }
         }
         Ok(())
+    }
+
+    /// Why the current account's sign-in could not be restored at start (the OS
+    /// keyring was locked or missing), for the sign-in screen; `None` once someone is
+    /// signed in.
+    pub fn restore_problem(&self) -> Option<String> {
+        if self.signed().is_some() {
+            return None;
+        }
+        self.restore_problem.lock().ok().and_then(|p| p.clone())
     }
 
     /// Marks a post as running until the guard drops; refused while one runs.

@@ -94,6 +94,9 @@ pub struct AppSnapshot {
     pub pending_count: u32,
     /// A post is running.
     pub posting: bool,
+    /// Why the last account is not signed in after a start (the OS keyring was locked
+    /// or missing), for the sign-in screen.
+    pub notice: Option<String>,
 }
 
 /// A post's progress, after each change settles.
@@ -260,6 +263,7 @@ pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
         },
         pending_count: u32::try_from(pending_count).unwrap_or(u32::MAX),
         posting: active.is_posting(),
+        notice: active.restore_problem(),
     })
 }
 

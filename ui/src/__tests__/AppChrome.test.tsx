@@ -96,6 +96,18 @@ describe("menus, settings and about", () => {
   });
 });
 
+describe("a sign-in the keyring could not give back", () => {
+  beforeEach(() => vi.clearAllMocks());
+
+  it("is explained on the sign-in screen", async () => {
+    const notice = "The sign-in of demo could not be read back from the OS keyring (No OS keyring is available). Sign in again once the keyring works; pending changes are kept.";
+    commands.appSnapshot.mockReturnValue(ok({ ...SIGNED_OUT, notice }));
+    const { container } = render(<App />);
+    await settle();
+    expect(container.querySelector('[data-notice="sign-in"]')?.textContent).toBe(notice);
+  });
+});
+
 describe("a partner's sign-in through the browser", () => {
   beforeEach(() => vi.clearAllMocks());
 

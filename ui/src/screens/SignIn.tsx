@@ -175,6 +175,11 @@ export function SignIn({ snapshot, onSnapshot }: { snapshot: SessionView; onSnap
           </div>
         )}
 
+        {snapshot.notice && !error && (
+          <div className="form-errors" role="alert" data-notice="sign-in">
+            {snapshot.notice}
+          </div>
+        )}
         {error && (
           <div className="form-errors" role="alert" data-toast="error">
             {error}

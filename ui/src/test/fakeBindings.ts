@@ -16,6 +16,7 @@ export const SIGNED_IN: AppSnapshot = {
   sandbox: "running",
   pendingCount: 0,
   posting: false,
+  notice: null,
 };
 
 const saved: Saved = { target: { kind: "advertiser", key: { type: "local", value: "x" } }, errors: [] };
