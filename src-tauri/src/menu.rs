@@ -2,9 +2,10 @@
 //! accelerators (`CmdOrCtrl` is ⌘ on macOS, Ctrl elsewhere).
 //!
 //! Cut, copy, paste and select all are the OS's own items, so they act on whatever has
-//! the focus. Undo and redo are ours: the UI sends them to the text field being typed
-//! in, or else to the workspace's undo history. Every item but Quit and "Open logs
-//! folder" reaches the UI as a [`MenuAction`] event; the UI owns what it opens.
+//! the focus. Undo and redo act on the workspace's undo history, or on the text field
+//! being typed in (see [`build`] for how each OS gets its shortcuts). Every item but
+//! Quit and "Open logs folder" reaches the UI as a [`MenuAction`] event; the UI owns
+//! what it opens.
 
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -108,9 +109,21 @@ pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
             Some("CmdOrCtrl+Q"),
         )?)
         .build()?;
+    // Undo and redo, per OS. On macOS the standard items (⌘Z, ⇧⌘Z): the page sees the
+    // key first, so outside text fields it undoes the workspace's step (and stops the
+    // key there), and in a text field the standard item undoes the typing. Elsewhere
+    // they are ours, with Ctrl+Z and Ctrl+Shift+Z; a GTK or Win32 menu takes the key
+    // from the page, so the UI sends the command to the field being typed in, or to
+    // the workspace.
+    #[cfg(target_os = "macos")]
     let edit = SubmenuBuilder::new(app, "&Edit")
-        .item(&item(app, C::Undo, "Undo", Some("CmdOrCtrl+Z"))?)
-        .item(&item(app, C::Redo, "Redo", Some("CmdOrCtrl+Shift+Z"))?)
+        .item(&PredefinedMenuItem::undo(app, None)?)
+        .item(&PredefinedMenuItem::redo(app, None)?);
+    #[cfg(not(target_os = "macos"))]
+    let edit = SubmenuBuilder::new(app, "&Edit")
+        .item(&item(app, C::Undo, "Undo", Some("Ctrl+Z"))?)
+        .item(&item(app, C::Redo, "Redo", Some("Ctrl+Shift+Z"))?);
+    let edit = edit
         .separator()
         .item(&PredefinedMenuItem::cut(app, None)?)
         .item(&PredefinedMenuItem::copy(app, None)?)
