@@ -10,7 +10,8 @@
 #                                     seed, about 2 minutes once the sandbox is built (the
 #                                     first run also creates the venv: about 20 s)
 #   scripts/schemathesis.sh --long    the long run: 1,000 examples per operation and a
-#                                     random seed (printed at the end, for `-- --seed N`)
+#                                     random seed (printed at the end, for `-- --seed N`);
+#                                     about 15 minutes, 25,000 cases
 #   scripts/schemathesis.sh -- ARGS   extra arguments for `st run` (after the script's own)
 #
 # What it does:
@@ -90,6 +91,7 @@ echo "== st run: $examples examples per operation${seed:+, seed $seed}"
 start=$(date +%s)
 status=0
 SCHEMATHESIS_HOOKS=scripts/schemathesis/hooks.py FLIGHTDECK_ST_DROPPED="$out/dropped.json" \
+  FLIGHTDECK_ST_SEED="$seed" \
   "$venv/bin/st" --config-file scripts/schemathesis/schemathesis.toml run "$url/openapi.json" \
   --header "Authorization: Bearer $token" \
   --phases examples,coverage,fuzzing,stateful \

@@ -30,6 +30,10 @@ import re
 
 import schemathesis
 
+# Choices made here follow the run's seed when the script gives one, so a short run
+# repeats itself.
+RANDOM = random.Random(os.environ.get("FLIGHTDECK_ST_SEED") or None)
+
 # The demo seed's account 1 (the `demo` user's): advertisers 1-3, campaigns 1-4, and its
 # data partner's client and a registered redirect URI.
 ACCOUNT = 1
@@ -183,19 +187,19 @@ def _point_at_demo(body, flight=False):
             _in_order(f, False)
     if isinstance(body.get("externalAudienceId"), str):
         # Unique per account: a fresh one each time.
-        body["externalAudienceId"] += "-%08x" % random.getrandbits(32)
+        body["externalAudienceId"] += "-%08x" % RANDOM.getrandbits(32)
     if "agencyId" in body:
         body["agencyId"] = ACCOUNT
     if "accountId" in body:
         body["accountId"] = ACCOUNT
     if "advertiserId" in body:
-        body["advertiserId"] = random.choice(ADVERTISERS)
+        body["advertiserId"] = RANDOM.choice(ADVERTISERS)
     if isinstance(body.get("advertiserIds"), list) and body["advertiserIds"]:
-        body["advertiserIds"] = [random.choice(ADVERTISERS)]
+        body["advertiserIds"] = [RANDOM.choice(ADVERTISERS)]
     elif isinstance(body.get("advertiserIds"), int):
-        body["advertiserIds"] = random.choice(ADVERTISERS)
+        body["advertiserIds"] = RANDOM.choice(ADVERTISERS)
     if "campaignId" in body:
-        body["campaignId"] = random.choice(CAMPAIGNS)
+        body["campaignId"] = RANDOM.choice(CAMPAIGNS)
         if "advertiserId" in body:
             body["advertiserId"] = ADVERTISER_OF[body["campaignId"]]
 
