@@ -25,12 +25,15 @@ if [ -z "${FLIGHTDECK_E2E_INNER:-}" ]; then
   if [ -z "${FLIGHTDECK_E2E_SKIP_BUILD:-}" ]; then
     source scripts/build-ui.sh
     flightdeck_build_ui
-    echo "== cargo build -p flightdeck-app"
-    cargo build -p flightdeck-app --locked
+    # As the Tauri CLI builds it (`tauri build --debug`): the assets served the way an
+    # installed app serves them, and the same compiled Tauri as scripts/package.sh, so
+    # the package check after this run rebuilds only the app crate.
+    echo "== cargo build -p flightdeck-app (tauri/custom-protocol)"
+    cargo build -p flightdeck-app --bins --features tauri/custom-protocol --locked
   fi
   app="${FLIGHTDECK_APP:-$repo/target/debug/flightdeck-app}"
   if [ ! -x "$app" ]; then
-    echo "$app is missing: build it with cargo build -p flightdeck-app" >&2
+    echo "$app is missing: build it with cargo build -p flightdeck-app --features tauri/custom-protocol" >&2
     exit 1
   fi
 

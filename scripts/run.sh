@@ -14,5 +14,6 @@ echo "== building the UI (ui/dist)"
   npm run build
 )
 echo "== building the app"
-cargo build --locked -p flightdeck-app
+# As the Tauri CLI builds it (the e2e run and the packages share this build).
+cargo build --locked -p flightdeck-app --bins --features tauri/custom-protocol
 exec target/debug/flightdeck-app "$@"
