@@ -48,7 +48,7 @@ CAMPAIGNS = [1, 2, 3, 4]
 ADVERTISER_OF = {1: 1, 2: 1, 3: 2, 4: 3}
 
 # Codes of rules about stored state (see the crate docs of flightdeck_model::validate).
-STATE_CODES = {"BAD_REFERENCE", "OVERLAP", "START_IN_PAST", "IDENTIFIER_CONFLICT"}
+STATE_CODES = {"BAD_REFERENCE", "OVERLAP", "START_IN_PAST"}
 
 # Texts of the rules that compare two members of one body, or a member with stored state,
 # as the model words them (`validate/helpers.rs`, `validate/campaigns.rs`, the store).

@@ -836,6 +836,21 @@ pub fn request_body(path: &str) -> Option<Value> {
             "required": ["id", "name", "siteIds"],
             "properties": {"id": id, "siteIds": site_ids, "rules": {"type": "null"}},
         }),
+        // One client id of the two (`IDENTIFIER_CONFLICT`): the service refuses both, even
+        // when equal; answers carry both, so only the request says it.
+        "/v1/adorder/save" => {
+            return Some(json!({"allOf": [
+                {"$ref": "#/components/schemas/AdOrder"},
+                {"not": both_ids("ioNumber", "externalAdOrderId")},
+                {"not": both_ids("io_number", "externalAdOrderId")},
+            ]}));
+        }
+        "/v1/campaign/save" => {
+            return Some(json!({"allOf": [
+                {"$ref": "#/components/schemas/Campaign"},
+                {"not": both_ids("ioNumber", "externalCampaignId")},
+            ]}));
+        }
         "/v1/audiences" => {
             return Some(json!({"allOf": [
                 {"$ref": "#/components/schemas/AudienceSegment"},
@@ -926,6 +941,12 @@ fn creative_cells() -> Vec<Value> {
             json!({"required": required, "properties": props})
         })
         .collect()
+}
+
+/// Both client ids sent, neither blank (a blank one counts as not sent).
+fn both_ids(a: &str, b: &str) -> Value {
+    let id = json!({"type": "string", "pattern": not_blank()});
+    json!({"required": [a, b], "properties": {a: id, b: id}})
 }
 
 /// Enum components written as catalogues (open enums are plain strings otherwise).
