@@ -7,15 +7,25 @@
 //! 1. **Latency**: the request waits `latencyMs` before the handler runs.
 //! 2. **Error rate**: a share `errorRate` of requests is answered 503 with the
 //!    business envelope ([`Error::Injected`]) without running the handler.
-//! 3. **Drop after commit**: the next `dropAfterCommit` requests run the handler to
-//!    the end (so a write commits) and then the connection is closed without a
-//!    single response byte, as when a network fails between the server's commit and
-//!    the client's read. The count goes down by one per dropped request.
+//! 3. **Drop after commit**: the next `dropAfterCommit` requests, and a share
+//!    `dropAfterCommitRate` of the others, run the handler to the end (so a write
+//!    commits) and then the connection is closed without a single response byte, as
+//!    when a network fails between the server's commit and the client's read. The
+//!    count goes down by one per dropped request.
+//! 4. **Late commit**: the next `lateCommit` requests that may write (any method but
+//!    `GET` and `HEAD`), and a share `lateCommitRate` of the others, are never
+//!    answered. The request waits until its client has gone (timed out, or died), and
+//!    `lateCommitMs` later the handler runs and commits, as a slow service finishes
+//!    work its client gave up on. Without this, a client that gives up drops the
+//!    request with it (hyper drops the handler with the connection), so no test could
+//!    see a create land after the next push looked for it and found nothing. A request
+//!    whose client never goes never commits.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::extract::{Request, State};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -39,22 +49,38 @@ pub struct FaultSettings {
     pub error_rate: f64,
     /// How many of the next `/v1/` requests commit and then lose their connection.
     pub drop_after_commit: u32,
+    /// Share of the other `/v1/` requests that commit and then lose their connection,
+    /// 0.0 to 1.0.
+    pub drop_after_commit_rate: f64,
+    /// How many of the next `/v1/` requests that may write commit only after their
+    /// client has gone (see the module notes).
+    pub late_commit: u32,
+    /// Share of the other writing `/v1/` requests that commit late, 0.0 to 1.0.
+    pub late_commit_rate: f64,
+    /// How long after its client has gone a late request commits, in milliseconds (at
+    /// most [`MAX_LATENCY_MS`]).
+    pub late_commit_ms: u64,
 }
 
 impl FaultSettings {
     /// Checks the ranges; the error names the offending field.
     pub fn validate(&self) -> Result<(), String> {
-        if !(0.0..=1.0).contains(&self.error_rate) {
-            return Err(format!(
-                "errorRate must be between 0.0 and 1.0, got {}",
-                self.error_rate
-            ));
+        for (name, rate) in [
+            ("errorRate", self.error_rate),
+            ("dropAfterCommitRate", self.drop_after_commit_rate),
+            ("lateCommitRate", self.late_commit_rate),
+        ] {
+            if !(0.0..=1.0).contains(&rate) {
+                return Err(format!("{name} must be between 0.0 and 1.0, got {rate}"));
+            }
         }
-        if self.latency_ms > MAX_LATENCY_MS {
-            return Err(format!(
-                "latencyMs must be at most {MAX_LATENCY_MS}, got {}",
-                self.latency_ms
-            ));
+        for (name, ms) in [
+            ("latencyMs", self.latency_ms),
+            ("lateCommitMs", self.late_commit_ms),
+        ] {
+            if ms > MAX_LATENCY_MS {
+                return Err(format!("{name} must be at most {MAX_LATENCY_MS}, got {ms}"));
+            }
         }
         Ok(())
     }
@@ -72,6 +98,8 @@ struct Plan {
     latency: Duration,
     fail: bool,
     drop_after: bool,
+    /// Commit this long after the client has gone, never answering.
+    late: Option<Duration>,
 }
 
 impl Faults {
@@ -92,19 +120,27 @@ impl Faults {
         *self.lock() = FaultSettings::default();
     }
 
-    /// Decides the faults for one request, consuming one drop when one applies.
-    /// A request failed by the error rate does not consume a drop.
-    fn plan(&self) -> Plan {
+    /// Decides the faults for one request (`writes`: it may change something),
+    /// consuming one drop or late commit when one applies. A request failed by the
+    /// error rate consumes neither; a dropped one no late commit.
+    fn plan(&self, writes: bool) -> Plan {
         let mut s = self.lock();
-        let fail = s.error_rate > 0.0 && rand::random::<f64>() < s.error_rate;
-        let drop_after = !fail && s.drop_after_commit > 0;
-        if drop_after {
+        let chance = |rate: f64| rate > 0.0 && rand::random::<f64>() < rate;
+        let fail = chance(s.error_rate);
+        let drop_after = !fail && (s.drop_after_commit > 0 || chance(s.drop_after_commit_rate));
+        if drop_after && s.drop_after_commit > 0 {
             s.drop_after_commit -= 1;
+        }
+        let late =
+            writes && !fail && !drop_after && (s.late_commit > 0 || chance(s.late_commit_rate));
+        if late && s.late_commit > 0 {
+            s.late_commit -= 1;
         }
         Plan {
             latency: Duration::from_millis(s.latency_ms),
             fail,
             drop_after,
+            late: late.then(|| Duration::from_millis(s.late_commit_ms)),
         }
     }
 
@@ -151,12 +187,16 @@ pub async fn middleware(State(state): State<AppState>, req: Request, next: Next)
     if !req.uri().path().starts_with("/v1/") {
         return next.run(req).await;
     }
-    let plan = state.faults.plan();
+    let writes = !matches!(*req.method(), Method::GET | Method::HEAD);
+    let plan = state.faults.plan(writes);
     if !plan.latency.is_zero() {
         tokio::time::sleep(plan.latency).await;
     }
     if plan.fail {
         return Error::Injected.into_response();
+    }
+    if let Some(after) = plan.late {
+        return commit_late(req, next, after).await;
     }
     if !plan.drop_after {
         return next.run(req).await;
@@ -174,6 +214,23 @@ pub async fn middleware(State(state): State<AppState>, req: Request, next: Next)
     }
 }
 
+/// Never answers `req`; once its client has gone, waits `after` and runs the handler to
+/// the end, its answer thrown away.
+///
+/// The client is gone when hyper drops this future: it does so when the connection
+/// closes (a client timing out or dying closes it), and at shutdown.
+async fn commit_late(req: Request, next: Next, after: Duration) -> Response {
+    let (gone, client_gone) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        // The sender is never used: its drop, with this request's future, is the signal.
+        let _ = client_gone.await;
+        tokio::time::sleep(after).await;
+        drop(next.run(req).await);
+    });
+    let _gone = gone;
+    std::future::pending::<Response>().await
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -185,15 +242,18 @@ mod tests {
         assert_eq!(
             s,
             FaultSettings {
-                latency_ms: 0,
                 error_rate: 0.5,
-                drop_after_commit: 0
+                ..FaultSettings::default()
             }
         );
         let v = serde_json::to_value(s).unwrap();
         assert_eq!(
             v,
-            serde_json::json!({"latencyMs": 0, "errorRate": 0.5, "dropAfterCommit": 0})
+            serde_json::json!({
+                "latencyMs": 0, "errorRate": 0.5, "dropAfterCommit": 0,
+                "dropAfterCommitRate": 0.0, "lateCommit": 0, "lateCommitRate": 0.0,
+                "lateCommitMs": 0
+            })
         );
         assert!(serde_json::from_str::<FaultSettings>(r#"{"latency":1}"#).is_err());
     }
@@ -204,6 +264,10 @@ mod tests {
             latency_ms: MAX_LATENCY_MS,
             error_rate: 1.0,
             drop_after_commit: 3,
+            drop_after_commit_rate: 1.0,
+            late_commit: 2,
+            late_commit_rate: 1.0,
+            late_commit_ms: MAX_LATENCY_MS,
         };
         assert!(ok.validate().is_ok());
         for bad in [
@@ -223,6 +287,18 @@ mod tests {
                 latency_ms: MAX_LATENCY_MS + 1,
                 ..ok
             },
+            FaultSettings {
+                drop_after_commit_rate: 1.5,
+                ..ok
+            },
+            FaultSettings {
+                late_commit_rate: -1.0,
+                ..ok
+            },
+            FaultSettings {
+                late_commit_ms: MAX_LATENCY_MS + 1,
+                ..ok
+            },
         ] {
             assert!(bad.validate().is_err(), "{bad:?}");
         }
@@ -237,10 +313,10 @@ mod tests {
                 ..Default::default()
             })
             .unwrap();
-        assert!(faults.plan().drop_after);
+        assert!(faults.plan(true).drop_after);
         assert_eq!(faults.get().drop_after_commit, 1);
-        assert!(faults.plan().drop_after);
-        assert!(!faults.plan().drop_after);
+        assert!(faults.plan(true).drop_after);
+        assert!(!faults.plan(true).drop_after);
         assert_eq!(faults.get().drop_after_commit, 0);
 
         faults
@@ -250,12 +326,58 @@ mod tests {
                 ..Default::default()
             })
             .unwrap();
-        let plan = faults.plan();
+        let plan = faults.plan(true);
         assert!(plan.fail && !plan.drop_after);
         assert_eq!(faults.get().drop_after_commit, 1);
 
         faults.reset();
-        assert_eq!(faults.plan(), Plan::default());
+        assert_eq!(faults.plan(true), Plan::default());
+    }
+
+    #[test]
+    fn late_commits_count_down_on_writes_only() {
+        let faults = Faults::default();
+        faults
+            .set(FaultSettings {
+                late_commit: 1,
+                late_commit_ms: 250,
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(
+            faults.plan(false).late,
+            None,
+            "a read has nothing to commit"
+        );
+        assert_eq!(faults.get().late_commit, 1);
+        assert_eq!(faults.plan(true).late, Some(Duration::from_millis(250)));
+        assert_eq!(faults.get().late_commit, 0);
+        assert_eq!(faults.plan(true).late, None);
+
+        faults
+            .set(FaultSettings {
+                late_commit_rate: 1.0,
+                drop_after_commit: 1,
+                ..Default::default()
+            })
+            .unwrap();
+        let dropped = faults.plan(true);
+        assert!(dropped.drop_after && dropped.late.is_none());
+        assert_eq!(faults.plan(true).late, Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn drop_rate_one_drops_every_request_without_a_count() {
+        let faults = Faults::default();
+        faults
+            .set(FaultSettings {
+                drop_after_commit_rate: 1.0,
+                ..Default::default()
+            })
+            .unwrap();
+        assert!(faults.plan(false).drop_after);
+        assert!(faults.plan(true).drop_after);
+        assert_eq!(faults.get().drop_after_commit, 0);
     }
 
     #[test]

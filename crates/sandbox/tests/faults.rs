@@ -427,3 +427,74 @@ async fn dropped_connection_sends_no_bytes() {
     );
     assert_eq!(api.faults().await["dropAfterCommit"], 0);
 }
+
+/// Polls the advertiser names until `name` is there; fails after a generous bound (a
+/// liveness guard, not a timing assertion).
+async fn wait_for_advertiser(api: &Api, name: &str) -> usize {
+    for _ in 0..600 {
+        let n = api
+            .advertiser_names()
+            .await
+            .iter()
+            .filter(|n| *n == name)
+            .count();
+        if n > 0 {
+            return n;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{name} never committed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_commit_waits_for_its_client_to_go_then_commits() {
+    let running = start(Some(TOKEN)).await;
+    let api = Api::new(&running);
+    api.set_faults(json!({"lateCommit": 1, "lateCommitMs": 100}))
+        .await;
+    // The client waits for its answer until it is told to give up.
+    let (give_up, gave_up) = tokio::sync::oneshot::channel::<()>();
+    let request = api.save_advertiser("Late Co").send();
+    let waiting = tokio::spawn(async move {
+        tokio::select! {
+            r = request => Some(r.map(|r| r.status())),
+            _ = gave_up => None,
+        }
+    });
+    // Reads are not held, and while the client waits nothing is committed.
+    for _ in 0..5 {
+        assert!(!api.advertiser_names().await.iter().any(|n| n == "Late Co"));
+    }
+    assert_eq!(api.faults().await["lateCommit"], 0);
+    give_up.send(()).unwrap();
+    assert!(
+        waiting.await.unwrap().is_none(),
+        "a late request is never answered"
+    );
+
+    // Its client gone, it commits, once.
+    assert_eq!(wait_for_advertiser(&api, "Late Co").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_times_out_still_sees_its_create_land_later() {
+    let running = start(Some(TOKEN)).await;
+    let api = Api::new(&running);
+    api.set_faults(json!({"lateCommitRate": 1.0, "lateCommitMs": 0}))
+        .await;
+    let impatient = Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let result = impatient
+        .post(format!("{}/v1/advertiser/save", api.base))
+        .basic_auth("demo", Some("demo"))
+        .json(&json!({"name": "Slow Co", "agencyId": 1, "currency": "USD", "category": "IAB3"}))
+        .send()
+        .await;
+    let err = result.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    api.set_faults(json!({})).await;
+    assert_eq!(wait_for_advertiser(&api, "Slow Co").await, 1);
+}
