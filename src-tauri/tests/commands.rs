@@ -1868,7 +1868,15 @@ fn a_trace_log_of_a_session_holds_no_secret() {
         "partner_sign_in",
         json!({"clientId": "demo-partner", "clientSecret": "demo-partner-secret"}),
     );
-    let location = browser_sign_in(started["authorizeUrl"].as_str().expect("a URL"));
+    let authorize =
+        url::Url::parse(started["authorizeUrl"].as_str().expect("a URL")).expect("a URL");
+    for name in ["state", "code_challenge"] {
+        secrets.push((
+            format!("the sign-in's {name}"),
+            query_param(&authorize, name).expect("in the login address"),
+        ));
+    }
+    let location = browser_sign_in(authorize.as_str());
     let redirect = url::Url::parse(&location).expect("the redirect is a URL");
     let code = query_param(&redirect, "code").expect("a code");
     secrets.push(("the authorization code".into(), code));
@@ -1892,7 +1900,9 @@ fn a_trace_log_of_a_session_holds_no_secret() {
     }
     // The log is not empty: the session's requests are in it, by method and path.
     assert!(
-        text.contains("path=/v1/oauth2/authenticate") && text.contains("path=/v1/advertiser"),
+        text.contains("path=/v1/oauth2/authenticate")
+            && text.contains("path=/v1/advertiser")
+            && text.contains("sandbox_request{method=GET path=/v1/oauth2/login}"),
         "the trace log records requests:\n{}",
         &text[..text.len().min(2000)]
     );

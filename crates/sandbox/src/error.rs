@@ -169,7 +169,7 @@ impl IntoResponse for Error {
                         .map(|e| Message::error(e.code.clone(), e.to_string()))
                         .collect(),
                     Error::Db(_) | Error::Internal(_) | Error::Config(_) => {
-                        eprintln!("sandbox: {other}");
+                        tracing::error!(error = %other, "sandbox: internal error");
                         vec![Message::error("INTERNAL", "internal server error")]
                     }
                     Error::Malformed(_) => vec![Message::error("MALFORMED", other.to_string())],

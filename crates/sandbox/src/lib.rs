@@ -138,6 +138,26 @@ impl Sandbox {
                 state.clone(),
                 host::middleware,
             ))
+            // Every request as a span: method and path (never the query, which can carry
+            // an OAuth `state` or `code_challenge`, nor a header or body), then its status
+            // and latency. Embedded in the app they go to the app's log at its level; the
+            // binary logs to standard error (`FLIGHTDECK_LOG`).
+            .layer(
+                tower_http::trace::TraceLayer::new_for_http()
+                    .make_span_with(|request: &axum::http::Request<axum::body::Body>| {
+                        tracing::debug_span!(
+                            "sandbox_request",
+                            method = %request.method(),
+                            path = %request.uri().path(),
+                        )
+                    })
+                    .on_request(())
+                    .on_response(
+                        tower_http::trace::DefaultOnResponse::new()
+                            .level(tracing::Level::DEBUG)
+                            .latency_unit(tower_http::LatencyUnit::Millis),
+                    ),
+            )
             .with_state(state)
     }
 

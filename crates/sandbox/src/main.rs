@@ -71,6 +71,16 @@ fn parse_seed(s: &str) -> Result<Seed, String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    // Request spans and errors on standard error; stdout's first line stays the address.
+    // FLIGHTDECK_LOG sets the filter (`debug` shows every request); warnings otherwise.
+    let filter = std::env::var("FLIGHTDECK_LOG")
+        .ok()
+        .and_then(|f| tracing_subscriber::EnvFilter::try_new(f).ok())
+        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -48,7 +48,7 @@ pub async fn serve(
                 Err(e) => {
                     if !is_connection_error(&e) {
                         // Typically out of file descriptors: back off instead of spinning.
-                        eprintln!("sandbox: accepting a connection: {e}");
+                        tracing::warn!(error = %e, "sandbox: accepting a connection failed");
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                 }
