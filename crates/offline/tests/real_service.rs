@@ -35,6 +35,8 @@ fn options() -> PushOptions {
             max_delay: Duration::from_millis(20),
         },
         only: None,
+        // No late commits here: a short grace keeps restarts quick.
+        lookup_grace: Some(Duration::from_millis(300)),
     }
 }
 

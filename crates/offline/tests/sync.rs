@@ -69,6 +69,8 @@ fn options(concurrency: usize) -> PushOptions {
             max_delay: Duration::from_millis(20),
         },
         only: None,
+        // No late commits here: a short grace keeps restarts quick.
+        lookup_grace: Some(Duration::from_millis(300)),
     }
 }
 
@@ -980,4 +982,169 @@ async fn a_conflict_the_server_moved_on_from_is_shown_again_before_it_is_resolve
     assert!(report.is_complete(), "{report:#?}");
     assert_eq!(applied_seqs(&report), vec![seq]);
     assert_eq!(server.count("ad_orders", "Northwind (mine)"), 1);
+}
+
+/// `client` with a short request timeout, as a buyer on a slow connection has.
+fn impatient(client: &Client, timeout: Duration) -> Client {
+    let mut config = client.config().clone();
+    config.request_timeout = timeout;
+    Client::new(config, client.credentials().clone())
+        .unwrap()
+        .with_retry_policy(client.retry_policy())
+}
+
+/// A slow service commits a create after its client gave up. A look-up right after finds
+/// nothing; sending again then would make a second one when the first lands. The push
+/// believes "not found" only a grace period (by default twice the request timeout) after
+/// the request left, so it finds the late one and sends nothing more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_that_commits_after_its_client_gave_up_is_found_not_sent_twice() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let client = impatient(&client, Duration::from_millis(1_000));
+    let adv = ws.create_advertiser(advertiser("Late Co")).unwrap();
+    let seq = seq_of(&ws, &adv);
+    server.faults(FaultSettings {
+        late_commit: 1,
+        late_commit_ms: 200,
+        ..FaultSettings::default()
+    });
+    let options = PushOptions {
+        lookup_grace: None,
+        ..options(1)
+    };
+    let report = sync::push(&mut ws, &client, &options, |_| {})
+        .await
+        .unwrap();
+    server.no_faults();
+
+    assert_eq!(applied_seqs(&report), vec![seq], "{report:#?}");
+    assert!(
+        report.applied[0]
+            .messages
+            .iter()
+            .any(|m| m.code == sync::FOUND_CODE),
+        "the late create must be found, not sent again: {report:#?}"
+    );
+    assert_eq!(server.count("advertisers", "Late Co"), 1);
+}
+
+/// The same after a crash: the process that sent the create died, and its request
+/// commits after. The next push counts the grace from when the request left (stored
+/// with the change), finds it, and sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_that_commits_after_its_process_died_is_found_not_sent_twice() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir);
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let adv = ws.create_advertiser(advertiser("Orphan Co")).unwrap();
+    let seq = seq_of(&ws, &adv);
+
+    // What a process killed mid-request leaves: `Sending` with its reference, and a
+    // request the service commits after its client has gone.
+    let reference = "fd-00000000late0001";
+    ws.mark_sending(seq, Some(reference)).unwrap();
+    assert!(ws.sent_at(seq).unwrap().is_some());
+    server.faults(FaultSettings {
+        late_commit: 1,
+        late_commit_ms: 200,
+        ..FaultSettings::default()
+    });
+    let mut body = advertiser("Orphan Co");
+    body.external_advertiser_id = Some(reference.into());
+    #[allow(deprecated)]
+    let lost = impatient(&client, Duration::from_millis(500))
+        .advertiser_save(&body)
+        .await;
+    assert!(lost.is_err(), "a late request is never answered");
+    server.no_faults();
+    drop(ws);
+
+    let mut ws = open(&path);
+    let options = PushOptions {
+        lookup_grace: Some(Duration::from_millis(1_500)),
+        ..options(1)
+    };
+    let report = sync::push(&mut ws, &client, &options, |_| {})
+        .await
+        .unwrap();
+    assert_eq!(applied_seqs(&report), vec![seq], "{report:#?}");
+    assert!(
+        report.applied[0]
+            .messages
+            .iter()
+            .any(|m| m.code == sync::FOUND_CODE),
+        "{report:#?}"
+    );
+    assert_eq!(server.count("advertisers", "Orphan Co"), 1);
+}
+
+/// Creates the service cannot look up go one at a time, while the other kinds go on in
+/// parallel: a push that dies mid-flight leaves at most one creative or site list whose
+/// fate only the buyer can settle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_that_dies_leaves_at_most_one_create_the_service_cannot_look_up() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir);
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    for i in 0..4 {
+        ws.create_creative(
+            &acme,
+            typed(json!({
+                "name": format!("Parallel banner {i}"), "creativeType": "BANNER",
+                "creativeSubtype": "HOSTED", "type": {"mediaType": "BANNER"},
+                "imageUrl": "https://cdn.example/a.png",
+                "landingPageUrl": "https://acme-outdoor.example/",
+                "size": {"width": 300, "height": 250}
+            })),
+        )
+        .unwrap();
+        ws.create_site_list(typed(json!({
+            "name": format!("Parallel list {i}"), "typeId": 5, "siteIds": [1, 2]
+        })))
+        .unwrap();
+        ws.create_ad_order(&spring, order(&format!("Parallel order {i}")))
+            .unwrap();
+    }
+    server.faults(FaultSettings {
+        latency_ms: 1_000,
+        ..FaultSettings::default()
+    });
+    let task_client = client.clone();
+    let task = tokio::spawn(async move {
+        let mut ws = ws;
+        sync::push(&mut ws, &task_client, &options(8), |_| {}).await
+    });
+    // Until requests are in flight.
+    let watcher = open(&path);
+    for _ in 0..200 {
+        let pending = watcher.pending().unwrap();
+        if pending.iter().any(|c| c.status == ChangeStatus::Sending) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    server.no_faults();
+
+    let ws = open(&path);
+    let sending: Vec<Kind> = ws
+        .pending()
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.status == ChangeStatus::Sending)
+        .map(|c| c.target.kind)
+        .collect();
+    let unverifiable = sending.iter().filter(|k| !k.lost_create_lookup()).count();
+    assert_eq!(unverifiable, 1, "{sending:?}");
+    assert!(
+        sending.contains(&Kind::AdOrder),
+        "ad orders go in parallel: {sending:?}"
+    );
 }

@@ -3,7 +3,7 @@
 //! and retry transient failures within the budget.
 
 use std::collections::HashSet;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use flightdeck_client::Error as ClientError;
 use flightdeck_client::retry::{self, Decision, RetryPolicy};
@@ -23,11 +23,21 @@ pub(super) struct Ctx<'c> {
     pub(super) retry: RetryPolicy,
     /// Listings fetched after this serve every conflict check of the push.
     pub(super) started: Instant,
+    /// How long after a create's request left a look-up that finds nothing is believed
+    /// (see [`super::PushOptions::lookup_grace`]).
+    pub(super) grace: Duration,
+}
+
+/// How a step's run ends: settled, or a create to send again once the driving task has
+/// durably marked it (so the time its new request leaves is on disk before it does).
+pub(super) enum Outcome {
+    End(StepEnd),
+    Again(Box<Job>),
 }
 
 /// The step's protocol: look up (when the last outcome is unknown), check for conflicts,
 /// send, and retry transient failures within the budget.
-pub(super) async fn execute(ctx: &Ctx<'_>, i: usize, job: Box<Job>) -> (usize, StepEnd) {
+pub(super) async fn execute(ctx: &Ctx<'_>, i: usize, mut job: Box<Job>) -> (usize, Outcome) {
     use tracing::Instrument;
     // What a support engineer needs to follow one change through a push; the body (the
     // buyer's data, audience identifiers included) is never logged.
@@ -39,103 +49,165 @@ pub(super) async fn execute(ctx: &Ctx<'_>, i: usize, job: Box<Job>) -> (usize, S
         client_ref = %job.client_ref.as_deref().unwrap_or("-"),
         attempt = tracing::field::Empty,
     );
-    let end = run_job(ctx, &job).instrument(span.clone()).await;
-    span.in_scope(|| tracing::info!(outcome = end.name(), "step settled"));
-    (i, end)
+    let run = run_job(ctx, &job).instrument(span.clone()).await;
+    match run {
+        Run::End(end) => {
+            span.in_scope(|| tracing::info!(outcome = end.name(), "step settled"));
+            (i, Outcome::End(end))
+        }
+        Run::Again(attempts) => {
+            span.in_scope(|| tracing::debug!("sending the create again, after marking it"));
+            job.attempts = attempts;
+            job.was_sending = false;
+            job.sent_at = None;
+            (i, Outcome::Again(job))
+        }
+    }
 }
 
-async fn run_job(ctx: &Ctx<'_>, job: &Job) -> StepEnd {
+enum Run {
+    End(StepEnd),
+    /// Send the create again, with this many attempts spent.
+    Again(u32),
+}
+
+async fn run_job(ctx: &Ctx<'_>, job: &Job) -> Run {
     let kind = job.target.kind;
-    // Set while the last request's outcome is unknown: when it became so.
-    let mut unknown_since = job.was_sending.then_some(ctx.started);
+    let creates = job.op == Op::Create;
+    // When the request whose outcome is unknown left; `None` while no outcome is unknown.
+    let mut unknown: Option<Instant> = job
+        .was_sending
+        .then(|| sent_instant(job.sent_at, ctx.started, ctx.grace));
     let mut resent_after_unknown = job.was_sending;
-    let mut attempt = 0;
+    // A create's request leaves only right after the driving task marked it `Sending`
+    // (which stamps `sent_at`): one not marked in this push, or already sent once in this
+    // run, goes back there before it is sent again. Otherwise a push that dies would
+    // leave a `sent_at` older than its last request, and the grace would be cut short.
+    let mut must_mark = job.was_sending;
+    let mut attempt = job.attempts;
     loop {
         attempt += 1;
         tracing::Span::current().record("attempt", attempt);
-        if job.op == Op::Create
-            && let Some(since) = unknown_since
-        {
+        if creates && let Some(sent) = unknown {
+            // Found is believed at once. Not found is believed only from a listing fetched
+            // a grace period after the request left: a slow service may still commit it.
+            let believed = sent + ctx.grace;
+            let settled = Instant::now() >= believed;
+            let since = if settled { believed } else { sent };
             tracing::debug!("looking up a create whose answer was lost");
             match remote::lookup(&ctx.remote, job, since).await {
                 Ok(Some((key, json))) => {
                     tracing::info!("the lost create was found on the service");
-                    return StepEnd::Applied {
+                    return Run::End(StepEnd::Applied {
                         key,
                         json,
                         messages: vec![notes::found_note()],
-                    };
+                    });
+                }
+                Ok(None) if settled => {
+                    tracing::debug!("the lost create is not on the service");
+                    unknown = None;
                 }
                 Ok(None) => {
-                    tracing::debug!("the lost create is not on the service");
-                    unknown_since = None;
+                    let wait = believed.saturating_duration_since(Instant::now());
+                    tracing::info!(
+                        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                        "the lost create is not on the service yet; waiting out the grace \
+                         period, in case it still commits"
+                    );
+                    tokio::time::sleep_until(believed.into()).await;
+                    continue;
                 }
                 Err(e) => {
                     if let Some(end) = after_error(ctx, attempt, &e, ChangeStatus::Sending).await {
-                        return end;
+                        return Run::End(end);
                     }
                     continue;
                 }
             }
         }
-        let body = match body_to_send(ctx, job, unknown_since, resent_after_unknown).await {
+        if creates && must_mark {
+            return Run::Again(attempt - 1);
+        }
+        let body = match body_to_send(ctx, job, unknown, resent_after_unknown).await {
             Ok(Body::Send(body)) => body,
-            Ok(Body::Conflict(fields, theirs)) => return StepEnd::Conflict { fields, theirs },
+            Ok(Body::Conflict(fields, theirs)) => {
+                return Run::End(StepEnd::Conflict { fields, theirs });
+            }
             Err(e) => {
-                let status = pending_or_sending(unknown_since);
+                let status = pending_or_sending(unknown);
                 if let Some(end) = after_error(ctx, attempt, &e, status).await {
-                    return end;
+                    return Run::End(end);
                 }
                 continue;
             }
         };
         tracing::debug!("sending");
+        let left = Instant::now();
+        must_mark = true;
         match remote::send(ctx.remote.client, job, &body).await {
             Ok((key, json, messages)) => {
-                return StepEnd::Applied {
+                return Run::End(StepEnd::Applied {
                     key,
                     json,
                     messages: notes::info_notes(&messages),
-                };
+                });
             }
             Err(Error::Client(e)) if lost_answer(job.op, &e) => {
                 tracing::warn!(error = ?e.kind(), "the answer was lost; the outcome is unknown");
                 if job.op == Op::AudienceData {
                     let mut messages = vec![notes::upload_unknown_note()];
                     messages.extend(notes::error_notes(&e));
-                    return StepEnd::NeedsReview(messages);
+                    return Run::End(StepEnd::NeedsReview(messages));
                 }
-                if job.op == Op::Create && !kind.lost_create_lookup() {
+                if creates && !kind.lost_create_lookup() {
                     let mut messages = vec![notes::unknown_note(kind)];
                     messages.extend(notes::error_notes(&e));
-                    return StepEnd::NeedsReview(messages);
+                    return Run::End(StepEnd::NeedsReview(messages));
                 }
-                unknown_since = Some(Instant::now());
+                unknown = Some(left);
                 resent_after_unknown = true;
                 if let Some(end) = after_error(ctx, attempt, &e, ChangeStatus::Sending).await {
-                    return end;
+                    return Run::End(end);
                 }
             }
             Err(Error::Client(e)) => {
-                let status = pending_or_sending(unknown_since);
+                let status = pending_or_sending(unknown);
                 if let Some(end) = after_error(ctx, attempt, &e, status).await {
-                    return end;
+                    return Run::End(end);
                 }
             }
             // Nothing was sent: Flightdeck's own refusal, never retried. An earlier
             // attempt whose outcome is still unknown keeps the change `Sending`.
             Err(local) => {
                 let messages = notes::local_notes(&local);
-                return match unknown_since {
+                return Run::End(match unknown {
                     Some(_) => StepEnd::Unsent {
                         status: ChangeStatus::Sending,
                         messages,
                     },
                     None => StepEnd::Unpostable(messages),
-                };
+                });
             }
         }
     }
+}
+
+/// When the last request of a change found `Sending` at the start of a push left, as an
+/// [`Instant`]: from the stored time when there is one, else the push's start (the
+/// process that sent it ended before this push began). A time in the future (the clock
+/// moved back) counts from now; one too old for an `Instant` is already past the grace.
+fn sent_instant(sent_at: Option<i64>, started: Instant, grace: Duration) -> Instant {
+    let Some(at) = sent_at else {
+        return started;
+    };
+    let now = Instant::now();
+    let Ok(ago) = u64::try_from(crate::workspace::now_ms().saturating_sub(at)) else {
+        return now;
+    };
+    now.checked_sub(Duration::from_millis(ago))
+        .or_else(|| now.checked_sub(grace))
+        .map_or(started, |t| t.min(started))
 }
 
 /// Whether a failed send may still have been applied. Beyond a lost answer, a create or

@@ -91,6 +91,13 @@ impl<'p> Graph<'p> {
         Some(i)
     }
 
+    /// Puts back a step taken by [`Graph::next_ready`] but not started: it waits for a
+    /// free slot of its own kind.
+    pub(super) fn defer(&mut self, i: usize) {
+        self.started[i] = false;
+        self.ready.insert((self.steps[i].seq, i));
+    }
+
     pub(super) fn applied(&mut self, i: usize) {
         for k in 0..self.dependents[i].len() {
             let d = self.dependents[i][k];

@@ -25,9 +25,15 @@
 //! 2. When the answer is lost ([`flightdeck_client::Error::OutcomeUnknown`]), or a change is
 //!    still `Sending` when a push starts (the process died mid-flight), the reference is
 //!    looked up with a listing fetched *after* the outcome became unknown: found means
-//!    applied (no second create), not found means the request never committed, so it is
-//!    sent again. Creatives and site lists have no listing: their lost creates become
-//!    `NeedsReview` rather than risk a duplicate.
+//!    applied (no second create). Not found is believed only from a listing fetched a
+//!    grace period ([`PushOptions::lookup_grace`], twice the request timeout) after the
+//!    request left: a slow service can commit a request its client gave up on, and a
+//!    create sent again before that lands twice. `mark_sending` stores when each request
+//!    leaves, so the grace holds across a crash; a create is sent again only after the
+//!    driving task marked it anew. Creatives and site lists have no listing: their lost
+//!    creates become `NeedsReview` rather than risk a duplicate, and to keep those few,
+//!    only one of them is in flight at a time (a crash or a lost connection catches at
+//!    most one), while the other kinds go on in parallel.
 //! 3. `mark_applied` records the answer and rewrites the local id everywhere, so children
 //!    read afterwards carry the parent's remote id.
 //!
@@ -98,7 +104,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::change::ChangeStatus;
+use crate::change::{ChangeStatus, Op};
 use crate::merge::FieldConflict;
 use crate::plan::{self, Held};
 use crate::workspace::{ChangeMessage, Workspace};
@@ -130,6 +136,11 @@ pub struct PushOptions {
     /// entity — so the buyer can post a selection. `None` (the default) posts everything.
     /// Seqs that are not pending are ignored.
     pub only: Option<BTreeSet<i64>>,
+    /// How long after a create's request left a look-up that does not find it is
+    /// believed (and the create sent again). A slow service may commit a request after
+    /// its client gave up, so this must be longer than the request timeout. `None` (the
+    /// default) is twice the client's request timeout.
+    pub lookup_grace: Option<Duration>,
 }
 
 impl Default for PushOptions {
@@ -143,6 +154,7 @@ impl Default for PushOptions {
                 max_delay: Duration::from_secs(10),
             },
             only: None,
+            lookup_grace: None,
         }
     }
 }
@@ -238,6 +250,12 @@ pub async fn push(
         }
     }
     let mut plan = plan::plan_with(&changes, |t| ws.resolve_remote(t).ok().flatten().is_some());
+    // Creates the service cannot look up: one in flight at a time (see the module notes).
+    let unverifiable: HashSet<i64> = changes
+        .iter()
+        .filter(|c| c.op == Op::Create && !c.target.kind.lost_create_lookup())
+        .map(|c| c.seq)
+        .collect();
     drop(changes);
     if let Some(only) = &options.only {
         plan = graph::select(plan, only);
@@ -252,29 +270,77 @@ pub async fn push(
         remote: remote::Remote::new(client),
         retry: options.retry,
         started: Instant::now(),
+        grace: options
+            .lookup_grace
+            .unwrap_or_else(|| client.config().request_timeout.saturating_mul(2)),
     };
     let total = plan.steps.len();
     let bound = options.concurrency.max(1);
     let mut done = 0;
     let mut inflight = FuturesUnordered::new();
+    // Creates to send again, already started: they go out first, after a new mark.
+    let mut again: Vec<(usize, Box<prepare::Job>)> = Vec::new();
+    let mut unverifiable_inflight = 0usize;
     loop {
         // Start what is free, up to the bound.
-        let mut jobs = Vec::new();
+        let mut jobs = std::mem::take(&mut again);
+        if report.stopped.is_some() && !jobs.is_empty() {
+            // Nothing of these is on the service (a look-up believed, or a refusal
+            // before the handler): pending for the next push.
+            let ends = jobs
+                .drain(..)
+                .map(|(i, _)| {
+                    (
+                        i,
+                        record::StepEnd::Unsent {
+                            status: ChangeStatus::Pending,
+                            messages: Vec::new(),
+                        },
+                    )
+                })
+                .collect();
+            let settled = record::record(ws, &mut graph, &mut report, ends)?;
+            unverifiable_inflight = unverifiable_inflight.saturating_sub(
+                settled
+                    .iter()
+                    .filter(|(seq, _)| unverifiable.contains(seq))
+                    .count(),
+            );
+            notify(&mut progress, &mut done, total, settled);
+        }
+        let mut deferred = Vec::new();
         while report.stopped.is_none() && inflight.len() + jobs.len() < bound {
             let Some(i) = graph.next_ready() else { break };
-            match prepare::prepare(ws, graph.steps[i].seq)? {
-                prepare::Prepared::Job(job) => jobs.push((i, job)),
+            let seq = graph.steps[i].seq;
+            let one_at_a_time = unverifiable.contains(&seq);
+            if one_at_a_time && unverifiable_inflight > 0 {
+                deferred.push(i);
+                continue;
+            }
+            match prepare::prepare(ws, seq)? {
+                prepare::Prepared::Job(job) => {
+                    if one_at_a_time {
+                        unverifiable_inflight += 1;
+                    }
+                    jobs.push((i, job));
+                }
                 prepare::Prepared::Settled(end) => {
                     let settled = record::record(ws, &mut graph, &mut report, vec![(i, end)])?;
                     notify(&mut progress, &mut done, total, settled);
                 }
             }
         }
+        for i in deferred {
+            graph.defer(i);
+        }
         if !jobs.is_empty() {
             // Durable before the requests leave (one disk sync for all): a crash from
-            // here on finds each change `Sending`, with the reference to look it up by.
+            // here on finds each change `Sending`, with the reference to look it up by
+            // and the time its request left. A change still `Sending` from an earlier
+            // push keeps its time: it is looked up before anything is sent again.
             let marks: Vec<(i64, Option<&str>)> = jobs
                 .iter()
+                .filter(|(_, job)| !job.was_sending)
                 .map(|(_, job)| (job.seq, job.client_ref.as_deref()))
                 .collect();
             ws.mark_sending_many(&marks)?;
@@ -290,7 +356,20 @@ pub async fn push(
         while let Some(Some(more)) = inflight.next().now_or_never() {
             arrived.push(more);
         }
-        let settled = record::record(ws, &mut graph, &mut report, arrived)?;
+        let mut ends = Vec::with_capacity(arrived.len());
+        for (i, outcome) in arrived {
+            match outcome {
+                execute::Outcome::End(end) => ends.push((i, end)),
+                execute::Outcome::Again(job) => again.push((i, job)),
+            }
+        }
+        let settled = record::record(ws, &mut graph, &mut report, ends)?;
+        unverifiable_inflight = unverifiable_inflight.saturating_sub(
+            settled
+                .iter()
+                .filter(|(seq, _)| unverifiable.contains(seq))
+                .count(),
+        );
         notify(&mut progress, &mut done, total, settled);
     }
     if let Some(reason) = &report.stopped {
@@ -387,6 +466,7 @@ mod tests {
                 max_delay: Duration::ZERO,
             },
             only: None,
+            lookup_grace: None,
         };
 
         let report = push(&mut ws, &client, &options, |_| {}).await.unwrap();

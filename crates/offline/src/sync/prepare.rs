@@ -23,6 +23,12 @@ pub(super) struct Job {
     /// The change was `Sending` when the push started: its last request may have been
     /// applied, so it is looked up (or, when it cannot be, reviewed) before anything else.
     pub(super) was_sending: bool,
+    /// For a change `Sending` at the start: when its last request left (Unix ms), if
+    /// known. Counts towards the grace period before "not found" is believed.
+    pub(super) sent_at: Option<i64>,
+    /// Attempts already spent on the change in this push (a create sent again goes back
+    /// to the driving task to be marked first, and keeps its count).
+    pub(super) attempts: u32,
 }
 
 /// What preparing a step gives: a request to make, or an end reached without one.
@@ -100,6 +106,7 @@ pub(super) fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
         (_, Op::AudienceData, _) => return Ok(not_posted_yet(&target)),
         _ => {}
     }
+    let sent_at = if was_sending { ws.sent_at(seq)? } else { None };
     Ok(Prepared::Job(Box::new(Job {
         seq,
         target,
@@ -109,6 +116,8 @@ pub(super) fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
         base,
         client_ref,
         was_sending,
+        sent_at,
+        attempts: 0,
     })))
 }
 

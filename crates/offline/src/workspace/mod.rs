@@ -87,6 +87,7 @@ fn migrations() -> Migrations<'static> {
         )),
         M::up(include_str!("../../migrations/0005_history.sql")),
         M::up(include_str!("../../migrations/0006_history_rows.sql")),
+        M::up(include_str!("../../migrations/0007_outbox_sent_at.sql")),
     ])
 }
 

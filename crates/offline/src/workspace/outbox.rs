@@ -333,6 +333,19 @@ impl Workspace {
         Ok(())
     }
 
+    /// When the change's latest request left (Unix ms, as [`Workspace::mark_sending`]
+    /// wrote it), `None` when it was never sent. A create whose answer was lost may still
+    /// commit on a slow service for a while after this; the sync waits that out before
+    /// it believes a look-up that finds nothing.
+    pub fn sent_at(&self, seq: i64) -> Result<Option<i64>> {
+        self.conn
+            .query_row("SELECT sent_at FROM outbox WHERE seq = ?1", [seq], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .ok_or_else(|| no_change(seq))
+    }
+
     /// The service refused the change; `messages` say why.
     pub fn mark_failed(&mut self, seq: i64, messages: &[ChangeMessage]) -> Result<()> {
         self.mark_status(seq, ChangeStatus::Failed, messages)
@@ -559,7 +572,7 @@ pub(super) fn set_outcome_in(
 
 /// Sets a change `sending` (see [`Workspace::mark_sending`]).
 const MARK_SENDING: &str = "UPDATE outbox SET status = 'sending', attempts = attempts + 1, \
-     client_ref = COALESCE(?2, client_ref), conflicts = NULL, updated_at = ?3 \
+     client_ref = COALESCE(?2, client_ref), conflicts = NULL, updated_at = ?3, sent_at = ?3 \
      WHERE seq = ?1 AND status <> 'applied'";
 
 /// The body of [`Workspace::mark_applied`], inside the caller's transaction.
