@@ -333,6 +333,75 @@ async fn edits_that_cannot_apply_or_that_the_service_ignores_are_refused_per_row
 }
 
 #[tokio::test]
+async fn a_large_preview_shows_each_row_as_its_own_edit_would_and_applies_what_it_showed() {
+    let server = Server::start().await;
+    let campaign = flightdeck_sandbox::testing::demo_campaign(&server.sandbox).unwrap();
+    flightdeck_sandbox::testing::load_ad_orders(&server.sandbox, campaign, 600, common::NOW)
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let all = ws.targets(&Scope::Kind(Kind::AdOrder)).unwrap();
+    assert!(all.len() > 600);
+    let limit = |x: f64| FieldEdit {
+        field: "frequencyCap.limit".into(),
+        change: Change::Add(x),
+    };
+    // Rows of every outcome, spread over the whole selection: a cap the edit below
+    // leaves valid, one it makes invalid (a limit of 0), and one it cannot change.
+    let every = |n: usize| -> Vec<EntityRef> { all.iter().step_by(n).cloned().collect() };
+    ws.bulk_edit(&every(3), &[limit(5.0)], true).unwrap();
+    let cleared = FieldEdit {
+        field: "frequencyCap".into(),
+        change: Change::Clear,
+    };
+    ws.bulk_edit(&every(7), &[cleared], true).unwrap();
+
+    let edits = [
+        limit(-3.0),
+        FieldEdit {
+            field: "name".into(),
+            change: Change::Suffix(" Q3".into()),
+        },
+    ];
+    let alone: Vec<_> = all
+        .iter()
+        .flat_map(|t| {
+            ws.bulk_edit(std::slice::from_ref(t), &edits, false)
+                .unwrap()
+                .rows
+        })
+        .collect();
+    let preview = ws.bulk_edit(&all, &edits, false).unwrap();
+    assert!(preview.refused > 0 && preview.invalid > 0, "{preview:?}");
+    assert!(preview.updates > preview.invalid, "{preview:?}");
+    assert_eq!(preview.rows, alone);
+
+    let applied = ws.bulk_edit(&all, &edits, true).unwrap();
+    assert_eq!(applied.rows, preview.rows);
+    let working = |ws: &Workspace| -> Vec<Option<Value>> {
+        all.iter().map(|t| ws.working_of(t).unwrap()).collect()
+    };
+    let payloads = |ws: &Workspace| -> Vec<(EntityRef, Value, usize)> {
+        ws.pending()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.target, c.payload, c.errors.len()))
+            .collect()
+    };
+    let (replayed, replayed_payloads) = (working(&ws), payloads(&ws));
+    let edited = snapshot(&file(&dir));
+    ws.undo().unwrap();
+    // Applied without a preview, the plan is carried out afresh, row by row.
+    let afresh = ws.bulk_edit(&all, &edits, true).unwrap();
+    assert_eq!(afresh.rows, preview.rows);
+    assert_eq!(working(&ws), replayed);
+    assert_eq!(payloads(&ws), replayed_payloads);
+    ws.undo().unwrap();
+    ws.redo().unwrap();
+    assert_eq!(snapshot(&file(&dir)).len(), edited.len());
+}
+
+#[tokio::test]
 async fn find_and_replace_counts_matches_per_field_and_is_one_step() {
     let server = Server::start().await;
     let dir = tempfile::tempdir().unwrap();

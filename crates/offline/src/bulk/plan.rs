@@ -1,13 +1,16 @@
 //! Plans of the bulk operations over the workspace: multi-row edit, find and replace, and
 //! the operations' entry points that preview or apply them.
 
+use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ops::{self, FieldEdit};
 use super::replace::{Counts, Find, Matcher};
 use crate::change::{EntityRef, Kind};
-use crate::workspace::{Asked, Planned, Preview, ReadCopy, Workspace};
+use crate::workspace::{
+    Asked, Planned, Preview, ReadCopy, Workspace, key_text, kind_text, parse_json,
+};
 use crate::{Error, Result};
 
 /// Which entities an operation reaches.
@@ -46,17 +49,16 @@ impl Workspace {
         Ok(out)
     }
 
-    /// [`Workspace::working_of`] with the text it was parsed from.
-    fn read_copy(&self, target: &EntityRef) -> Result<Option<ReadCopy>> {
-        let mut out = None;
-        self.scan_one(target, |s| {
-            out = Some(ReadCopy {
-                text: s.json.to_owned(),
-                value: crate::workspace::parse_json::<Value>(s.json)?,
-            });
-            Ok(())
-        })?;
-        Ok(out)
+    /// The plans of `targets` as `plan` makes each from its working copy (`None` when the
+    /// workspace does not hold it), read through [`Workspace::read_each`].
+    fn plan_each<T: Send>(
+        &self,
+        targets: &[EntityRef],
+        plan: impl Fn(&EntityRef, Option<ReadCopy>) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        self.read_each(targets, |conn, target| {
+            plan(target, read_copy(conn, target)?)
+        })
     }
 
     /// The entities `scope` names, kind by kind in posting order.
@@ -106,9 +108,8 @@ impl Workspace {
     /// edit cannot apply to is refused with that edit's field; one the edits leave as it
     /// is stays out of the plan.
     pub fn plan_edit(&self, targets: &[EntityRef], edits: &[FieldEdit]) -> Result<Vec<Planned>> {
-        let mut plan = Vec::with_capacity(targets.len());
-        for target in targets {
-            let Some(read) = self.read_copy(target)? else {
+        let plans = self.plan_each(targets, |target, read| {
+            let Some(read) = read else {
                 return Err(Error::NotFound(format!(
                     "{} {} is not in the workspace",
                     target.kind.label(),
@@ -118,23 +119,25 @@ impl Workspace {
             let current = &read.value;
             let mut value = current.clone();
             let errors = ops::apply(&mut value, edits);
-            if !errors.is_empty() {
-                plan.push(Planned::Failed {
+            Ok(if !errors.is_empty() {
+                Some(Planned::Failed {
                     target: Some(target.clone()),
                     kind: target.kind,
                     errors,
                     line: None,
-                });
+                })
             } else if !crate::diff::same(current, &value) {
-                plan.push(Planned::Update {
+                Some(Planned::Update {
                     target: target.clone(),
                     value,
                     line: None,
                     from: Some(read),
-                });
-            }
-        }
-        Ok(plan)
+                })
+            } else {
+                None
+            })
+        })?;
+        Ok(plans.into_iter().flatten().collect())
     }
 
     /// Multi-row edit: previews it, or applies it as one undo step.
@@ -168,20 +171,28 @@ impl Workspace {
         let matcher = Matcher::new(find)
             .map_err(|e| Error::Refused(flightdeck_model::ValidationErrors(vec![e])))?;
         let targets = self.targets(scope)?;
-        let mut counts = Counts::new();
-        let mut plan = Vec::new();
-        for target in &targets {
-            let Some(read) = self.read_copy(target)? else {
-                continue;
+        let plans = self.plan_each(&targets, |target, read| {
+            let Some(read) = read else {
+                return Ok(None);
             };
             let mut value = read.value.clone();
-            if matcher.apply(&mut value, &mut counts) > 0 {
-                plan.push(Planned::Update {
+            let mut counts = Counts::new();
+            Ok((matcher.apply(&mut value, &mut counts) > 0).then(|| {
+                let update = Planned::Update {
                     target: target.clone(),
                     value,
                     line: None,
                     from: Some(read),
-                });
+                };
+                (update, counts)
+            }))
+        })?;
+        let mut counts = Counts::new();
+        let mut plan = Vec::with_capacity(plans.len());
+        for (update, found) in plans.into_iter().flatten() {
+            plan.push(update);
+            for (field, n) in found {
+                *counts.entry(field).or_default() += n;
             }
         }
         Ok((plan, counts, targets.len()))
@@ -217,6 +228,29 @@ impl Workspace {
             Ok((plan, label, |_: &mut Preview| {}))
         })
     }
+}
+
+/// An entity's working copy with the text it was parsed from; `None` when the workspace
+/// does not hold it.
+fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
+    )?;
+    let mut rows = stmt.query(params![kind_text(target.kind), key_text(&target.key)])?;
+    let Some(row) = rows.next()? else {
+        return Ok(None);
+    };
+    let Some(text) = row
+        .get_ref(0)?
+        .as_str_or_null()
+        .map_err(rusqlite::Error::from)?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(ReadCopy {
+        text: text.to_owned(),
+        value: parse_json::<Value>(text)?,
+    }))
 }
 
 fn count_u32(n: usize) -> u32 {

@@ -640,7 +640,102 @@ impl Batch<'_> {
     }
 }
 
+/// Rows below which a preview is carried out on one thread: a second connection costs
+/// about as much as a few hundred rows.
+const SPLIT_MIN: usize = 256;
+
+/// Carries out an independent plan (see [`independent`]) for a preview that only notes
+/// its writes: the first half on `batch`, the second at the same time on another thread
+/// over a second connection to the workspace file at `path`. That connection's read
+/// transaction begins while `batch`'s holds the write lock, so nothing can be committed
+/// in between: both read the same workspace. Its rows and writes come after `batch`'s,
+/// in plan order, as if one batch had carried out every row.
+fn carry_out_split(
+    batch: &mut Batch<'_>,
+    mut plan: Vec<Planned>,
+    path: &str,
+) -> Result<Vec<RowPreview>> {
+    let second = plan.split_off(plan.len() / 2);
+    std::thread::scope(|s| {
+        let helper = s.spawn(move || -> Result<_> {
+            let mut conn = open_reader(path)?;
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+            let mut apart = Batch::noting(tx);
+            let rows = second
+                .into_iter()
+                .map(|p| apart.carry_out(p))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((rows, apart.take_log()))
+        });
+        let mut rows = Vec::with_capacity(plan.len() * 2 + 1);
+        for p in plan {
+            rows.push(batch.carry_out(p)?);
+        }
+        let (more, writes) = match helper.join() {
+            Ok(done) => done?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        rows.extend(more);
+        batch.note_all(writes);
+        Ok(rows)
+    })
+}
+
+/// A second connection to the workspace file at `path`, which only reads.
+fn open_reader(path: &str) -> Result<rusqlite::Connection> {
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    // A write through it (none is meant to be made) fails rather than lands.
+    conn.pragma_update(None, "query_only", true)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(conn)
+}
+
 impl Workspace {
+    /// `read` of every target, in order, each in its own read as a plan makes them: with
+    /// a second core and enough targets, the second half at the same time on another
+    /// thread, over a second connection.
+    pub(crate) fn read_each<T: Send>(
+        &self,
+        targets: &[EntityRef],
+        read: impl Fn(&rusqlite::Connection, &EntityRef) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let path = (targets.len() >= SPLIT_MIN)
+            .then(|| self.second_reader())
+            .flatten();
+        let Some(path) = path else {
+            return targets.iter().map(|t| read(&self.conn, t)).collect();
+        };
+        let (first, second) = targets.split_at(targets.len() / 2);
+        let read = &read;
+        std::thread::scope(|s| {
+            let helper = s.spawn(move || -> Result<Vec<T>> {
+                let conn = open_reader(&path)?;
+                second.iter().map(|t| read(&conn, t)).collect()
+            });
+            let mut out = first
+                .iter()
+                .map(|t| read(&self.conn, t))
+                .collect::<Result<Vec<T>>>()?;
+            match helper.join() {
+                Ok(more) => out.extend(more?),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            Ok(out)
+        })
+    }
+
+    /// The workspace file, for a second connection that reads it on another thread; `None`
+    /// when there is no second core or the workspace is not a file in WAL mode (where
+    /// readers see the last commit while a writer holds its lock).
+    fn second_reader(&self) -> Option<String> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let path = self.conn.path().filter(|p| !p.is_empty())?;
+        (cores > 1 && self.upkeep.is_some()).then(|| path.to_owned())
+    }
+
     /// Carries out `plan` in one transaction: kept (one undo step named `label`) when
     /// `apply`, rolled back when previewing. Either way the answer says, per entity,
     /// what changed and which rules the result breaks.
@@ -657,15 +752,27 @@ impl Workspace {
         apply: bool,
         log: bool,
     ) -> Result<(Preview, Option<Vec<Write>>)> {
+        let independent = independent(&plan);
+        // A preview that only notes its writes reads the workspace and nothing else: half
+        // of its rows can be carried out on another thread, over a second connection.
+        let apart = (!apply && log && independent && plan.len() >= SPLIT_MIN)
+            .then(|| self.second_reader())
+            .flatten();
         let mut batch = if apply {
             self.batch()?
         } else {
-            self.scratch_batch(log, independent(&plan))?
+            self.scratch_batch(log, independent)?
         };
         batch.label(label);
+        let rows = match apart {
+            Some(path) => carry_out_split(&mut batch, plan, &path)?,
+            None => plan
+                .into_iter()
+                .map(|p| batch.carry_out(p))
+                .collect::<Result<Vec<_>>>()?,
+        };
         let mut preview = Preview::default();
-        for planned in plan {
-            let row = batch.carry_out(planned)?;
+        for row in rows {
             match row.outcome {
                 RowOutcome::Create => preview.creates += 1,
                 RowOutcome::Update => preview.updates += 1,

@@ -174,6 +174,33 @@ impl Workspace {
     }
 }
 
+impl<'w> Batch<'w> {
+    /// A batch over a read transaction of another connection to the workspace file, for
+    /// part of a preview whose writes are only noted (see `independent` in `bulk.rs`):
+    /// it reads what the preview's own transaction reads, and writes nothing.
+    pub(crate) fn noting(tx: Transaction<'w>) -> Batch<'w> {
+        Batch {
+            tx,
+            label: None,
+            written: None,
+            timezones: Timezones::default(),
+            upkeep: None,
+            now: now_ms(),
+            log: Some(Log::default()),
+            defer: true,
+            current: None,
+            recorded: None,
+        }
+    }
+
+    /// Adds writes another batch noted (`None`: too many to keep) after this one's.
+    pub(crate) fn note_all(&mut self, writes: Option<Vec<Write>>) {
+        if let Some(log) = &mut self.log {
+            log.append(writes);
+        }
+    }
+}
+
 /// Where a new entity hangs and which of its members wait for a draft's remote id.
 #[derive(Default)]
 struct Links {

@@ -94,6 +94,17 @@ impl Log {
         }
     }
 
+    /// Adds the writes of another log (`None`: it had too many to keep).
+    pub(crate) fn append(&mut self, writes: Option<Vec<Write>>) {
+        match writes {
+            Some(writes) => writes.into_iter().for_each(|w| self.push(w)),
+            None => {
+                self.overflowed = true;
+                self.writes = Vec::new();
+            }
+        }
+    }
+
     /// The writes, unless there were too many to keep.
     pub(crate) fn into_writes(self) -> Option<Vec<Write>> {
         (!self.overflowed).then_some(self.writes)
