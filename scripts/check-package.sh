@@ -4,7 +4,7 @@
 # 1. the .rpm: its files and dependencies (rpm -qpl, rpm -qpR);
 # 2. the .deb installs with the system's package manager, as root, and puts in place the
 #    binary, a valid desktop entry (desktop-file-validate), the hicolor icons and the
-#    flightdeck:// scheme handler (xdg-mime names the app);
+#    com.flightdeck.desktop: sign-in link handler (xdg-mime names the app);
 # 3. the installed app, under Xvfb with a private D-Bus session and keyring
 #    (tests/package/test_installed.py through scripts/e2e.sh): it starts from its
 #    installed path on the Local sandbox profile; a sign-in redirect opened with xdg-open
@@ -90,8 +90,8 @@ for dep in 'libwebkit2gtk-4.1.so.0()(64bit)' 'libgtk-3.so.0()(64bit)'; do
 done
 grep -q '^/usr/bin/export-bindings$' <<<"$rpm_files" && fail "the .rpm ships a development tool (export-bindings)"
 rpm_desktop="$(rpm2cpio "$rpm" 2>/dev/null | cpio -i --to-stdout ./usr/share/applications/Flightdeck.desktop 2>/dev/null || true)"
-grep -q '^MimeType=x-scheme-handler/flightdeck' <<<"$rpm_desktop" ||
-  fail "the .rpm's desktop entry does not handle flightdeck://"
+grep -q '^MimeType=x-scheme-handler/com.flightdeck.desktop;*$' <<<"$rpm_desktop" ||
+  fail "the .rpm's desktop entry does not handle the sign-in links (com.flightdeck.desktop:)"
 
 echo "== installing the .deb with apt (as root)"
 "${sudo_cmd[@]}" dpkg --purge "$package" >/dev/null 2>&1 || true
@@ -104,7 +104,7 @@ echo "== files in place"
 desktop=/usr/share/applications/Flightdeck.desktop
 [ -f "$desktop" ] || fail "$desktop is missing"
 desktop-file-validate "$desktop" || fail "$desktop is not a valid desktop entry"
-grep -q '^MimeType=x-scheme-handler/flightdeck;*$' "$desktop" || fail "$desktop does not handle flightdeck://"
+grep -q '^MimeType=x-scheme-handler/com.flightdeck.desktop;*$' "$desktop" || fail "$desktop does not handle the sign-in links (com.flightdeck.desktop:)"
 grep -q '^Exec=flightdeck-app %u$' "$desktop" || fail "$desktop does not pass the URL to the app (%u)"
 for size in 32x32 128x128 256x256@2; do
   [ -f "/usr/share/icons/hicolor/$size/apps/flightdeck-app.png" ] || fail "the $size icon is missing"
@@ -112,10 +112,10 @@ done
 # A clean user: no earlier registration in a home directory can answer for the package.
 clean="$(mktemp -d)"
 handler="$(env -u XDG_CURRENT_DESKTOP HOME="$clean" XDG_CONFIG_HOME="$clean/.config" XDG_DATA_HOME="$clean/.local/share" \
-  xdg-mime query default x-scheme-handler/flightdeck)"
+  xdg-mime query default x-scheme-handler/com.flightdeck.desktop)"
 rm -rf "$clean"
-[ "$handler" = "Flightdeck.desktop" ] || fail "xdg-mime names '$handler' for flightdeck://, not Flightdeck.desktop"
-echo "xdg-mime: flightdeck:// opens with $handler"
+[ "$handler" = "Flightdeck.desktop" ] || fail "xdg-mime names '$handler' for com.flightdeck.desktop:, not Flightdeck.desktop"
+echo "xdg-mime: com.flightdeck.desktop: links open with $handler"
 
 echo "== the update: $package $next, signed with the throwaway key, and a tampered copy"
 updates="$work/updates"

@@ -7,7 +7,7 @@ set -euo pipefail
 # keyring's Secret Service backend; dbus + gnome-keyring: a real Secret Service for tests.
 # The desktop app (Tauri v2 on WebKitGTK): libwebkit2gtk-4.1-dev, libsoup-3.0-dev,
 # librsvg2-dev, libxdo-dev, libssl-dev, file (bundling). Deep links: xdg-utils and
-# desktop-file-utils (register the flightdeck:// handler). End-to-end tests: xvfb + xauth
+# desktop-file-utils (register the com.flightdeck.desktop: sign-in link handler). End-to-end tests: xvfb + xauth
 # (xvfb-run), webkit2gtk-driver (WebKitWebDriver under tauri-driver), dbus-x11, and
 # imagemagick (`import -window root` screenshots), xdotool (moves the X pointer out of
 # the way of tooltips before a screenshot). shellcheck: actionlint checks the workflows'

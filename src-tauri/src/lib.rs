@@ -198,8 +198,9 @@ fn start_logging() {
 }
 
 /// Whether this copy came in a Linux package (`.deb`, `.rpm`): the package's own
-/// desktop entry then handles `flightdeck://` for every user, and nothing is written in
-/// the user's home. A copy run from a build directory (or an AppImage) registers itself.
+/// desktop entry then handles the sign-in links (`com.flightdeck.desktop:`) for every
+/// user, and nothing is written in the user's home. A copy run from a build directory
+/// (or an AppImage) registers itself.
 #[cfg(target_os = "linux")]
 fn installed_by_package() -> bool {
     use tauri::utils::config::BundleType;
@@ -248,7 +249,7 @@ pub fn run() {
                     let handle = app.handle().clone();
                     std::thread::spawn(move || {
                         if let Err(e) = handle.deep_link().register_all() {
-                            tracing::warn!(error = %e, "registering flightdeck:// failed");
+                            tracing::warn!(error = %e, "registering the sign-in link scheme failed");
                         }
                     });
                 }

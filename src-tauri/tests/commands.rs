@@ -833,7 +833,7 @@ fn form_fields(html: &str) -> (String, Vec<(String, String)>) {
 }
 
 /// Plays the system browser: opens the login page, signs in as the partner's login, and
-/// returns where the service redirects (`flightdeck://oauth/callback?...`).
+/// returns where the service redirects (`com.flightdeck.desktop:/oauth/callback?...`).
 fn browser_sign_in(authorize_url: &str) -> String {
     tauri::async_runtime::block_on(async {
         let http = reqwest::Client::builder()
@@ -921,7 +921,7 @@ fn partner_sign_in_completes_from_the_redirect_and_refuses_a_forged_state() {
 
     let location = browser_sign_in(authorize);
     assert!(
-        location.starts_with("flightdeck://oauth/callback?"),
+        location.starts_with("com.flightdeck.desktop:/oauth/callback?"),
         "{location}"
     );
     let redirect = url::Url::parse(&location).expect("redirect parses");

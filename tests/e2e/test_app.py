@@ -1454,14 +1454,14 @@ class Scenario:
         return lines[-1]
 
     def hand_over(self, url: str) -> None:
-        """Starts the app a second time with `url`, as the OS does for flightdeck:// links."""
+        """Starts the app a second time with `url`, as the OS does for its sign-in links."""
         r = subprocess.run([str(self.cfg.app), url], timeout=60, capture_output=True, text=True)
         print(f"    second instance exited with {r.returncode}")
         if r.returncode != 0:
             raise StepFailed(f"the second instance failed ({r.returncode}): {r.stderr[-800:]}")
 
     def step_partner(self) -> None:
-        """k. A data partner signs in through the browser and the flightdeck:// deep link."""
+        """k. A data partner signs in through the browser and the app's sign-in link."""
         s = self.s
         self.click('[data-action="sign-out"]')
         s.wait_for('[data-tab="partner"]', "the sign-in screen after signing out", timeout=15)
@@ -1476,7 +1476,7 @@ class Scenario:
         location = play_browser_login(url, "partner", "partner")
         parsed = urllib.parse.urlsplit(location)
         query = urllib.parse.parse_qs(parsed.query)
-        if not location.startswith("flightdeck://oauth/callback") or "code" not in query or "state" not in query:
+        if not location.startswith("com.flightdeck.desktop:/oauth/callback") or "code" not in query or "state" not in query:
             raise StepFailed(f"the login redirected to {location!r}")
 
         # A forged redirect (another state, with an error text of its own) is ignored:

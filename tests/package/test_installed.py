@@ -8,7 +8,7 @@ directory), after the .deb was installed with apt:
 1. the installed app (/usr/bin/flightdeck-app) starts on the Local sandbox profile;
 2. it finds an update on a loopback feed, shows what is new, and refuses it because
    the package does not match its signature; nothing is installed;
-3. a data partner's sign-in comes back through `xdg-open flightdeck://…`: the OS starts
+3. a data partner's sign-in comes back through `xdg-open com.flightdeck.desktop:/…`: the OS starts
    the app a second time, which hands the URL to the running one and exits;
 4. a correctly signed update is found, downloaded, verified, installed through the
    package manager, and the app restarts;
@@ -213,7 +213,7 @@ class Check:
         link = s.wait_for("[data-authorize-url]", "the login page's address", timeout=20)
         url = (link.attribute("href") or link.attribute("data-authorize-url") or "").strip()
         location = play_browser_login(url, "partner", "partner")
-        if not location.startswith("flightdeck://oauth/callback"):
+        if not location.startswith("com.flightdeck.desktop:/oauth/callback"):
             raise Failed(f"the login redirected to {location!r}")
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)
         self.secrets["the authorization code"] = query["code"][0]

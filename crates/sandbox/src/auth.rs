@@ -1092,12 +1092,12 @@ mod tests {
         ));
         assert!(!redirect_matches(p, "http://127.0.0.10:80/callback"));
         assert!(redirect_matches(
-            "flightdeck://oauth/callback",
-            "flightdeck://oauth/callback"
+            "com.flightdeck.desktop:/oauth/callback",
+            "com.flightdeck.desktop:/oauth/callback"
         ));
         assert!(!redirect_matches(
-            "flightdeck://oauth/callback",
-            "flightdeck://oauth/callback/"
+            "com.flightdeck.desktop:/oauth/callback",
+            "com.flightdeck.desktop:/oauth/callback/"
         ));
     }
 

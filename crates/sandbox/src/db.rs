@@ -22,6 +22,7 @@ fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(include_str!("../migrations/0001_init.sql")),
         M::up(include_str!("../migrations/0002_code_grants.sql")),
+        M::up(include_str!("../migrations/0003_app_redirect_scheme.sql")),
     ])
 }
 
@@ -105,5 +106,39 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         assert!(migrations().validate().is_ok());
+    }
+
+    /// A database seeded when the app's redirect was `flightdeck://oauth/callback` keeps
+    /// signing the app's partners in after the move to the reverse-DNS scheme.
+    #[test]
+    fn an_existing_partner_gets_the_apps_new_redirect_uri() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let mut conn = Connection::open_in_memory()?;
+        migrations().to_version(&mut conn, 2)?;
+        conn.execute_batch(
+            "INSERT INTO accounts (id, name) VALUES (1, 'Demo');
+             INSERT INTO oauth_clients VALUES
+               ('demo-partner', 'h', 1, '[\"flightdeck://oauth/callback\",\"http://127.0.0.1:*/callback\"]'),
+               ('other', 'h', 1, '[\"https://partner.example/cb\"]');",
+        )?;
+        migrations().to_latest(&mut conn)?;
+        let uris = |id: &str| -> rusqlite::Result<Vec<String>> {
+            let text: String = conn.query_row(
+                "SELECT redirect_uris FROM oauth_clients WHERE client_id = ?1",
+                [id],
+                |r| r.get(0),
+            )?;
+            Ok(serde_json::from_str(&text).unwrap_or_default())
+        };
+        assert_eq!(
+            uris("demo-partner")?,
+            [
+                "flightdeck://oauth/callback",
+                "http://127.0.0.1:*/callback",
+                "com.flightdeck.desktop:/oauth/callback"
+            ]
+        );
+        assert_eq!(uris("other")?, ["https://partner.example/cb"]);
+        Ok(())
     }
 }

@@ -20,7 +20,7 @@
 //! | `partner` | `partner` | editor; the user who signs in on the data partner's login page |
 //!
 //! Data-partner client `demo-partner`, secret `demo-partner-secret`, on account 1, with
-//! redirect URIs `flightdeck://oauth/callback` and `http://127.0.0.1:*/callback` (any port).
+//! redirect URIs `com.flightdeck.desktop:/oauth/callback` and `http://127.0.0.1:*/callback` (any port).
 //!
 //! Business data, with dates relative to the service clock at seeding time: three
 //! advertisers (Acme Outdoor, Bluebird Coffee, Northwind Travel), four campaigns (Acme
@@ -93,7 +93,7 @@ Demo seed (--seed demo, the default on a fresh database):
     user viewer, password viewer    read only (writes answer 403)
     user partner, password partner  signs in on the data-partner login page
     data-partner client demo-partner, secret demo-partner-secret,
-      redirect URIs flightdeck://oauth/callback and http://127.0.0.1:*/callback
+      redirect URIs com.flightdeck.desktop:/oauth/callback and http://127.0.0.1:*/callback
     3 advertisers, 4 campaigns (one with a running and a future flight), 2-3 ad orders each
   Account 2 \"Rival Media\":
     user rival, password rival; 1 advertiser, 1 campaign, 1 ad order
@@ -540,7 +540,7 @@ pub fn demo(now_ms: i64) -> Result<SeedFile> {
             "clients": [{
                 "clientId": demo::PARTNER_CLIENT_ID,
                 "secret": demo::PARTNER_CLIENT_SECRET,
-                "redirectUris": ["flightdeck://oauth/callback", "http://127.0.0.1:*/callback"],
+                "redirectUris": ["com.flightdeck.desktop:/oauth/callback", "http://127.0.0.1:*/callback"],
             }],
             "advertisers": [
                 {

@@ -461,15 +461,21 @@ async fn custom_scheme_redirect_plain_pkce_and_no_state() {
     // No method: plain (RFC 7636 4.3). No state: none in the redirect.
     let query = [
         ("client_id", CLIENT),
-        ("redirect_uri", "flightdeck://oauth/callback"),
+        ("redirect_uri", "com.flightdeck.desktop:/oauth/callback"),
         ("code_challenge", challenge),
     ];
     let resp = login_post(&s, &query, "demo", "demo").await;
     let (base, params) = location_params(&resp);
-    assert_eq!(base, "flightdeck://oauth/callback");
+    assert_eq!(base, "com.flightdeck.desktop:/oauth/callback");
     assert_eq!(param(&params, "state"), None);
     let code = param(&params, "code").unwrap();
-    let resp = exchange(&s, code, "flightdeck://oauth/callback", Some(challenge)).await;
+    let resp = exchange(
+        &s,
+        code,
+        "com.flightdeck.desktop:/oauth/callback",
+        Some(challenge),
+    )
+    .await;
     assert_eq!(resp.status(), StatusCode::OK);
 }
 

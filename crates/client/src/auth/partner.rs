@@ -33,8 +33,10 @@ use super::{TokenSet, redacted_body, transport_error};
 use crate::config::ClientConfig;
 use crate::error::{Error, Result, TransportKind};
 
-/// The redirect URI the desktop app registers for itself (a custom URL scheme).
-pub const DESKTOP_REDIRECT_URI: &str = "flightdeck://oauth/callback";
+/// The redirect URI the desktop app registers for itself: a private-use scheme named
+/// after the app's reverse-DNS identifier, as RFC 8252 §7.1 asks, so no other app can
+/// claim it by accident.
+pub const DESKTOP_REDIRECT_URI: &str = "com.flightdeck.desktop:/oauth/callback";
 
 /// The ID token that the service adds to the standard token answer.
 #[derive(Clone, Deserialize, Serialize)]

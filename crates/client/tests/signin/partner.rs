@@ -212,7 +212,7 @@ async fn a_bad_redirect_is_refused_before_any_request() {
         format!("{APP_REDIRECT}?code=abc&state="),
         format!("{APP_REDIRECT}?error=access_denied&state={state}"),
         format!("{APP_REDIRECT}?state={state}"),
-        format!("flightdeck://elsewhere/callback?code=abc&state={state}"),
+        format!("com.flightdeck.desktop:/elsewhere/callback?code=abc&state={state}"),
         format!("http://127.0.0.1:1/callback?code=abc&state={state}"),
     ];
     for redirect in refused {

@@ -21,7 +21,7 @@ pub const PAST_EXPIRY: i64 = 86_400_001;
 
 pub const CLIENT_ID: &str = "demo-partner";
 pub const CLIENT_SECRET: &str = "demo-partner-secret";
-pub const APP_REDIRECT: &str = "flightdeck://oauth/callback";
+pub const APP_REDIRECT: &str = "com.flightdeck.desktop:/oauth/callback";
 
 /// A user and a data partner with distinctive secrets, so that tests can search for them
 /// byte for byte (see [`Server::start_canary`]).
