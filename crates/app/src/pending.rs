@@ -2,10 +2,10 @@
 //! carries, so neither host re-derives labels or markers.
 
 use flightdeck_model::FieldError;
-use flightdeck_offline::change::{ChangeStatus, EntityRef, Op};
+use flightdeck_offline::change::{ChangeStatus, EntityRef, Kind, Op};
 use flightdeck_offline::diff::FieldDiff;
 use flightdeck_offline::merge::FieldConflict;
-use flightdeck_offline::workspace::{ChangeMessage, Marker, PendingRef, Pick, Workspace};
+use flightdeck_offline::workspace::{ChangeMessage, Marker, PendingRef, Pick, Review, Workspace};
 use serde::Serialize;
 
 use crate::query::{TableQuery, Window, label_of};
@@ -150,6 +150,103 @@ pub fn seqs(ws: &Workspace, query: &TableQuery) -> Result<Vec<i64>> {
     Ok(selected(ws, query)?.0.into_iter().map(|r| r.seq).collect())
 }
 
+/// What is known about a change that needs review (its request left, the answer was
+/// lost, and the ad platform offers no look-up), so the buyer can check the ad platform
+/// and settle it: post it again, or mark it created with the ad platform's id.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewView {
+    /// Outbox order.
+    pub seq: i64,
+    /// The entity it creates or changes.
+    pub target: EntityRef,
+    /// The entity's name, or its kind and key when it has none.
+    pub label: String,
+    /// What the entity is, for people ("creative").
+    pub kind_label: String,
+    /// What posting does.
+    pub op: Op,
+    /// The fields that were sent.
+    pub sent: Vec<FieldDiff>,
+    /// The client reference the request carried, to search the ad platform by.
+    pub reference: Option<String>,
+    /// The wire field that carried it (`externalCreativeid`).
+    pub reference_field: Option<String>,
+    /// When its last request left (Unix ms), when known.
+    pub sent_at: Option<i64>,
+    /// Why it needs review, and what the service or the connection said.
+    pub messages: Vec<ChangeMessage>,
+    /// What to look for on the ad platform, in plain words.
+    pub how_to_check: String,
+    /// Whether "mark as created" applies (creates only: an upload has no id).
+    pub can_mark_created: bool,
+}
+
+/// What is known about change `seq`, which must need review.
+pub fn review(ws: &Workspace, seq: i64) -> Result<ReviewView> {
+    let Some(c) = ws.change(seq)? else {
+        return Err(flightdeck_offline::Error::NotFound(format!(
+            "change {seq} is not in the workspace"
+        ))
+        .into());
+    };
+    if c.status != ChangeStatus::NeedsReview {
+        return Err(flightdeck_offline::Error::Invalid(format!(
+            "change {seq} does not need review"
+        ))
+        .into());
+    }
+    let label = label_of(ws, &c.target)?;
+    // A buyer's own client id is in one of the fields; a generated reference went into
+    // the first, on the way out.
+    let fields = c.target.kind.client_reference_fields();
+    let reference_field = c.client_ref.as_deref().and_then(|r| {
+        fields
+            .iter()
+            .find(|f| c.payload.get(**f).and_then(|v| v.as_str()) == Some(r))
+            .or(fields.first())
+            .map(|f| (*f).to_owned())
+    });
+    let kind_label = c.target.kind.label();
+    let how_to_check = match (&c.op, &c.client_ref, &reference_field) {
+        (Op::AudienceData, _, _) => "Check the segment's identifier count on the ad platform \
+             once it has processed the data (about every 10 minutes)"
+            .to_owned(),
+        (Op::Create, Some(r), Some(f)) => {
+            format!("Look on the ad platform for a {kind_label} named \"{label}\" whose {f} is {r}")
+        }
+        (Op::Create, _, _) if c.target.kind == Kind::SiteList => format!(
+            "Look on the ad platform for a site list named \"{label}\" (site lists carry no \
+             reference of Flightdeck's)"
+        ),
+        _ => format!("Look on the ad platform for the {kind_label} \"{label}\""),
+    };
+    Ok(ReviewView {
+        sent: ws.pending_diff(seq)?,
+        reference: c.client_ref.clone(),
+        reference_field,
+        sent_at: ws.sent_at(seq)?,
+        messages: ws.change_messages(seq)?,
+        how_to_check,
+        can_mark_created: c.op == Op::Create,
+        kind_label: kind_label.to_owned(),
+        label,
+        seq,
+        target: c.target,
+        op: c.op,
+    })
+}
+
+/// Every change that needs review, in outbox order.
+pub fn reviews(ws: &Workspace) -> Result<Vec<ReviewView>> {
+    ws.pending_refs()?
+        .iter()
+        .filter(|r| r.status == ChangeStatus::NeedsReview)
+        .map(|r| review(ws, r.seq))
+        .collect()
+}
+
 /// What "Check changes" found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -206,6 +303,26 @@ impl Account {
         self.tables.clear();
         self.warm_tables();
         Ok(removed)
+    }
+
+    /// Every change that needs review, with what is known about each.
+    pub fn reviews(&self) -> Result<Vec<ReviewView>> {
+        reviews(&*self.workspace()?)
+    }
+
+    /// What is known about one change that needs review.
+    pub fn review(&self, seq: i64) -> Result<ReviewView> {
+        review(&*self.workspace()?, seq)
+    }
+
+    /// Settles a change that needs review: post it again, or record it as created under
+    /// the ad platform's id (what waits on it can then be posted).
+    pub fn settle_review(self: &std::sync::Arc<Self>, seq: i64, verdict: Review) -> Result<()> {
+        self.workspace()?.settle_review(seq, verdict)?;
+        // A created draft took its id: its rows and its children's are keyed anew.
+        self.tables.clear();
+        self.warm_tables();
+        Ok(())
     }
 
     /// Resolves a conflict: one pick per conflicting field; the change goes back to

@@ -250,6 +250,24 @@ enum Command {
         /// Requests in flight at once.
         #[arg(long, default_value_t = 8)]
         concurrency: usize,
+        /// Give up on an answer after this many seconds (default 60). A create whose
+        /// answer is lost is believed absent only twice this long after it was sent.
+        #[arg(long, value_name = "SECONDS")]
+        request_timeout: Option<f64>,
+    },
+    /// Settle changes that need review (sent, the answer lost, and the ad platform offers
+    /// no way to look them up). Alone it lists them with what is known; with a change it
+    /// shows it, or settles it with --post-again or --created ID.
+    Review {
+        /// The change, as `changes` numbers it.
+        change: Option<i64>,
+        /// The ad platform does not have it: post it again with the next push.
+        #[arg(long, requires = "change", conflicts_with = "created")]
+        post_again: bool,
+        /// The ad platform has it, under this id: record it as created, so what waits on
+        /// it can be posted.
+        #[arg(long, requires = "change", value_name = "ID")]
+        created: Option<i64>,
     },
 }
 
@@ -550,8 +568,37 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Check => work::check(work::open(&account, workspace)?, cli.json),
         Command::Discard { changes } => work::discard(work::open(&account, workspace)?, &changes),
-        Command::Push { concurrency } => {
-            let client = client(&account)?;
+        Command::Review {
+            change,
+            post_again,
+            created,
+        } => {
+            let verdict = match (post_again, created) {
+                (true, _) => Some(flightdeck_offline::workspace::Review::PostAgain),
+                (false, Some(id)) => Some(flightdeck_offline::workspace::Review::Created { id }),
+                (false, None) => None,
+            };
+            work::review(work::open(&account, workspace)?, change, verdict, cli.json)
+        }
+        Command::Push {
+            concurrency,
+            request_timeout,
+        } => {
+            let mut client = client(&account)?;
+            if let Some(seconds) = request_timeout {
+                let timeout = Duration::try_from_secs_f64(seconds)
+                    .ok()
+                    .filter(|t| !t.is_zero())
+                    .ok_or_else(|| {
+                        CliError::Usage(
+                            "--request-timeout must be a number of seconds above 0".into(),
+                        )
+                    })?;
+                let mut config = client.config().clone();
+                config.request_timeout = timeout;
+                client = Client::new(config, client.credentials().clone())?
+                    .with_retry_policy(client.retry_policy());
+            }
             work::push(
                 work::open(&account, workspace)?,
                 &client,

@@ -3,13 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use flightdeck_client::Client;
-use flightdeck_core::{Account, Signed};
+use flightdeck_core::{Account, Signed, pending};
 use flightdeck_model::validate;
 use flightdeck_model::{AUDIENCE_UPLOAD_MAX_BYTES, AudienceDataRecord};
 use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, PendingChange};
 use flightdeck_offline::sync::{self, PushOptions};
-use flightdeck_offline::workspace::{PullScope, Workspace};
+use flightdeck_offline::workspace::{PullScope, Review, Workspace};
 use serde_json::Value;
 
 use crate::{CliError, EditKind, output, spinner};
@@ -414,6 +414,86 @@ pub async fn push(
             "some changes were not posted; see above".into(),
         ))
     }
+}
+
+/// `flightdeck review`: the changes that need review with what is known, one in full,
+/// or one settled with the buyer's verdict.
+pub fn review(
+    mut ws: Workspace,
+    change: Option<i64>,
+    verdict: Option<Review>,
+    json: bool,
+) -> Result<(), CliError> {
+    let Some(seq) = change else {
+        let all = pending::reviews(&ws)?;
+        if json {
+            return output(true, &all, &[], |_| Vec::new());
+        }
+        output(
+            false,
+            &all,
+            &["change", "what", "reference", "sent", "how to check"],
+            |r| {
+                vec![
+                    r.seq.to_string(),
+                    format!("{} {}", r.kind_label, r.label),
+                    r.reference.clone().unwrap_or_default(),
+                    r.sent_at.map(validate::format_millis).unwrap_or_default(),
+                    r.how_to_check.clone(),
+                ]
+            },
+        )?;
+        if !all.is_empty() {
+            println!("Settle one: flightdeck review CHANGE --post-again, or --created ID");
+        }
+        return Ok(());
+    };
+    if let Some(verdict) = verdict {
+        let label = pending::review(&ws, seq)?.label;
+        ws.settle_review(seq, verdict)?;
+        match verdict {
+            Review::PostAgain => {
+                eprintln!("Change {seq} ({label}) will be posted again by the next push.");
+            }
+            Review::Created { id } => {
+                eprintln!("Change {seq} ({label}) is recorded as created, with id {id}.");
+            }
+        }
+        return Ok(());
+    }
+    let r = pending::review(&ws, seq)?;
+    if json {
+        let text = serde_json::to_string_pretty(&r).map_err(|e| CliError::Usage(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
+    println!(
+        "change {}: {} {} ({:?})",
+        r.seq, r.kind_label, r.label, r.op
+    );
+    if let (Some(reference), Some(field)) = (&r.reference, &r.reference_field) {
+        println!("reference: {field} = {reference}");
+    }
+    if let Some(at) = r.sent_at {
+        println!("sent: {}", validate::format_millis(at));
+    }
+    for m in &r.messages {
+        println!("{}: {}", m.code, m.message);
+    }
+    println!("what was sent:");
+    let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
+    for d in &r.sent {
+        println!("  {}: {}", d.path, show(&d.after));
+    }
+    println!("{}.", r.how_to_check);
+    if r.can_mark_created {
+        println!(
+            "Then: flightdeck review {seq} --post-again (it is not there), or --created ID (it is)"
+        );
+    } else {
+        println!("Then: flightdeck review {seq} --post-again, or discard it");
+    }
+    Ok(())
 }
 
 fn describe(c: &PendingChange) -> String {

@@ -11,7 +11,7 @@ use flightdeck_client::ClientConfig;
 use flightdeck_client::ExposeSecret;
 use flightdeck_client::token_store::{Profile, TokenStore};
 use flightdeck_model::{Advertiser, AudienceSegment};
-use flightdeck_offline::change::{ChangeStatus, Key, Kind};
+use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::merge::FieldConflict;
 use flightdeck_offline::workspace::Workspace;
 use flightdeck_sandbox::faults::FaultSettings;
@@ -744,4 +744,156 @@ async fn bulk_edit_export_import_undo_and_redo() {
         names.contains(&Value::from("Readers (second wave)")),
         "{names:?}"
     );
+}
+
+/// Two creatives need review: one the ad platform has (its answer was lost after the
+/// commit), one it never got (the process died before its request left). `review` lists
+/// them with their references; the buyer finds the first by its `externalCreativeid` and
+/// marks it created with its id, and posts the second again. The next push creates the
+/// second and sends nothing for the first: one of each on the ad platform.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_marks_a_found_creative_created_and_posts_a_missing_one_again() {
+    let (sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("review.db");
+    let ws_arg = file.to_str().expect("path");
+    let mut ws = Workspace::open(&file).expect("workspace");
+    let advertiser: Advertiser = serde_json::from_value(serde_json::json!({
+        "name": "Review Co", "agencyId": 1, "currency": "USD", "category": "IAB3"
+    }))
+    .expect("advertiser");
+    let adv = ws.create_advertiser(advertiser).expect("draft");
+    drop(ws);
+    let out = cli.run(&["--workspace", ws_arg, "push"], None);
+    assert!(out.status.success(), "{}", text(&out).1);
+
+    let mut ws = Workspace::open(&file).expect("workspace");
+    let adv = EntityRef::new(Kind::Advertiser, ws.resolve_remote(&adv).unwrap().unwrap());
+    let banner = |name: &str| {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "creativeType": "BANNER", "creativeSubtype": "HOSTED",
+            "type": {"mediaType": "BANNER"}, "imageUrl": "https://cdn.example/a.png",
+            "landingPageUrl": "https://review.example/", "size": {"width": 300, "height": 250}
+        }))
+        .expect("creative")
+    };
+    let found = ws.create_creative(&adv, banner("Found banner")).unwrap();
+    let missing = ws.create_creative(&adv, banner("Missing banner")).unwrap();
+    let seq_of = |ws: &Workspace, t: &EntityRef| {
+        ws.pending()
+            .unwrap()
+            .into_iter()
+            .find(|c| &c.target == t)
+            .unwrap()
+            .seq
+    };
+    let (found_seq, missing_seq) = (seq_of(&ws, &found), seq_of(&ws, &missing));
+    // A push died after marking it, before its request left.
+    ws.mark_sending(missing_seq, None).unwrap();
+    drop(ws);
+    sandbox
+        .state()
+        .faults
+        .set(FaultSettings {
+            drop_after_commit: 1,
+            ..FaultSettings::default()
+        })
+        .expect("faults");
+    let out = cli.run(&["--workspace", ws_arg, "push", "--concurrency", "1"], None);
+    assert!(!out.status.success(), "two changes need review");
+    sandbox.state().faults.reset();
+    let creatives = |name: &str| -> Vec<(i64, String)> {
+        let name = name.to_owned();
+        sandbox
+            .state()
+            .db
+            .blocking(move |c| {
+                let mut stmt = c.prepare(
+                    "SELECT id, json_extract(body, '$.externalCreativeid') FROM creatives \
+                     WHERE json_extract(body, '$.name') = ?1",
+                )?;
+                let rows = stmt
+                    .query_map([name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(rows)
+            })
+            .expect("creatives")
+    };
+    let on_platform = creatives("Found banner");
+    assert_eq!(on_platform.len(), 1);
+    assert!(creatives("Missing banner").is_empty());
+    let (found_id, reference) = on_platform[0].clone();
+
+    // What is known: both listed, the found one with the reference it was sent with.
+    let out = cli.run(&["--workspace", ws_arg, "review"], None);
+    let (listed, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        listed.contains("Found banner") && listed.contains("Missing banner"),
+        "{listed}"
+    );
+    assert!(listed.contains(&reference), "{listed}");
+    let out = cli.run(
+        &["--workspace", ws_arg, "review", &found_seq.to_string()],
+        None,
+    );
+    let (shown, _) = text(&out);
+    assert!(
+        shown.contains(&format!("externalCreativeid = {reference}")),
+        "{shown}"
+    );
+
+    let id = found_id.to_string();
+    let out = cli.run(
+        &[
+            "--workspace",
+            ws_arg,
+            "review",
+            &found_seq.to_string(),
+            "--created",
+            &id,
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = cli.run(
+        &[
+            "--workspace",
+            ws_arg,
+            "review",
+            &missing_seq.to_string(),
+            "--post-again",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    // Settled: a second verdict is refused.
+    let out = cli.run(
+        &[
+            "--workspace",
+            ws_arg,
+            "review",
+            &found_seq.to_string(),
+            "--post-again",
+        ],
+        None,
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out).1.contains("does not need review"),
+        "{}",
+        text(&out).1
+    );
+
+    let out = cli.run(&["--workspace", ws_arg, "push"], None);
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert_eq!(creatives("Found banner").len(), 1, "not sent again");
+    assert_eq!(creatives("Missing banner").len(), 1, "posted again, once");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert_eq!(ws.resolve_remote(&found).unwrap(), Some(Key::Id(found_id)));
+    assert!(ws.pending().unwrap().is_empty());
 }

@@ -53,8 +53,9 @@ pub(super) fn unknown_note(kind: Kind) -> ChangeMessage {
         NEEDS_REVIEW_CODE,
         format!(
             "the connection was lost after this {what} was sent, and the ad platform offers no way \
-             to look it up: it may or may not have been created. Check it on the ad platform \
-             before posting again, then discard or resend this change"
+             to look it up: it may or may not have been created. Check it on the ad platform, \
+             then settle it: post it again if it is not there, or mark it created with the id \
+             the ad platform shows"
         ),
     )
 }
@@ -69,7 +70,7 @@ pub(super) fn upload_unknown_note() -> ChangeMessage {
         "the connection was lost after this upload was sent, and the ad platform offers no way \
          to look it up: its identifiers may or may not have been stored. Check the segment's \
          count on the ad platform once it has processed the data (about every 10 minutes), \
-         then discard or resend this upload",
+         then post this upload again or discard it",
     )
 }
 

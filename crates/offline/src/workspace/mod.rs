@@ -67,7 +67,7 @@ pub use edit::{Batch, read_only_reason};
 pub use history::{HistoryStep, Undone};
 pub(crate) use kept::Asked;
 pub use markers::Marker;
-pub use outbox::{ChangeMessage, PendingRef};
+pub use outbox::{ChangeMessage, PendingRef, Review};
 pub use pull::{
     KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
 };

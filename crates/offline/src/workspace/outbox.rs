@@ -57,6 +57,24 @@ impl From<&flightdeck_client::ServerMessage> for ChangeMessage {
     }
 }
 
+/// The buyer's verdict on a change that needs review: its request left, the answer was
+/// lost, and the ad platform offers no way to look it up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "choice", rename_all = "camelCase")]
+pub enum Review {
+    /// The ad platform does not have it: post it again (a create keeps its client
+    /// reference), with the next push.
+    PostAgain,
+    /// The ad platform has it, under this id: record it as applied, as if the answer had
+    /// arrived (what waits on it can then be posted).
+    #[serde(rename_all = "camelCase")]
+    Created {
+        /// The id the ad platform shows for it.
+        id: i64,
+    },
+}
+
 const CHANGE_SELECT: &str =
     "SELECT seq, kind, key, op, payload, parents, base, errors, status, client_ref FROM outbox";
 
@@ -330,6 +348,53 @@ impl Workspace {
         if n == 0 {
             return Err(no_change(seq));
         }
+        Ok(())
+    }
+
+    /// Settles a change that needs review with the buyer's verdict, in one transaction.
+    /// Refused for a change in any other status, and "created" for anything but a create
+    /// (an upload has no id of its own: post it again or discard it).
+    pub fn settle_review(&mut self, seq: i64, review: Review) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        let (op, status, payload): (String, String, String) = tx
+            .query_row(
+                "SELECT op, status, payload FROM outbox WHERE seq = ?1",
+                [seq],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?
+            .ok_or_else(|| no_change(seq))?;
+        if status_from_text(&status)? != ChangeStatus::NeedsReview {
+            return Err(Error::Invalid(format!(
+                "change {seq} does not need review (it is {})",
+                status.replace('_', " ")
+            )));
+        }
+        match review {
+            Review::PostAgain => {
+                set_outcome_in(&tx, seq, ChangeStatus::Pending, &[], None)?;
+            }
+            Review::Created { id } => {
+                if op_from_text(&op)? != Op::Create {
+                    return Err(Error::Invalid(format!(
+                        "change {seq} is not a create, so it has no id of its own: post it \
+                         again or discard it"
+                    )));
+                }
+                if id <= 0 {
+                    return Err(Error::Invalid(format!(
+                        "{id} is not an id the ad platform gives: ids are whole numbers above 0"
+                    )));
+                }
+                // What was sent, under the id the buyer found: the service's answer
+                // would hold the same (creatives and site lists have no listing to
+                // read it from).
+                let mut entity: Value = parse_json(&payload)?;
+                set_pointer(&mut entity, "/id", Value::from(id));
+                apply_in(&tx, seq, &Key::Id(id), &entity)?;
+            }
+        }
+        tx.commit()?;
         Ok(())
     }
 
