@@ -14,8 +14,9 @@
 //! back instead.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::Hasher;
 
-use rusqlite::types::Value as SqlValue;
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -209,13 +210,6 @@ impl Image {
         self.0.iter().find(|(c, _)| *c == col).map(|(_, v)| v)
     }
 
-    fn insert(&mut self, col: &'static str, value: SqlValue) {
-        match self.0.iter_mut().find(|(c, _)| *c == col) {
-            Some(slot) => slot.1 = value,
-            None => self.0.push((col, value)),
-        }
-    }
-
     fn text(&self, col: &str) -> Option<&str> {
         match self.get(col) {
             Some(SqlValue::Text(t)) => Some(t),
@@ -243,9 +237,22 @@ struct Shared {
     col: u8,
 }
 
-/// The texts of a step stored so far, for [`encode_image`] to refer to.
-type Stored<'a> =
-    std::collections::HashMap<&'a str, Shared, std::hash::BuildHasherDefault<TextHash>>;
+/// The texts of a step stored so far, for [`Images::encode`] to refer to: by hash, the
+/// first of a chain of texts in [`Images::bytes`].
+#[derive(Default)]
+struct Stored {
+    heads: std::collections::HashMap<u64, usize, std::hash::BuildHasherDefault<TextHash>>,
+    texts: Vec<StoredText>,
+}
+
+/// A text a step stored: where, for a reference to it, and where its bytes are.
+struct StoredText {
+    at: Shared,
+    start: usize,
+    len: usize,
+    /// The next text with the same hash.
+    next: Option<usize>,
+}
 
 /// A hash of long texts eight bytes at a step: SipHash costs more per text than storing
 /// it twice saves, and these keys come from the buyer's own workspace, not from anyone
@@ -277,81 +284,107 @@ impl TextHash {
     }
 }
 
-/// An image as stored: the marker, then per column its index in the table's column list,
-/// a type tag and the value (integers and reals as 8 little-endian bytes, text and blobs
-/// as a 4-byte length and the bytes, or, for a text the step stored already, where it
-/// is: tag 5, table, rowid, side and column). The working copies it carries are JSON
-/// text, which as a JSON string would be escaped on every quote and unescaped again on
-/// undo.
-fn encode_image<'a>(
-    tbl: &str,
-    image: &'a Image,
-    at: (i64, bool),
-    stored: &mut Stored<'a>,
-) -> Vec<u8> {
-    let cols = table_columns(tbl);
-    let size: usize = image
-        .0
-        .iter()
-        .map(|(_, v)| match v {
-            SqlValue::Text(t) => t.len() + 6,
-            SqlValue::Blob(b) => b.len() + 6,
-            _ => 10,
-        })
-        .sum();
-    let mut out = Vec::with_capacity(1 + size);
-    out.push(IMAGE_FORMAT);
-    for (col, value) in &image.0 {
-        let Some(index) = cols
-            .iter()
-            .position(|c| c == col)
-            .and_then(|i| u8::try_from(i).ok())
-        else {
-            continue;
-        };
-        out.push(index);
-        let bytes = |out: &mut Vec<u8>, tag: u8, b: &[u8]| {
-            out.push(tag);
-            out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
-            out.extend_from_slice(b);
-        };
-        match value {
-            SqlValue::Null => out.push(0),
-            SqlValue::Integer(i) => {
-                out.push(1);
-                out.extend_from_slice(&i.to_le_bytes());
-            }
-            SqlValue::Real(f) => {
-                out.push(2);
-                out.extend_from_slice(&f.to_le_bytes());
-            }
-            SqlValue::Text(t) if t.len() >= SHARED_MIN => match stored.get(t.as_str()) {
-                Some(s) => {
-                    out.push(5);
-                    out.push(u8::from(s.outbox));
-                    out.extend_from_slice(&s.rid.to_le_bytes());
-                    out.push(u8::from(s.after));
-                    out.push(s.col);
+/// The images of a step, encoded one after another into one buffer, as they are read
+/// from SQLite's rows: no column is copied out of a row but into its image.
+#[derive(Default)]
+struct Images {
+    bytes: Vec<u8>,
+    stored: Stored,
+}
+
+impl Images {
+    /// An image as stored: the marker, then per column its index in the table's column
+    /// list, a type tag and the value (integers and reals as 8 little-endian bytes, text
+    /// and blobs as a 4-byte length and the bytes, or, for a long text the step stored
+    /// already, where it is: tag 5, table, rowid, side and column). The working copies it
+    /// carries are JSON text, which as a JSON string would be escaped on every quote and
+    /// unescaped again on undo. Returns where the image is in [`Images::bytes`].
+    fn encode<'v>(
+        &mut self,
+        outbox: bool,
+        (rid, after): (i64, bool),
+        columns: impl IntoIterator<Item = (u8, ValueRef<'v>)>,
+    ) -> std::ops::Range<usize> {
+        let start = self.bytes.len();
+        self.bytes.push(IMAGE_FORMAT);
+        for (index, value) in columns {
+            let out = &mut self.bytes;
+            out.push(index);
+            let bytes = |out: &mut Vec<u8>, tag: u8, b: &[u8]| {
+                out.push(tag);
+                out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
+                out.extend_from_slice(b);
+            };
+            match value {
+                ValueRef::Null => out.push(0),
+                ValueRef::Integer(i) => {
+                    out.push(1);
+                    out.extend_from_slice(&i.to_le_bytes());
                 }
-                None => {
-                    bytes(&mut out, 3, t.as_bytes());
-                    let (rid, after) = at;
-                    stored.insert(
-                        t.as_str(),
-                        Shared {
-                            outbox: tbl == "outbox",
-                            rid,
-                            after,
-                            col: index,
-                        },
-                    );
+                ValueRef::Real(f) => {
+                    out.push(2);
+                    out.extend_from_slice(&f.to_le_bytes());
                 }
-            },
-            SqlValue::Text(t) => bytes(&mut out, 3, t.as_bytes()),
-            SqlValue::Blob(b) => bytes(&mut out, 4, b),
+                ValueRef::Text(t) if t.len() >= SHARED_MIN => {
+                    let hash = {
+                        let mut h = TextHash::default();
+                        h.write(t);
+                        h.finish()
+                    };
+                    let mut next = self.stored.heads.get(&hash).copied();
+                    let mut found = None;
+                    while let Some(i) = next {
+                        let text = &self.stored.texts[i];
+                        if out.get(text.start..text.start + text.len) == Some(t) {
+                            found = Some(text.at);
+                            break;
+                        }
+                        next = text.next;
+                    }
+                    match found {
+                        Some(s) => {
+                            out.push(5);
+                            out.push(u8::from(s.outbox));
+                            out.extend_from_slice(&s.rid.to_le_bytes());
+                            out.push(u8::from(s.after));
+                            out.push(s.col);
+                        }
+                        None => {
+                            bytes(out, 3, t);
+                            let text = StoredText {
+                                at: Shared {
+                                    outbox,
+                                    rid,
+                                    after,
+                                    col: index,
+                                },
+                                start: out.len() - t.len(),
+                                len: t.len(),
+                                next: self.stored.heads.get(&hash).copied(),
+                            };
+                            self.stored.heads.insert(hash, self.stored.texts.len());
+                            self.stored.texts.push(text);
+                        }
+                    }
+                }
+                ValueRef::Text(t) => bytes(out, 3, t),
+                ValueRef::Blob(b) => bytes(out, 4, b),
+            }
         }
+        start..self.bytes.len()
     }
-    out
+
+    /// [`Images::encode`] of an image read back.
+    #[cfg(test)]
+    fn encode_image(&mut self, tbl: &str, image: &Image, at: (i64, bool)) -> Vec<u8> {
+        let cols = table_columns(tbl);
+        let columns = image.0.iter().filter_map(|(col, v)| {
+            let index = cols.iter().position(|c| c == col)?;
+            Some((u8::try_from(index).ok()?, ValueRef::from(v)))
+        });
+        let range = self.encode(tbl == "outbox", at, columns);
+        self.bytes[range].to_vec()
+    }
 }
 
 /// An image, and the columns it holds as references to texts stored elsewhere in its step
@@ -428,63 +461,81 @@ fn parse_json_image(cols: &[&'static str], text: &str) -> Result<Image> {
     Ok(image)
 }
 
-/// A row's column values, in the table's column order.
-type Row = Vec<SqlValue>;
+/// Columns of an image: index in the table's column list, and value.
+type Columns<'v> = Vec<(u8, ValueRef<'v>)>;
 
-fn read_row(r: &rusqlite::Row<'_>, from: usize, n: usize) -> rusqlite::Result<Row> {
-    (from..from + n).map(|i| r.get::<_, SqlValue>(i)).collect()
-}
-
-fn whole(tbl: &str, row: Row) -> Image {
-    Image(table_columns(tbl).iter().copied().zip(row).collect())
-}
-
-/// Keeps what undo needs of a changed row: the columns that changed and those it checks;
-/// the whole row where the step created or removed it. `None` when nothing changed.
-fn trim(
+/// The columns of an image of a row a step changed: those that changed and those undo
+/// checks; and in the image before, the base when there was no working copy (what the
+/// buyer saw, which a revert after posting needs even though the step did not change
+/// it). `None` when nothing changed.
+fn changed_columns<'v>(
     tbl: &str,
-    before: Option<Row>,
-    after: Option<Row>,
-) -> Option<(Option<Image>, Option<Image>)> {
-    match (before, after) {
-        (Some(b), Some(a)) => {
-            if b == a {
-                return None;
-            }
-            let cols = table_columns(tbl);
-            let keep = |i: usize| b[i] != a[i] || always(tbl).contains(&cols[i]);
-            let mut before = Image::default();
-            let mut after = Image::default();
-            for (i, col) in cols.iter().enumerate() {
-                if keep(i) {
-                    before.insert(col, b[i].clone());
-                    after.insert(col, a[i].clone());
-                }
-            }
-            // What the buyer saw before is the base when there was no working copy; a
-            // revert after posting needs it even though the step did not change it.
-            if tbl == "entities"
-                && before
-                    .get("working_json")
-                    .is_none_or(|w| *w == SqlValue::Null)
-                && let Some(i) = cols.iter().position(|c| *c == "remote_json")
-            {
-                before.insert("remote_json", b[i].clone());
-            }
-            Some((Some(before), Some(after)))
-        }
-        (None, None) => None,
-        (b, a) => Some((b.map(|r| whole(tbl, r)), a.map(|r| whole(tbl, r)))),
+    before: &[ValueRef<'v>],
+    after: &[ValueRef<'v>],
+) -> Option<(Columns<'v>, Columns<'v>)> {
+    if before == after {
+        return None;
     }
+    let cols = table_columns(tbl);
+    let mut b = Vec::with_capacity(cols.len());
+    let mut a = Vec::with_capacity(cols.len());
+    for (i, col) in cols.iter().enumerate() {
+        if before[i] != after[i] || always(tbl).contains(col) {
+            let index = u8::try_from(i).unwrap_or(u8::MAX);
+            b.push((index, before[i]));
+            a.push((index, after[i]));
+        }
+    }
+    if tbl == "entities" {
+        let at = |name: &str| cols.iter().position(|c| *c == name);
+        if let (Some(w), Some(r)) = (at("working_json"), at("remote_json"))
+            && before[w] == ValueRef::Null
+            && !b.iter().any(|(i, _)| usize::from(*i) == r)
+        {
+            b.push((u8::try_from(r).unwrap_or(u8::MAX), before[r]));
+        }
+    }
+    Some((b, a))
+}
+
+/// Every column of a row the step inserted or removed.
+fn all_columns<'v>(values: &[ValueRef<'v>]) -> impl Iterator<Item = (u8, ValueRef<'v>)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (u8::try_from(i).unwrap_or(u8::MAX), *v))
+}
+
+fn read_refs<'r>(
+    r: &'r rusqlite::Row<'_>,
+    from: usize,
+    n: usize,
+) -> rusqlite::Result<Vec<ValueRef<'r>>> {
+    (from..from + n).map(|i| r.get_ref(i)).collect()
 }
 
 /// Ends recording and stores the step, unless nothing changed. `label` names it; `None`
 /// names it after what it touched ("Edit 3 ad orders").
 pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i64>> {
     // Each row's image before (from the triggers' copies) and after (the table now), read
-    // in one join per table rather than one look-up per row.
-    let mut touched: Vec<(&'static str, i64, Option<Row>, Option<Row>)> = Vec::new();
+    // in one join per table rather than one look-up per row, and encoded as it is read.
+    type Range = Option<std::ops::Range<usize>>;
+    let mut images = Images::default();
+    let mut rows: Vec<(&'static str, i64, Range, Range)> = Vec::new();
+    let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut note_kind = |row: &[ValueRef<'_>]| {
+        if label.is_none()
+            && let (Some(ValueRef::Text(kind)), Some(ValueRef::Text(key))) =
+                (row.first(), row.get(1))
+        {
+            kinds
+                .entry(String::from_utf8_lossy(kind).into_owned())
+                .or_default()
+                .insert(String::from_utf8_lossy(key).into_owned());
+        }
+    };
     for tbl in ["entities", "outbox"] {
+        let outbox = tbl == "outbox";
         let cols = table_columns(tbl);
         let n = cols.len();
         let list = |alias: &str| {
@@ -499,15 +550,19 @@ pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i6
              LEFT JOIN main.{tbl} m ON m.rowid = n.rid WHERE n.tbl = '{tbl}'",
             list("m")
         ))?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let exists: bool = r.get(1)?;
-            let after = if exists {
-                Some(read_row(r, 2, n)?)
-            } else {
-                None
-            };
-            touched.push((tbl, r.get(0)?, None, after));
+        let mut found = stmt.query([])?;
+        while let Some(r) = found.next()? {
+            let rid: i64 = r.get(0)?;
+            // Inserted and removed again: nothing to keep.
+            if !r.get::<_, bool>(1)? {
+                continue;
+            }
+            let after = read_refs(r, 2, n)?;
+            if !outbox {
+                note_kind(&after);
+            }
+            let at = images.encode(outbox, (rid, true), all_columns(&after));
+            rows.push((tbl, rid, None, Some(at)));
         }
         let mut stmt = conn.prepare(&format!(
             "SELECT h.rid, m.rowid IS NOT NULL, {}, {} FROM temp.history_{tbl} h \
@@ -516,32 +571,31 @@ pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i6
             list("h"),
             list("m")
         ))?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let exists: bool = r.get(1)?;
-            let before = read_row(r, 2, n)?;
-            let after = if exists {
-                Some(read_row(r, 2 + n, n)?)
-            } else {
-                None
+        let mut found = stmt.query([])?;
+        while let Some(r) = found.next()? {
+            let rid: i64 = r.get(0)?;
+            let before = read_refs(r, 2, n)?;
+            if !r.get::<_, bool>(1)? {
+                if !outbox {
+                    note_kind(&before);
+                }
+                let at = images.encode(outbox, (rid, false), all_columns(&before));
+                rows.push((tbl, rid, Some(at), None));
+                continue;
+            }
+            let after = read_refs(r, 2 + n, n)?;
+            if !outbox {
+                note_kind(&after);
+            }
+            let Some((b, a)) = changed_columns(tbl, &before, &after) else {
+                continue;
             };
-            touched.push((tbl, r.get(0)?, Some(before), after));
+            let b = images.encode(outbox, (rid, false), b);
+            let a = images.encode(outbox, (rid, true), a);
+            rows.push((tbl, rid, Some(b), Some(a)));
         }
     }
     conn.execute_batch(DROP_TRIGGERS)?;
-    let mut rows = Vec::with_capacity(touched.len());
-    let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (tbl, rid, before, after) in touched {
-        if tbl == "entities"
-            && let Some(r) = after.as_ref().or(before.as_ref())
-            && let (SqlValue::Text(kind), SqlValue::Text(key)) = (&r[0], &r[1])
-        {
-            kinds.entry(kind.clone()).or_default().insert(key.clone());
-        }
-        if let Some((b, a)) = trim(tbl, before, after) {
-            rows.push((tbl, rid, b, a));
-        }
-    }
     if rows.is_empty() {
         return Ok(None);
     }
@@ -565,15 +619,9 @@ pub(super) fn finish(conn: &Connection, label: Option<&str>) -> Result<Option<i6
         let mut insert = conn.prepare_cached(
             "INSERT INTO history_row (step, tbl, rid, before, after) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        let mut stored = Stored::with_capacity_and_hasher(rows.len() * 2, Default::default());
+        let bytes = |r: &Range| r.clone().map(|r| &images.bytes[r]);
         for (tbl, rid, before, after) in &rows {
-            let before = before
-                .as_ref()
-                .map(|m| encode_image(tbl, m, (*rid, false), &mut stored));
-            let after = after
-                .as_ref()
-                .map(|m| encode_image(tbl, m, (*rid, true), &mut stored));
-            insert.execute(params![step, tbl, rid, before, after])?;
+            insert.execute(params![step, tbl, rid, bytes(before), bytes(after)])?;
         }
     }
     conn.execute(
@@ -962,7 +1010,7 @@ mod tests {
             ("attempts", SqlValue::Real(1.5)),
             ("result", SqlValue::Blob(vec![0, 255, 3])),
         ]);
-        let stored = encode_image("outbox", &image, (1, true), &mut Stored::default());
+        let stored = Images::default().encode_image("outbox", &image, (1, true));
         assert_eq!(
             decode_image("outbox", SqlValue::Blob(stored)).unwrap(),
             (image, Vec::new())
@@ -977,9 +1025,9 @@ mod tests {
             ("payload", SqlValue::Text(json.clone())),
             ("errors", SqlValue::Text("[]".into())),
         ]);
-        let mut stored = Stored::default();
-        let first = encode_image("entities", &entity, (4, true), &mut stored);
-        let second = encode_image("outbox", &change, (9, true), &mut stored);
+        let mut images = Images::default();
+        let first = images.encode_image("entities", &entity, (4, true));
+        let second = images.encode_image("outbox", &change, (9, true));
         assert!(second.len() < json.len(), "the copy is a reference");
         let (_, refs) = decode_image("entities", SqlValue::Blob(first)).unwrap();
         assert!(refs.is_empty());
@@ -1057,7 +1105,7 @@ mod tests {
     #[test]
     fn a_damaged_image_is_an_error_not_a_panic() {
         let image = Image(vec![("key", SqlValue::Text("12345".into()))]);
-        let mut stored = encode_image("entities", &image, (1, false), &mut Stored::default());
+        let mut stored = Images::default().encode_image("entities", &image, (1, false));
         stored.truncate(stored.len() - 2);
         assert!(matches!(
             decode_image("entities", SqlValue::Blob(stored)),
