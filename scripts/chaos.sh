@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The chaos suite (crates/cli/examples/chaos.rs): a real flightdeck-sandbox process and
-# real `flightdeck push` processes, with 10 % 5xx, 5 % commit-then-drop and 2 % late
+# real `flightdeck push` processes, with 10 % 5xx, 5 % commit-then-drop and 5 % late
 # commits (a write that lands after its client gave up), and a kill -9 of a push at a
 # random moment; then pushes until nothing is pending, settling "needs review" with
 # `flightdeck review` after looking on the service. Each round checks, over HTTP and in

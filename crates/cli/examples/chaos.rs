@@ -396,7 +396,7 @@ async fn round(
         "latencyMs": rng.range(5, 40),
         "errorRate": 0.10,
         "dropAfterCommitRate": 0.05,
-        "lateCommitRate": 0.02,
+        "lateCommitRate": 0.05,
         "lateCommitMs": LATE_COMMIT_MS,
     }));
 
