@@ -70,6 +70,8 @@ macro_rules! specta_builder {
                 pending::check_changes::<$r>,
                 pending::discard_changes::<$r>,
                 pending::resolve_conflict::<$r>,
+                pending::review_change,
+                pending::settle_review::<$r>,
                 pending::post_changes::<$r>,
                 bulk::bulk_edit::<$r>,
                 bulk::find_replace::<$r>,

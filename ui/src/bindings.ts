@@ -140,6 +140,16 @@ export const commands = {
 	/**  Resolves a conflict: one pick per conflicting field. The change goes back to pending. */
 	resolveConflict: (seq: number, picks: ConflictPick[]) => typedError<null, AppError>(__TAURI_INVOKE("resolve_conflict", { seq, picks })),
 	/**
+	 *  What is known about a change that needs review: what was sent, its reference, when
+	 *  it left, and what to look for on the ad platform.
+	 */
+	reviewChange: (seq: number) => typedError<ReviewView, AppError>(__TAURI_INVOKE("review_change", { seq })),
+	/**
+	 *  Settles a change that needs review: post it again, or mark it created with the ad
+	 *  platform's id. The views showing it refresh.
+	 */
+	settleReview: (seq: number, review: Review) => typedError<null, AppError>(__TAURI_INVOKE("settle_review", { seq, review })),
+	/**
 	 *  Starts posting in the background: all pending changes, or `seqs` and what they
 	 *  depend on. Progress arrives as `SyncProgress` events, the end as `SyncFinished`.
 	 *  Editing stays possible meanwhile (posting has its own workspace connection).
@@ -1268,6 +1278,56 @@ export type PullSummary = {
 	removed: number,
 	/**  Changed on the service but kept as the buyer's version: they have pending changes. */
 	keptPending: number,
+};
+
+/**
+ *  The buyer's verdict on a change that needs review: its request left, the answer was
+ *  lost, and the ad platform offers no way to look it up.
+ */
+export type Review = 
+/**
+ *  The ad platform does not have it: post it again (a create keeps its client
+ *  reference), with the next push.
+ */
+{ choice: "postAgain" } | 
+/**
+ *  The ad platform has it, under this id: record it as applied, as if the answer had
+ *  arrived (what waits on it can then be posted).
+ */
+{ choice: "created"; 
+/**  The id the ad platform shows for it. */
+id: number };
+
+/**
+ *  What is known about a change that needs review (its request left, the answer was
+ *  lost, and the ad platform offers no look-up), so the buyer can check the ad platform
+ *  and settle it: post it again, or mark it created with the ad platform's id.
+ */
+export type ReviewView = {
+	/**  Outbox order. */
+	seq: number,
+	/**  The entity it creates or changes. */
+	target: EntityRef,
+	/**  The entity's name, or its kind and key when it has none. */
+	label: string,
+	/**  What the entity is, for people ("creative"). */
+	kindLabel: string,
+	/**  What posting does. */
+	op: Op,
+	/**  The fields that were sent. */
+	sent: FieldDiff[],
+	/**  The client reference the request carried, to search the ad platform by. */
+	reference: string | null,
+	/**  The wire field that carried it (`externalCreativeid`). */
+	referenceField: string | null,
+	/**  When its last request left (Unix ms), when known. */
+	sentAt: number | null,
+	/**  Why it needs review, and what the service or the connection said. */
+	messages: ChangeMessage[],
+	/**  What to look for on the ad platform, in plain words. */
+	howToCheck: string,
+	/**  Whether "mark as created" applies (creates only: an upload has no id). */
+	canMarkCreated: boolean,
 };
 
 /**

@@ -10,8 +10,9 @@ use super::{SyncFinished, SyncProgress, WorkspaceChanged, announce, on_pool, on_
 use crate::error::Result;
 use crate::state::AppState;
 
-pub use flightdeck_core::pending::{ChangeView, CheckSummary, ConflictPick};
+pub use flightdeck_core::pending::{ChangeView, CheckSummary, ConflictPick, ReviewView};
 use flightdeck_core::query::{TableQuery, Window};
+pub use flightdeck_offline::workspace::Review;
 
 /// One window of the pending changes, each with its diff, errors, messages and
 /// conflicts (`parent` is ignored; `sort` on `seq` descending shows the newest first).
@@ -74,6 +75,32 @@ pub async fn resolve_conflict<R: Runtime>(
     let active = state.active().await?;
     on_pool(move || active.resolve_conflict(seq, picks)).await?;
     let _ = WorkspaceChanged::everything().emit(&app);
+    Ok(())
+}
+
+/// What is known about a change that needs review: what was sent, its reference, when
+/// it left, and what to look for on the ad platform.
+#[tauri::command]
+#[specta::specta]
+pub async fn review_change(state: State<'_, AppState>, seq: i64) -> Result<ReviewView> {
+    let active = state.active().await?;
+    on_pool(move || active.review(seq)).await
+}
+
+/// Settles a change that needs review: post it again, or mark it created with the ad
+/// platform's id. The views showing it refresh.
+#[tauri::command]
+#[specta::specta]
+pub async fn settle_review<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    seq: i64,
+    review: Review,
+) -> Result<()> {
+    let active = state.active().await?;
+    on_pool(move || active.settle_review(seq, review)).await?;
+    let _ = WorkspaceChanged::everything().emit(&app);
+    announce(&app, &state).await;
     Ok(())
 }
 

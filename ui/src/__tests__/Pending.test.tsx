@@ -1,12 +1,12 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { ChangeView, TableQuery } from "../api/types";
+import type { ChangeView, ReviewView, TableQuery } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
 import { clearToasts, Toaster } from "../api/toast";
 import { commands, events, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
-import { ConflictPicker, PendingScreen } from "../screens/Pending";
+import { ConflictPicker, PendingScreen, ReviewPanel } from "../screens/Pending";
 import { AppProvider } from "../state/app";
 
 const conflicted: ChangeView = {
@@ -70,6 +70,67 @@ describe("conflict picker", () => {
       { path: "maxBudget", pick: "mine" },
       { path: "name", pick: "mine" },
     ]);
+  });
+});
+
+const lost: ChangeView = {
+  seq: 9,
+  target: { kind: "creative", key: { type: "local", value: "def" } },
+  label: "Lost banner",
+  kindLabel: "creative",
+  marker: "failed",
+  op: "create",
+  status: "needs_review",
+  diff: [{ path: "name", before: null, after: "Lost banner" }],
+  errors: [],
+  messages: [{ level: "ERROR", code: "OUTCOME_UNKNOWN", message: "the connection was lost", field: null }],
+  conflicts: [],
+};
+
+const known: ReviewView = {
+  seq: 9,
+  target: lost.target,
+  label: "Lost banner",
+  kindLabel: "creative",
+  op: "create",
+  sent: lost.diff,
+  reference: "fd-0123456789abcdef",
+  referenceField: "externalCreativeid",
+  sentAt: 1_800_000_000_000,
+  messages: lost.messages,
+  howToCheck: 'Look on the ad platform for a creative named "Lost banner" whose externalCreativeid is fd-0123456789abcdef',
+  canMarkCreated: true,
+};
+
+describe("needs review", () => {
+  beforeEach(() => vi.clearAllMocks());
+
+  it("shows what is known and marks the change created with the id the buyer found", async () => {
+    commands.reviewChange.mockReturnValue(ok(known));
+    commands.settleReview.mockReturnValue(ok(null));
+    const onResolved = vi.fn();
+    const { container } = render(<ReviewPanel change={lost} onResolved={onResolved} />);
+    expect(await screen.findByText("fd-0123456789abcdef")).toBeTruthy();
+    expect(container.querySelector('[data-field="howToCheck"]')!.textContent).toBe(known.howToCheck);
+    expect(commands.reviewChange).toHaveBeenCalledWith(9);
+    const button = container.querySelector<HTMLButtonElement>('[data-action="mark-created"]')!;
+    expect(button.disabled).toBe(true);
+    fireEvent.change(container.querySelector('[data-form="review"] input[name="id"]')!, { target: { value: "4711" } });
+    await act(async () => {
+      fireEvent.click(button);
+    });
+    expect(commands.settleReview).toHaveBeenCalledWith(9, { choice: "created", id: 4711 });
+    expect(onResolved).toHaveBeenCalledTimes(1);
+  });
+
+  it("posts the change again when the buyer did not find it", async () => {
+    commands.reviewChange.mockReturnValue(ok(known));
+    commands.settleReview.mockReturnValue(ok(null));
+    const { container } = render(<ReviewPanel change={lost} onResolved={() => undefined} />);
+    await act(async () => {
+      fireEvent.click(container.querySelector('[data-action="post-again"]')!);
+    });
+    expect(commands.settleReview).toHaveBeenCalledWith(9, { choice: "postAgain" });
   });
 });
 

@@ -84,6 +84,8 @@ export type FieldDiff = ChangeView["diff"][number];
 export type FieldConflict = ChangeView["conflicts"][number];
 export type ConflictPick = Arg<Cmds["resolveConflict"], 1>[number];
 export type Pick = ConflictPick["pick"];
+export type ReviewView = Ok<Cmds["reviewChange"]>;
+export type Review = Arg<Cmds["settleReview"], 1>;
 
 export type SyncProgress = EventPayload<typeof events.syncProgress>;
 export type SyncFinished = EventPayload<typeof events.syncFinished>;

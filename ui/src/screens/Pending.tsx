@@ -1,9 +1,9 @@
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { commands } from "../bindings";
 import { call, unwrap } from "../api/call";
 import { fetchPendingChanges } from "../api/queries";
 import { toast } from "../api/toast";
-import type { ChangeStatus, ChangeView, ConflictPick, Op, Pick } from "../api/types";
+import type { ChangeStatus, ChangeView, ConflictPick, Op, Pick, Review, ReviewView } from "../api/types";
 import { type Column, DataTable } from "../components/DataTable";
 import { MoneyReview } from "../bulk/MoneyReview";
 import { useSession } from "../state/session";
@@ -103,6 +103,80 @@ export function ConflictPicker({ change, onResolved }: { change: ChangeView; onR
   );
 }
 
+/**
+ * A change that needs review: what is known (the Rust side says what to look for), then
+ * the buyer's verdict after checking the ad platform: post it again, or mark it created
+ * with the id found there.
+ */
+export function ReviewPanel({ change, onResolved }: { change: ChangeView; onResolved: () => void }) {
+  const [known, setKnown] = useState<ReviewView | null>(null);
+  const [id, setId] = useState("");
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    let live = true;
+    void call(commands.reviewChange(change.seq), { quiet: true }).then((r) => {
+      if (live && r.ok) setKnown(r.data);
+    });
+    return () => {
+      live = false;
+    };
+  }, [change.seq]);
+  const settle = async (review: Review) => {
+    setBusy(true);
+    const r = await call(commands.settleReview(change.seq, review));
+    setBusy(false);
+    if (r.ok) {
+      toast(review.choice === "created" ? `${change.label} is recorded as created.` : `${change.label} will be posted again.`, "success");
+      onResolved();
+    }
+  };
+  const parsed = Number(id);
+  const validId = id.trim() !== "" && Number.isInteger(parsed) && parsed > 0;
+  return (
+    <div className="review" data-review={change.seq}>
+      {known && (
+        <dl className="mini">
+          {known.reference && (
+            <>
+              <dt>{known.referenceField ?? "Reference"}</dt>
+              <dd className="mono" data-field="reference">
+                {known.reference}
+              </dd>
+            </>
+          )}
+          {known.sentAt !== null && (
+            <>
+              <dt>Sent</dt>
+              <dd>{new Date(known.sentAt).toLocaleString()}</dd>
+            </>
+          )}
+          <dt>How to check</dt>
+          <dd data-field="howToCheck">{known.howToCheck}</dd>
+        </dl>
+      )}
+      <button type="button" data-action="post-again" disabled={busy} onClick={() => void settle({ choice: "postAgain" })}>
+        Post again
+      </button>
+      {(known?.canMarkCreated ?? change.op === "create") && (
+        <form
+          data-form="review"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (validId) void settle({ choice: "created", id: parsed });
+          }}
+        >
+          <label>
+            Id on the ad platform <input name="id" inputMode="numeric" value={id} onChange={(e) => setId(e.target.value)} />
+          </label>
+          <button type="submit" className="primary" data-action="mark-created" disabled={busy || !validId}>
+            Mark as created
+          </button>
+        </form>
+      )}
+    </div>
+  );
+}
+
 function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved: () => void }) {
   return (
     <div className="change-details">
@@ -150,6 +224,7 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
         </ul>
       )}
       {change.conflicts.length > 0 && <ConflictPicker change={change} onResolved={onResolved} />}
+      {change.status === "needs_review" && <ReviewPanel change={change} onResolved={onResolved} />}
     </div>
   );
 }

@@ -104,6 +104,10 @@ export const commands = {
   postChanges: vi.fn<Real["postChanges"]>(() => ok(null)),
   discardChanges: vi.fn<Real["discardChanges"]>(() => ok([])),
   resolveConflict: vi.fn<Real["resolveConflict"]>(() => ok(null)),
+  reviewChange: vi.fn<Real["reviewChange"]>(() =>
+    Promise.resolve({ status: "error" as const, error: { code: "state" as const, message: "not set up", fieldErrors: [] } }),
+  ),
+  settleReview: vi.fn<Real["settleReview"]>(() => ok(null)),
   bulkEdit: vi.fn<Real["bulkEdit"]>(() => ok(EMPTY_PREVIEW)),
   findReplace: vi.fn<Real["findReplace"]>(() => ok(EMPTY_PREVIEW)),
   importSheet: vi.fn<Real["importSheet"]>(() => ok(EMPTY_PREVIEW)),
