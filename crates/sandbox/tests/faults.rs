@@ -165,7 +165,7 @@ async fn sandbox_surface_is_invisible_without_the_token() {
     assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(
         api.faults().await,
-        json!({"latencyMs": 0, "errorRate": 0.0, "dropAfterCommit": 0})
+        json!({"latencyMs": 0, "errorRate": 0.0, "dropAfterCommit": 0, "dropAfterCommitRate": 0.0, "lateCommit": 0, "lateCommitRate": 0.0, "lateCommitMs": 0})
     );
 
     // Without --admin-token the surface is absent whatever the caller sends.
@@ -189,7 +189,7 @@ async fn error_rate_one_answers_503_envelopes_on_v1_only() {
     let set = api.set_faults(json!({"errorRate": 1.0})).await;
     assert_eq!(
         set,
-        json!({"latencyMs": 0, "errorRate": 1.0, "dropAfterCommit": 0})
+        json!({"latencyMs": 0, "errorRate": 1.0, "dropAfterCommit": 0, "dropAfterCommitRate": 0.0, "lateCommit": 0, "lateCommitRate": 0.0, "lateCommitMs": 0})
     );
 
     for _ in 0..5 {
@@ -233,7 +233,7 @@ async fn error_rate_one_answers_503_envelopes_on_v1_only() {
     let cleared: Value = resp.json().await.unwrap();
     assert_eq!(
         cleared,
-        json!({"latencyMs": 0, "errorRate": 0.0, "dropAfterCommit": 0})
+        json!({"latencyMs": 0, "errorRate": 0.0, "dropAfterCommit": 0, "dropAfterCommitRate": 0.0, "lateCommit": 0, "lateCommitRate": 0.0, "lateCommitMs": 0})
     );
     let names = api.advertiser_names().await;
     assert!(!names.iter().any(|n| n == "Never Saved Co"), "{names:?}");
@@ -270,7 +270,7 @@ async fn invalid_fault_settings_are_rejected_and_change_nothing() {
     }
     assert_eq!(
         api.faults().await,
-        json!({"latencyMs": 5, "errorRate": 0.0, "dropAfterCommit": 0})
+        json!({"latencyMs": 5, "errorRate": 0.0, "dropAfterCommit": 0, "dropAfterCommitRate": 0.0, "lateCommit": 0, "lateCommitRate": 0.0, "lateCommitMs": 0})
     );
 
     for (path, body) in [
