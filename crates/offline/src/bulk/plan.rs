@@ -230,11 +230,12 @@ impl Workspace {
     }
 }
 
-/// An entity's working copy with the text it was parsed from; `None` when the workspace
-/// does not hold it.
+/// An entity's working copy with the text it was parsed from, and its parent; `None`
+/// when the workspace does not hold it.
 fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
+        "SELECT COALESCE(working_json, remote_json), working_json IS NULL, \
+         parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",
     )?;
     let mut rows = stmt.query(params![kind_text(target.kind), key_text(&target.key)])?;
     let Some(row) = rows.next()? else {
@@ -250,6 +251,8 @@ fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> 
     Ok(Some(ReadCopy {
         text: text.to_owned(),
         value: parse_json::<Value>(text)?,
+        is_base: row.get(1)?,
+        hop: (row.get(2)?, row.get(3)?, row.get(4)?),
     }))
 }
 

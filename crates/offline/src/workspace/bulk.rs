@@ -19,8 +19,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::edit::{Batch, Current};
-use super::kept::Write;
+use super::edit::{Batch, Current, Hop};
+use super::kept::{Seen, Write};
 use super::{Workspace, key_from_text, key_text, kind_from_text, kind_text, parse_json};
 use crate::bulk::replace::Counts;
 use crate::change::{EntityRef, Kind};
@@ -78,11 +78,14 @@ pub enum Planned {
     },
 }
 
-/// An entity's working copy as a plan read it: the stored text and its value.
+/// An entity's working copy as a plan read it: the stored text and its value, whether
+/// it is the base, and the entity's parent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadCopy {
     pub(crate) text: String,
     pub(crate) value: Value,
+    pub(crate) is_base: bool,
+    pub(crate) hop: Hop,
 }
 
 /// What one entity's row of a preview says.
@@ -409,10 +412,19 @@ impl Batch<'_> {
                 line,
                 from,
             } => {
-                let (text, is_base) = self.working_text(&target)?;
-                let before: Value = match from {
-                    Some(read) if read.text == text => read.value,
-                    _ => parse_json(&text)?,
+                let (before, is_base, base) = match from {
+                    Some(read) if self.plan_current => {
+                        let base = read.is_base.then_some((read.text, read.hop));
+                        (read.value, read.is_base, base)
+                    }
+                    from => {
+                        let (text, is_base) = self.working_text(&target)?;
+                        let before: Value = match from {
+                            Some(read) if read.text == text => read.value,
+                            _ => parse_json(&text)?,
+                        };
+                        (before, is_base, None)
+                    }
                 };
                 let label = label_of(target.kind, Some(&target), &before);
                 let mut row = RowPreview {
@@ -430,6 +442,7 @@ impl Batch<'_> {
                     target: target.clone(),
                     working: before,
                     is_base,
+                    base,
                 });
                 let put = self.put(&target, value);
                 let before = match self.current.take() {
@@ -657,10 +670,12 @@ fn carry_out_split(
 ) -> Result<Vec<RowPreview>> {
     let second = plan.split_off(plan.len() / 2);
     std::thread::scope(|s| {
+        let plan_current = batch.plan_current;
         let helper = s.spawn(move || -> Result<_> {
             let mut conn = open_reader(path)?;
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
             let mut apart = Batch::noting(tx);
+            apart.plan_current = plan_current;
             let rows = second
                 .into_iter()
                 .map(|p| apart.carry_out(p))
@@ -740,19 +755,22 @@ impl Workspace {
     /// `apply`, rolled back when previewing. Either way the answer says, per entity,
     /// what changed and which rules the result breaks.
     pub fn run(&mut self, plan: Vec<Planned>, label: &str, apply: bool) -> Result<Preview> {
-        Ok(self.run_logged(plan, label, apply, false)?.0)
+        Ok(self.run_logged(plan, label, apply, false, None)?.0)
     }
 
     /// [`Workspace::run`]; a preview with `log` also returns its writes (see
-    /// [`super::kept`]), unless they were too many to keep.
+    /// [`super::kept`]), unless they were too many to keep. `planned`: the workspace as
+    /// it was when the plan began to read it.
     pub(crate) fn run_logged(
         &mut self,
         plan: Vec<Planned>,
         label: &str,
         apply: bool,
         log: bool,
+        planned: Option<Seen>,
     ) -> Result<(Preview, Option<Vec<Write>>)> {
         let independent = independent(&plan);
+        let changes = self.conn.total_changes();
         // A preview that only notes its writes reads the workspace and nothing else: half
         // of its rows can be carried out on another thread, over a second connection.
         let apart = (!apply && log && independent && plan.len() >= SPLIT_MIN)
@@ -764,6 +782,9 @@ impl Workspace {
             self.scratch_batch(log, independent)?
         };
         batch.label(label);
+        if let Some(planned) = planned.filter(|_| independent) {
+            batch.plan_current = planned.still(changes, &batch)?;
+        }
         let rows = match apart {
             Some(path) => carry_out_split(&mut batch, plan, &path)?,
             None => plan

@@ -60,6 +60,10 @@ pub struct Batch<'w> {
     /// The errors the last create or update recorded on its change (none when it left
     /// nothing to post), for a bulk run's row.
     pub(super) recorded: Option<Vec<FieldError>>,
+    /// The run's plan read the workspace as the batch reads it (nothing was written
+    /// since) and its rows write nothing another row reads: what each row's plan read
+    /// of its entity is still what the entity holds, and need not be read again.
+    pub(super) plan_current: bool,
 }
 
 /// An entity's working copy as a bulk run read it.
@@ -68,6 +72,10 @@ pub(crate) struct Current {
     pub(crate) working: Value,
     /// The working copy is the base (the entity has no edit of its own).
     pub(crate) is_base: bool,
+    /// The base's text and the entity's parent, as the run's plan read them, when they
+    /// are still what the entity holds (see [`Batch::plan_current`]) and the working copy
+    /// is the base: `save` need not read them.
+    pub(crate) base: Option<(String, Hop)>,
 }
 
 macro_rules! one_edit {
@@ -152,6 +160,7 @@ impl Workspace {
             defer: false,
             current: None,
             recorded: None,
+            plan_current: false,
         })
     }
 
@@ -170,6 +179,7 @@ impl Workspace {
             defer: log && defer,
             current: None,
             recorded: None,
+            plan_current: false,
         })
     }
 }
@@ -190,6 +200,7 @@ impl<'w> Batch<'w> {
             defer: true,
             current: None,
             recorded: None,
+            plan_current: false,
         }
     }
 
@@ -813,19 +824,24 @@ impl Batch<'_> {
         // whether the edit went back to it), with the fields the service ignores on update
         // (from the working copy a bulk run holds, else out of the stored one), and the
         // entity's parent, where its timezone is looked up from.
-        let sql = if known.is_some() {
-            rule_fields_sql(&[])
-        } else {
-            rule_fields_sql(ignored)
-        };
-        let (base_text, fields, hop): (Option<String>, Option<String>, Hop) = self
-            .row(&sql, params![kind, key], |r| {
-                Ok((r.get(0)?, r.get(1)?, (r.get(2)?, r.get(3)?, r.get(4)?)))
-            })
-            .optional()?
-            .ok_or_else(|| {
-                Error::NotFound(format!("{kind} {} is not in the workspace", target.key))
-            })?;
+        let (base_text, fields, hop): (Option<String>, Option<String>, Hop) =
+            match known.and_then(|k| k.base.as_ref()) {
+                Some((text, hop)) => (Some(text.clone()), None, hop.clone()),
+                None => {
+                    let sql = if known.is_some() {
+                        rule_fields_sql(&[])
+                    } else {
+                        rule_fields_sql(ignored)
+                    };
+                    self.row(&sql, params![kind, key], |r| {
+                        Ok((r.get(0)?, r.get(1)?, (r.get(2)?, r.get(3)?, r.get(4)?)))
+                    })
+                    .optional()?
+                    .ok_or_else(|| {
+                        Error::NotFound(format!("{kind} {} is not in the workspace", target.key))
+                    })?
+                }
+            };
         let current = match known {
             Some(k) => Some(rule_fields_of(ignored, &k.working)),
             None => rule_fields_from(ignored, fields.as_deref())?,
@@ -1161,7 +1177,7 @@ impl Batch<'_> {
 
 /// The parent of the entity `save` reads (`parent_kind`, `parent_key`, `scope`): the
 /// first hop of its timezone's look-up.
-pub(super) type Hop = (Option<String>, Option<String>, Option<i64>);
+pub(crate) type Hop = (Option<String>, Option<String>, Option<i64>);
 
 /// [`Error::Refused`] when the edit changes a field in `rules` from the entity's current
 /// working copy (its server version when it has no pending edit): `current` holds those

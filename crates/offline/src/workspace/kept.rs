@@ -150,9 +150,23 @@ impl Asked {
 /// What the workspace looked like: the rows this connection has changed so far, and
 /// SQLite's count of commits by other connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Seen {
+pub(crate) struct Seen {
     changes: u64,
     data_version: i64,
+}
+
+impl Seen {
+    /// Whether a batch begun since (`batch`, which holds the write lock) reads the
+    /// workspace as it was: this connection changed no row before it began (`changes`,
+    /// read before it began, whose undo recording writes temporary tables) and no other
+    /// connection committed.
+    pub(crate) fn still(&self, changes: u64, batch: &super::Batch<'_>) -> Result<bool> {
+        if changes != self.changes {
+            return Ok(false);
+        }
+        let data_version: i64 = batch.row("PRAGMA data_version", [], |r| r.get(0))?;
+        Ok(data_version == self.data_version)
+    }
 }
 
 /// A preview kept for its apply.
@@ -166,10 +180,14 @@ pub(crate) struct Kept {
 }
 
 impl Workspace {
-    fn data_version(&self) -> Result<i64> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    /// What the workspace looks like now (see [`Seen`]).
+    fn seen(&self) -> Result<Seen> {
+        Ok(Seen {
+            changes: self.conn.total_changes(),
+            data_version: self
+                .conn
+                .query_row("PRAGMA data_version", [], |r| r.get(0))?,
+        })
     }
 
     /// Runs the bulk operation `asked`: `plan` gives its plan, its undo label, and what
@@ -193,15 +211,13 @@ impl Workspace {
         {
             return Ok(preview);
         }
+        let planned = self.seen()?;
         let (plan, label, finish) = plan(self)?;
-        let (mut preview, writes) = self.run_logged(plan, &label, apply, !apply)?;
+        let (mut preview, writes) = self.run_logged(plan, &label, apply, !apply, Some(planned))?;
         finish(&mut preview);
         if let Some(writes) = writes {
             // Taken once the preview's transaction is rolled back.
-            let seen = Seen {
-                changes: self.conn.total_changes(),
-                data_version: self.data_version()?,
-            };
+            let seen = self.seen()?;
             self.kept = Some(Kept {
                 asked,
                 seen,
