@@ -228,18 +228,25 @@ fn added(path: &str, value: &Value) -> FieldDiff {
 }
 
 fn walk(path: &mut String, before: &Value, after: &Value, out: &mut Vec<FieldDiff>) {
-    if same(before, after) {
-        return;
-    }
     match (before, after) {
+        // Member by member, without comparing the whole objects first: members that are
+        // the same add nothing, so equal objects give no diff all the same.
         (Value::Object(b), Value::Object(a)) => {
+            let mut kept = 0;
             for (key, av) in a {
                 let len = push_key(path, key);
                 match b.get(key) {
-                    Some(bv) => walk(path, bv, av, out),
+                    Some(bv) => {
+                        kept += 1;
+                        walk(path, bv, av, out);
+                    }
                     None => out.push(added(path, av)),
                 }
                 path.truncate(len);
+            }
+            // Every member of `b` is in `a` when as many of them were found there.
+            if kept == b.len() {
+                return;
             }
             for (key, bv) in b {
                 if !a.contains_key(key) {
@@ -253,6 +260,7 @@ fn walk(path: &mut String, before: &Value, after: &Value, out: &mut Vec<FieldDif
                 }
             }
         }
+        _ if same(before, after) => {}
         (Value::Array(b), Value::Array(a)) if object_items(&[b, a]) => walk_items(path, b, a, out),
         _ => out.push(FieldDiff {
             path: path.clone(),
