@@ -1952,3 +1952,39 @@ fn a_taken_sandbox_port_moves_the_sandbox_and_keeps_the_session_and_pending_chan
     h.close();
     drop(squatter);
 }
+
+/// The review commands as the Pending changes screen calls them: a change that does not
+/// need review is neither described as one nor settled, and says why.
+#[test]
+fn review_commands_refuse_a_change_that_needs_no_review() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let agency = demo_agency_id(&h);
+    h.ok(
+        "save_advertiser",
+        json!({"target": null, "value": new_advertiser("Waiting, not in review", &agency)}),
+    );
+    let seq = h.pending()[0]["seq"].clone();
+    let e = h.err("review_change", json!({"seq": seq}));
+    assert!(
+        e["message"].as_str().unwrap_or_default().contains("review"),
+        "{e}"
+    );
+    for review in [
+        json!({"choice": "postAgain"}),
+        json!({"choice": "created", "id": 7}),
+    ] {
+        let e = h.err("settle_review", json!({"seq": seq, "review": review}));
+        assert_eq!(e["code"], "state", "{e}");
+        assert!(
+            e["message"].as_str().unwrap_or_default().contains("review"),
+            "{e}"
+        );
+    }
+    // Nothing changed: the change still waits to be posted.
+    assert_eq!(h.pending().len(), 1);
+    assert_eq!(h.pending()[0]["status"], "pending");
+    h.close();
+}
