@@ -147,7 +147,7 @@ impl Workspace {
         edits: &[FieldEdit],
         apply: bool,
     ) -> Result<Preview> {
-        let asked = Asked::of("edit", &(targets, edits))?;
+        let asked = Asked::of_keyed("edit", &targets, &edits)?;
         self.run_asked(asked, apply, |ws| {
             let plan = ws.plan_edit(targets, edits)?;
             let reached = targets.len();
@@ -304,7 +304,7 @@ impl Workspace {
         options: &DuplicateOptions,
         apply: bool,
     ) -> Result<Preview> {
-        let asked = Asked::of("duplicate", &(sources, options))?;
+        let asked = Asked::of_keyed("duplicate", &sources, options)?;
         self.run_asked(asked, apply, |_| {
             let plan = sources
                 .iter()

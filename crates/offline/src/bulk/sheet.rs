@@ -538,7 +538,7 @@ impl Workspace {
         label: &str,
         apply: bool,
     ) -> Result<Preview> {
-        let asked = Asked::of("sheet", &(text, options, label))?;
+        let asked = Asked::of_keyed("sheet", &text, &(options, label))?;
         self.run_asked(asked, apply, |ws| {
             let (plan, unchanged) = ws.plan_sheet(text, options)?;
             Ok((plan, label.to_owned(), move |p: &mut Preview| {

@@ -135,11 +135,23 @@ impl std::io::Write for Hashing {
 
 impl Asked {
     pub(crate) fn of(operation: &str, inputs: &impl Serialize) -> Result<Asked> {
+        Asked::of_keyed(operation, &(), inputs)
+    }
+
+    /// [`Asked::of`] with the large part of the inputs (10,000 targets, a whole file)
+    /// hashed as it is rather than written as JSON first, which cost more than the rest
+    /// of an apply's check put together.
+    pub(crate) fn of_keyed(
+        operation: &str,
+        keyed: &impl std::hash::Hash,
+        inputs: &impl Serialize,
+    ) -> Result<Asked> {
         let mut h = Hashing(Default::default());
         h.0[1].write_u8(1);
         for x in &mut h.0 {
             x.write(operation.as_bytes());
             x.write_u8(0);
+            keyed.hash(x);
         }
         serde_json::to_writer(&mut h, inputs)
             .map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))?;
@@ -245,11 +257,9 @@ impl Workspace {
             return Ok(None);
         }
         batch.label(kept.label);
-        for write in &kept.writes {
-            if !batch.rewrite(write)? {
-                // Dropped: rolled back, nothing kept.
-                return Ok(None);
-            }
+        if !batch.rewrite(&kept.writes)? {
+            // Dropped: rolled back, nothing kept.
+            return Ok(None);
         }
         let mut preview = kept.preview;
         preview.step = batch.commit_step()?;
