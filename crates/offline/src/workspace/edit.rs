@@ -629,17 +629,30 @@ impl Batch<'_> {
         Ok(changed)
     }
 
-    /// Runs a write of a preview's log again; false when it did not change the rows it
-    /// changed then (the workspace is not as the preview left it).
-    pub(super) fn rewrite(&mut self, write: &Write) -> Result<bool> {
-        let changed = self
-            .tx
-            .prepare_cached(write.sql)?
-            .execute(rusqlite::params_from_iter(bound(&write.args, self.now)))?;
-        let inserted = write
-            .inserted
-            .is_none_or(|id| id == self.tx.last_insert_rowid());
-        Ok(write.changed.is_none_or(|c| c == changed) && inserted)
+    /// Runs the writes of a preview's log again, in order; false as soon as one does not
+    /// change the rows it changed then (the workspace is not as the preview left it).
+    /// Their few statements are each looked up once, not once per write.
+    pub(super) fn rewrite(&self, writes: &[Write]) -> Result<bool> {
+        let mut statements: Vec<(&str, rusqlite::CachedStatement<'_>)> = Vec::new();
+        for write in writes {
+            let at = match statements.iter().position(|(sql, _)| *sql == write.sql) {
+                Some(at) => at,
+                None => {
+                    statements.push((write.sql, self.tx.prepare_cached(write.sql)?));
+                    statements.len() - 1
+                }
+            };
+            let changed = statements[at]
+                .1
+                .execute(rusqlite::params_from_iter(bound(&write.args, self.now)))?;
+            let inserted = write
+                .inserted
+                .is_none_or(|id| id == self.tx.last_insert_rowid());
+            if !(write.changed.is_none_or(|c| c == changed) && inserted) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The writes of a batch begun with a log, unless they were too many to keep.
