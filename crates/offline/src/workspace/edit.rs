@@ -660,6 +660,14 @@ impl Batch<'_> {
         self.log.take().and_then(Log::into_writes)
     }
 
+    /// [`Batch::take_log`], the batch logging on with an empty log: the writes of a part
+    /// of a run, for [`Batch::note_all`] to put back in plan order.
+    pub(crate) fn take_noted(&mut self) -> Option<Vec<Write>> {
+        self.log
+            .as_mut()
+            .and_then(|log| std::mem::take(log).into_writes())
+    }
+
     pub(super) fn row<T>(
         &self,
         sql: &str,
