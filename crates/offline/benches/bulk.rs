@@ -4,7 +4,9 @@
 //! row's bid changed), and a paste of 1,000 new rows.
 //!
 //! Run with `cargo bench -p flightdeck-offline --bench bulk`; `BENCH_AD_ORDERS` shrinks
-//! the account, `BENCH_PARTS=edit,export,import,paste` picks parts (for a profile).
+//! the account, `BENCH_PARTS=edit,export,import,paste` picks parts, and
+//! `BENCH_EDIT_AGAIN=N` repeats the edit's preview, apply and undo N more times and stops
+//! there (for a profile).
 //! Figures go in the issue notes, never in tests.
 
 use std::time::Instant;
@@ -17,6 +19,10 @@ use flightdeck_offline::change::{EntityRef, Key, Kind};
 use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
 use flightdeck_sandbox::testing;
 
+/// The allocator the app and the CLI run bulk work with.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -26,6 +32,18 @@ fn env_or(name: &str, default: usize) -> usize {
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Least, median and most of a run's figures.
+fn spread(figures: &mut [f64]) -> String {
+    figures.sort_by(f64::total_cmp);
+    let at = |i: usize| figures.get(i).copied().unwrap_or(f64::NAN);
+    format!(
+        "least {:.0} ms, median {:.0} ms, most {:.0} ms",
+        at(0),
+        at(figures.len() / 2),
+        at(figures.len().saturating_sub(1))
+    )
 }
 
 #[tokio::main]
@@ -82,6 +100,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ws.redo()?;
         println!("redo of that step: {:.0} ms", ms(t));
         ws.undo()?;
+        let again = env_or("BENCH_EDIT_AGAIN", 0);
+        let (mut edit_ms, mut undo_ms) = (vec![previewed + apply], vec![]);
+        for _ in 0..again {
+            let t = Instant::now();
+            ws.bulk_edit(&ten_k, &edits, false)?;
+            ws.bulk_edit(&ten_k, &edits, true)?;
+            edit_ms.push(ms(t));
+            let t = Instant::now();
+            ws.undo()?;
+            undo_ms.push(ms(t));
+        }
+        if again > 0 {
+            println!(
+                "{} edits, preview + apply: {}",
+                edit_ms.len(),
+                spread(&mut edit_ms)
+            );
+            println!("{} undos: {}", undo_ms.len(), spread(&mut undo_ms));
+        }
+    }
+    if std::env::var("BENCH_EDIT_AGAIN").is_ok() {
+        return Ok(());
     }
 
     let t = Instant::now();
