@@ -16,7 +16,7 @@ use flightdeck_client::retry::RetryPolicy;
 use flightdeck_model::{AdOrder, Advertiser, Campaign, SiteList};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::sync::{self, PushOptions, PushReport};
-use flightdeck_offline::workspace::{Pick, PullOptions, PullScope, Workspace};
+use flightdeck_offline::workspace::{Pick, PullOptions, PullScope, Review, Workspace};
 use flightdeck_sandbox::faults::FaultSettings;
 use serde_json::json;
 
@@ -482,6 +482,63 @@ async fn a_lost_creative_needs_review_and_is_not_sent_again() {
     let again = push(&mut ws, &client, 1).await;
     assert!(again.applied.is_empty() && again.needs_review.is_empty());
     assert_eq!(server.count("creatives", "Lost banner"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn marking_a_review_created_refuses_an_id_with_edits_of_its_own() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let kept = ws
+        .create_site_list(typed(json!({"name": "Kept", "typeId": 5, "siteIds": [1]})))
+        .unwrap();
+    assert!(push(&mut ws, &client, 1).await.is_complete());
+    let Some(Key::Id(kept_id)) = ws.resolve_remote(&kept).unwrap() else {
+        panic!("list not landed")
+    };
+    let kept = EntityRef::new(Kind::SiteList, Key::Id(kept_id));
+    let lost = ws
+        .create_site_list(typed(json!({"name": "Lost", "typeId": 5, "siteIds": [2]})))
+        .unwrap();
+    let seq = seq_of(&ws, &lost);
+    server.faults(FaultSettings {
+        drop_after_commit: 1,
+        ..FaultSettings::default()
+    });
+    let report = push(&mut ws, &client, 1).await;
+    server.no_faults();
+    assert_eq!(report.needs_review.len(), 1, "{report:#?}");
+    ws.append_sites(&kept, typed(json!({"siteIds": [7]})))
+        .unwrap();
+
+    // The buyer types the other list's id by mistake: refused, and its edit stays.
+    let err = ws
+        .settle_review(seq, Review::Created { id: kept_id })
+        .unwrap_err();
+    assert!(err.to_string().contains("already belongs"), "{err}");
+    assert_eq!(status_of(&ws, seq), ChangeStatus::NeedsReview);
+    assert_eq!(
+        ws.get(&kept).unwrap().unwrap().working["siteIds"],
+        json!([1, 7])
+    );
+    assert!(ws.pending().unwrap().iter().any(|c| c.target == kept));
+
+    // The right id settles it.
+    let lost_id: i64 = server
+        .sandbox
+        .state()
+        .db
+        .blocking(|c| {
+            Ok(
+                c.query_row("SELECT id FROM site_lists WHERE name = 'Lost'", [], |r| {
+                    r.get(0)
+                })?,
+            )
+        })
+        .unwrap();
+    ws.settle_review(seq, Review::Created { id: lost_id })
+        .unwrap();
+    assert_eq!(ws.resolve_remote(&lost).unwrap(), Some(Key::Id(lost_id)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

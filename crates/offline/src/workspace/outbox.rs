@@ -356,11 +356,11 @@ impl Workspace {
     /// (an upload has no id of its own: post it again or discard it).
     pub fn settle_review(&mut self, seq: i64, review: Review) -> Result<()> {
         let tx = self.conn.transaction()?;
-        let (op, status, payload): (String, String, String) = tx
+        let (kind, op, status, payload): (String, String, String, String) = tx
             .query_row(
-                "SELECT op, status, payload FROM outbox WHERE seq = ?1",
+                "SELECT kind, op, status, payload FROM outbox WHERE seq = ?1",
                 [seq],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?
             .ok_or_else(|| no_change(seq))?;
@@ -384,6 +384,23 @@ impl Workspace {
                 if id <= 0 {
                     return Err(Error::Invalid(format!(
                         "{id} is not an id the ad platform gives: ids are whole numbers above 0"
+                    )));
+                }
+                // The id is typed by the buyer: a download of the created entity may be
+                // replaced by the draft, but an entity of that id with edits of its own
+                // means a wrong id, and taking it over would lose those edits.
+                let remote = key_text(&Key::Id(id));
+                let edited: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM entities WHERE kind = ?1 AND key = ?2 \
+                     AND working_json IS NOT NULL) OR EXISTS (SELECT 1 FROM outbox \
+                     WHERE kind = ?1 AND key = ?2 AND status <> 'applied')",
+                    params![kind, remote],
+                    |r| r.get(0),
+                )?;
+                if edited {
+                    return Err(Error::Invalid(format!(
+                        "id {id} already belongs to another entity in this workspace, with \
+                         edits of its own: check the id the ad platform shows for this one"
                     )));
                 }
                 // What was sent, under the id the buyer found: the service's answer
