@@ -20,16 +20,17 @@ pub enum Error {
     /// The workspace file could not be read or written.
     #[error("the local workspace could not be read or written: {0}")]
     Db(rusqlite::Error),
-    /// The disk holding the workspace is full. The edit was not saved; everything saved
-    /// before it is intact (the transaction was rolled back).
+    /// The disk holding the workspace is full. What was being written (an edit, a
+    /// download, a push's outcome) was not saved; everything saved before it is intact
+    /// (the transaction was rolled back).
     #[error(
-        "the disk holding the local workspace is full: this change was not saved, and everything saved before it is kept; free some space and try again"
+        "the disk holding the local workspace is full: the last step was not saved, and everything saved before it is kept; free some space and try again"
     )]
     DiskFull,
     /// The workspace file is not a database Flightdeck can read. It was moved aside (kept
     /// for recovery) so the next start begins with an empty workspace.
     #[error(
-        "the local workspace {path} is damaged and cannot be opened ({detail}); it was moved aside to {kept} so nothing more is lost, and the next start begins with an empty workspace: download the account again"
+        "the local workspace {path} is damaged and cannot be opened ({detail}); it was moved aside to {kept} so nothing more is lost, and the next start begins with an empty workspace: download the account again. Changes not yet posted stay in {kept} only"
     )]
     Damaged {
         /// The file that was damaged.

@@ -250,25 +250,6 @@ impl Batch<'_> {
         parse_json(&self.require(target)?)
     }
 
-    /// The text of an entity's working copy, and whether it is the base (no edit of its
-    /// own).
-    fn working_text(&self, target: &EntityRef) -> Result<(String, bool)> {
-        self.row(
-            "SELECT COALESCE(working_json, remote_json), working_json IS NULL \
-             FROM entities WHERE kind = ?1 AND key = ?2",
-            params![kind_text(target.kind), key_text(&target.key)],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?
-        .ok_or_else(|| {
-            Error::NotFound(format!(
-                "{} {} is not in the workspace",
-                kind_text(target.kind),
-                target.key
-            ))
-        })
-    }
-
     /// The entity `target` hangs under, if any.
     pub(crate) fn parent_of(&self, target: &EntityRef) -> Result<Option<EntityRef>> {
         let parent: Option<(Option<String>, Option<String>)> = self

@@ -1106,10 +1106,17 @@ impl Batch<'_> {
 
     /// The working copy, or `NotFound`.
     pub(super) fn require(&self, target: &EntityRef) -> Result<String> {
+        Ok(self.working_text(target)?.0)
+    }
+
+    /// The text of an entity's working copy, and whether it is the base (no edit of its
+    /// own); `NotFound` when the workspace does not hold it.
+    pub(super) fn working_text(&self, target: &EntityRef) -> Result<(String, bool)> {
         self.row(
-            "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
+            "SELECT COALESCE(working_json, remote_json), working_json IS NULL \
+             FROM entities WHERE kind = ?1 AND key = ?2",
             params![kind_text(target.kind), key_text(&target.key)],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?
         .ok_or_else(|| {

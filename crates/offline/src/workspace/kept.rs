@@ -252,8 +252,7 @@ impl Workspace {
         let mut batch = self.batch()?;
         // Inside the transaction, which holds the write lock: no other connection can
         // commit between this look and the writes.
-        let data_version: i64 = batch.row("PRAGMA data_version", [], |r| r.get(0))?;
-        if data_version != kept.seen.data_version {
+        if !kept.seen.still(changes, &batch)? {
             return Ok(None);
         }
         batch.label(kept.label);

@@ -158,13 +158,14 @@ impl Workspace {
         migrations()
             .to_latest(&mut conn)
             .map_err(|e| Error::Corrupt(format!("workspace schema upgrade failed: {e}")))?;
+        // Every transaction takes the write lock when it begins and waits for it through
+        // the busy timeout: the upkeep connection writes too (purging dropped undo steps),
+        // and a deferred transaction that read first could not wait for it (SQLite
+        // answers BUSY at once). A bulk apply also relies on it: what it checks at the
+        // start of its transaction no other connection can change before it writes.
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         let wal = conn.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))?;
         let upkeep = if wal.eq_ignore_ascii_case("wal") {
-            // The upkeep connection writes too (purging dropped undo steps). A deferred
-            // transaction that read first could not wait for it (SQLite answers BUSY at
-            // once), so every transaction here takes the write lock when it begins, and
-            // waits for it through the busy timeout.
-            conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
             conn.pragma_update(None, "wal_autocheckpoint", upkeep::BACKSTOP_PAGES)?;
             // The log file shrinks back after a large step is copied out.
             conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
@@ -598,16 +599,18 @@ fn move_aside(path: &Path, e: &rusqlite::Error) -> Error {
 }
 
 /// Workspaces hold the account's data: readable by their user only (0600). SQLite
-/// gives its log files the database's mode.
+/// gives its log files the database's mode. A file whose mode cannot be changed (owned
+/// by another user, on a file system without modes) still opens: its data is not
+/// damaged, and refusing it would keep the buyer from their pending changes.
 fn private_file(path: &Path) -> Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if let Ok(meta) = std::fs::metadata(path)
             && meta.permissions().mode() & 0o077 != 0
+            && let Err(e) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-                .map_err(|e| Error::Corrupt(format!("{}: {e}", path.display())))?;
+            tracing::warn!(path = %path.display(), error = %e, "workspace file left readable by others");
         }
     }
     #[cfg(not(unix))]
