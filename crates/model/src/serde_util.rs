@@ -149,8 +149,9 @@ impl<'de> DeserializeSeed<'de> for WholeNumber {
     }
 }
 
-/// `v` as an integer when it has no fraction and fits exactly.
-fn whole(v: f64) -> Option<i64> {
+/// `v` as an integer when it has no fraction and fits exactly: JSON Schema's `integer`
+/// admits `1.0`, and serde's integers do not.
+pub fn whole(v: f64) -> Option<i64> {
     /// 2^53: past it an f64 no longer holds every integer exactly.
     const EXACT: f64 = 9_007_199_254_740_992.0;
     // In range and integral: the cast is exact.

@@ -67,30 +67,25 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), Error> {
     if json {
         return Ok(());
     }
-    let shown: String = String::from_utf8_lossy(value.as_bytes())
-        .chars()
-        .take(100)
-        .collect();
+    let shown = shown(&String::from_utf8_lossy(value.as_bytes()));
     Err(Error::UnsupportedMediaType(format!(
         "Content-Type: the body must be sent as application/json (got \"{shown}\")"
     )))
+}
+
+/// The caller's text as a message repeats it: its first 100 characters only, so an
+/// answer never echoes a whole header or body back.
+pub(crate) fn shown(text: &str) -> String {
+    text.chars().take(100).collect()
 }
 
 /// Rewrites every number with a zero fraction (`1.0`, `-3e2`) as an integer, where it
 /// fits exactly: JSON Schema's `integer` admits them, and serde's integers do not.
 /// Fields that take fractions read an integer as the same number.
 pub fn whole_numbers(value: &mut Value) {
-    /// 2^53: past it an f64 no longer holds every integer, so its value is not exact.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
     match value {
         Value::Number(n) if n.is_f64() => {
-            if let Some(f) = n.as_f64()
-                && f.fract() == 0.0
-                && f.abs() <= EXACT
-            {
-                // In range by the check above, and integral: the cast is exact.
-                #[allow(clippy::cast_possible_truncation)]
-                let int = f as i64;
+            if let Some(int) = n.as_f64().and_then(flightdeck_model::serde_util::whole) {
                 *n = Number::from(int);
             }
         }

@@ -50,8 +50,7 @@ pub async fn middleware(State(state): State<AppState>, req: Request, next: Next)
 }
 
 fn misdirected(host: &str) -> String {
-    // Only the first characters: the header is the caller's text.
-    let shown: String = host.chars().take(100).collect();
+    let shown = crate::extract::shown(host);
     format!(
         "Host: this sandbox answers only for loopback names (localhost, 127.0.0.1, [::1]); \
          got \"{shown}\". Start it with --allow-host NAME to serve another name"

@@ -39,12 +39,13 @@ struct Args {
         long,
         value_name = "TOKEN",
         env = ADMIN_TOKEN_ENV,
-        hide_env_values = true,
-        conflicts_with = "admin_token_file"
+        hide_env_values = true
     )]
     admin_token: Option<String>,
 
-    /// Read the admin token from the first line of this file (see --admin-token).
+    /// Read the admin token from the first line of this file (see --admin-token); it wins
+    /// over --admin-token and the environment variable (clap counts a value from the
+    /// environment as given, so a conflict between them would refuse an exported one).
     #[arg(long, value_name = "PATH")]
     admin_token_file: Option<PathBuf>,
 

@@ -983,7 +983,7 @@ fn parameters(doc: &mut Value) {
                 let name = p.get("name").and_then(Value::as_str).unwrap_or_default();
                 let rule = match name {
                     "page" => Some(int(Some(1), None, false)),
-                    "pageSize" => Some(int(Some(1), Some(500), false)),
+                    "pageSize" => Some(int(Some(1), Some(crate::store::MAX_PAGE_SIZE), false)),
                     "id" | "campaign_id" | "order_id" | "cap_id" => Some(int(Some(1), None, false)),
                     "client_id" | "redirect_uri" => Some(required_text(None)),
                     "code_challenge" => Some(json!({"type": "string",

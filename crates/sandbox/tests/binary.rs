@@ -281,6 +281,21 @@ async fn admin_token_from_the_environment_or_a_file() {
     let server = Server::start(&["--admin-token-file", path]);
     assert_eq!(clock_status(&server.url, token).await, StatusCode::OK);
     assert!(!server.kill().contains(token));
+
+    // The file wins over a token the environment also exports (as the e2e scripts do).
+    let server = Server::start_env(
+        &["--admin-token-file", path],
+        &[(
+            "FLIGHTDECK_SANDBOX_ADMIN_TOKEN",
+            "environment-admin-token-42",
+        )],
+    );
+    assert_eq!(clock_status(&server.url, token).await, StatusCode::OK);
+    assert_eq!(
+        clock_status(&server.url, "environment-admin-token-42").await,
+        StatusCode::NOT_FOUND
+    );
+    server.kill();
 }
 
 #[test]

@@ -18,7 +18,7 @@ mod sitelists;
 
 pub use adorders::{ad_orders_all, adorder_save, flight_cap_delete, flight_caps_by_ad_order};
 pub use advertisers::{advertiser_save, advertisers_list};
-pub use audiences::{audience_create, audience_data, audience_get, audiences_list};
+pub use audiences::{MAX_PAGE_SIZE, audience_create, audience_data, audience_get, audiences_list};
 pub use campaigns::{campaign_save, campaigns_by_advertiser, flights_by_campaign};
 pub use creatives::creative_save;
 pub use sitelists::{site_list_add, site_list_append, site_list_overwrite, site_list_remove};
@@ -193,7 +193,8 @@ pub(crate) fn request_id(obj: &Object, prefix: &str) -> Result<Option<i64>> {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v.as_i64().map(Some).ok_or_else(|| {
             Error::Malformed(format!(
-                "{prefix}id: expected a whole number or null (got {v})"
+                "{prefix}id: expected a whole number or null (got {})",
+                crate::extract::shown(&v.to_string())
             ))
         }),
     }
