@@ -85,17 +85,10 @@ impl From<flightdeck_client::Error> for AppError {
             | K::SignIn
             | K::Config => ErrorCode::Invalid,
             K::Server | K::Decode => ErrorCode::Service,
-            // A token endpoint's 4xx (invalid_grant, invalid_client) refuses what the buyer
-            // typed; only a 5xx is the service failing.
-            K::Token => match &e {
-                // A busy or timed-out token endpoint is the service failing, not a refusal.
-                flightdeck_client::Error::Token { status, .. }
-                    if *status < 500 && *status != 429 && *status != 408 =>
-                {
-                    ErrorCode::Invalid
-                }
-                _ => ErrorCode::Service,
-            },
+            // A busy, timed-out or failing token endpoint is the service failing; its
+            // other answers (invalid_grant, invalid_client) refuse what the buyer typed.
+            K::Token if e.token_endpoint_busy() => ErrorCode::Service,
+            K::Token => ErrorCode::Invalid,
             K::Keyring => ErrorCode::Keyring,
         };
         let mut field_errors: Vec<FieldError> = e

@@ -146,7 +146,9 @@ fn move_embedded_sign_in(file: &Profiles, before: &str, now: &str) {
             Profile::user(config, &last.account)
         })
     };
-    let _ = store(&from).move_to(&store(&to));
+    if let Err(e) = store(&from).move_to(&store(&to)) {
+        tracing::warn!(error = %e, "the embedded sandbox's sign-in could not follow it to its new port");
+    }
 }
 
 fn unavailable() -> Error {
@@ -232,6 +234,13 @@ impl Account {
     }
 
     fn set_signed(&self, signed: Option<Signed>) {
+        // Once someone signs in, why the start could not restore the sign-in is old news,
+        // also after they sign out again.
+        if signed.is_some()
+            && let Ok(mut p) = self.restore_problem.lock()
+        {
+            *p = None;
+        }
         if let Ok(mut s) = self.signed.write() {
             *s = signed;
         }
@@ -267,7 +276,9 @@ impl Account {
             Ok(None) => {}
             Err(e) => {
                 tracing::warn!(error = %e, "the sign-in could not be restored");
-                if let Ok(mut p) = self.restore_problem.lock() {
+                if e.kind() == flightdeck_client::ErrorKind::Keyring
+                    && let Ok(mut p) = self.restore_problem.lock()
+                {
                     *p = Some(format!(
                         "The sign-in of {} could not be read back from the OS keyring ({e}). \
                          Sign in again once the keyring works; pending changes are kept.",
@@ -281,12 +292,9 @@ impl Account {
     }
 
     /// Why the current account's sign-in could not be restored at start (the OS
-    /// keyring was locked or missing), for the sign-in screen; `None` once someone is
+    /// keyring was locked or missing), for the sign-in screen; `None` once someone has
     /// signed in.
     pub fn restore_problem(&self) -> Option<String> {
-        if self.signed().is_some() {
-            return None;
-        }
         self.restore_problem.lock().ok().and_then(|p| p.clone())
     }
 
@@ -450,11 +458,10 @@ impl Core {
     pub async fn open(dir: &Path, selection: Selection, options: OpenOptions) -> Result<Core> {
         paths::create_private_dir(dir)?;
         let mut file = Profiles::read(dir)?;
-        if let Some(url) = &options.embedded_url
-            && let Some(before) = file.set_embedded_url(url)
-        {
-            move_embedded_sign_in(&file, &before, url);
-        }
+        let moved = options
+            .embedded_url
+            .as_ref()
+            .and_then(|url| Some((file.set_embedded_url(url)?, url)));
         let id = match selection {
             Selection::Active => file.active.clone(),
             Selection::Profile(id) => {
@@ -475,6 +482,11 @@ impl Core {
             },
         };
         file.write(dir)?;
+        // Only once the profiles name the new address: moved earlier, a failed write
+        // would leave the sign-in where no profile looks for it.
+        if let Some((before, url)) = moved {
+            move_embedded_sign_in(&file, &before, url);
+        }
         let active = activate(dir, &file, &id, options.warm_tables).await?;
         Ok(Core {
             dir: dir.to_owned(),
@@ -607,12 +619,15 @@ impl Core {
     /// taken only on a match: a link with another `state` (forged, or from an older
     /// attempt), or one that arrives when no sign-in waits, is ignored, so nothing an
     /// outsider puts in a link reaches the buyer and the real redirect can still complete.
-    pub async fn finish_partner(&self, redirect: &url::Url) -> Result<PartnerCallback> {
+    pub async fn finish_partner(&self, redirect: &str) -> Result<PartnerCallback> {
         let active = self.active()?;
-        let state = redirect
-            .query_pairs()
-            .find(|(k, _)| k == "state")
-            .map(|(_, v)| v.into_owned());
+        // A link that is not a URL has no state to match: ignored like a forged one.
+        let parsed = url::Url::parse(redirect).ok();
+        let state = parsed.as_ref().and_then(|u| {
+            u.query_pairs()
+                .find(|(k, _)| k == "state")
+                .map(|(_, v)| v.into_owned())
+        });
         let taken = {
             let mut slot = active.partner.lock().map_err(|_| unavailable())?;
             match slot.as_ref() {
@@ -623,10 +638,10 @@ impl Core {
                 Some(_) => slot.take(),
             }
         };
-        let Some(PendingPartner { auth, pending }) = taken else {
+        let (Some(PendingPartner { auth, pending }), Some(redirect)) = (taken, parsed) else {
             return Ok(PartnerCallback::NoneWaiting);
         };
-        let tokens = auth.finish(&pending, redirect).await?;
+        let tokens = auth.finish(&pending, &redirect).await?;
         let client_id = auth.client_id().to_owned();
         let store = active.token_store(&client_id, true);
         let session = Session::partner(&active.config, auth, tokens, Some(store)).await?;

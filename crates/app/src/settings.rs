@@ -1,6 +1,7 @@
 //! The app's own settings (`settings.json` in the data directory, beside the profiles):
-//! how much goes into the log file and which update channel the app follows. Both hosts
-//! read the same file; it holds no secret.
+//! how much goes into the log file and which update channel the app follows. Only the
+//! desktop app reads it (the CLI writes no log file and installs no updates); it holds
+//! no secret.
 
 use std::path::{Path, PathBuf};
 

@@ -782,7 +782,11 @@ async fn login(
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let redirect = listener.wait(left, &state).await?;
-            match core.finish_partner(&redirect).await?.ignored_because() {
+            match core
+                .finish_partner(redirect.as_str())
+                .await?
+                .ignored_because()
+            {
                 None => break,
                 Some(why) => eprintln!("Ignored a sign-in link: {why}. Still waiting."),
             }

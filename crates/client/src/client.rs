@@ -159,22 +159,36 @@ impl Raw {
     ) -> Result<Raw, Failure> {
         let status = response.status();
         let headers = response.headers().clone();
-        if response.content_length().is_some_and(|n| n > limit as u64) {
-            return Err(Failure::Other(too_large(status, limit)));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(Failure::from_reqwest)? {
-            if body.len() + chunk.len() > limit {
-                return Err(Failure::Other(too_large(status, limit)));
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = read_capped(&mut response, limit)
+            .await
+            .map_err(Failure::from_reqwest)?
+            .ok_or_else(|| Failure::Other(too_large(status, limit)))?;
         Ok(Raw {
             status,
             headers,
             body,
         })
     }
+}
+
+/// A whole answer's body; `None` when it is longer than `limit` bytes, by its declared
+/// length before anything is read, else as it arrives, so a hostile or broken server
+/// cannot exhaust memory.
+pub(crate) async fn read_capped(
+    response: &mut reqwest::Response,
+    limit: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    if response.content_length().is_some_and(|n| n > limit as u64) {
+        return Ok(None);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }
 
 /// An answer longer than Flightdeck reads: refused, never retried.

@@ -18,8 +18,9 @@ pub struct ClientConfig {
     pub request_timeout: Duration,
     /// `User-Agent` header.
     pub user_agent: String,
-    /// Largest answer read whole (an entity, messages, a token answer). Reading stops
-    /// beyond it, so a hostile or broken server cannot exhaust memory.
+    /// Largest answer read whole (an entity, messages). Reading stops beyond it, so a
+    /// hostile or broken server cannot exhaust memory. Token answers have their own,
+    /// smaller cap (1 MB).
     pub max_answer_bytes: usize,
     /// Largest listing (every ad order of an account, downloaded at once).
     pub max_listing_bytes: usize,

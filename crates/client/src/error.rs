@@ -272,6 +272,13 @@ fn join_texts(messages: &[ServerMessage]) -> String {
 }
 
 impl Error {
+    /// A token endpoint's answer that may pass if asked again: busy (429), timed out
+    /// (408) or failing (5xx). Its other answers (`invalid_grant`, `invalid_client`, …)
+    /// refuse what was sent, and end a session.
+    pub fn token_endpoint_busy(&self) -> bool {
+        matches!(self, Error::Token { status, .. } if *status == 429 || *status == 408 || *status >= 500)
+    }
+
     /// The coarse class of the error.
     pub fn kind(&self) -> ErrorKind {
         match self {

@@ -28,10 +28,9 @@ use crate::token_store::{AccountKind, Profile, TokenStore};
 /// timed out (408) or failed (5xx), or the network was. As the retry outcome to decide on.
 fn passing_failure(e: &Error) -> Option<Outcome> {
     match e {
+        // The retry policy retries a 503 as a busy service; a 408 is the same here.
         Error::Token { status: 408, .. } => Some(Outcome::Status(503)),
-        Error::Token { status, .. } if *status == 429 || *status >= 500 => {
-            Some(Outcome::Status(*status))
-        }
+        Error::Token { status, .. } if e.token_endpoint_busy() => Some(Outcome::Status(*status)),
         Error::Transport { kind, .. } if *kind != TransportKind::Tls => {
             Some(Outcome::Transport(*kind))
         }

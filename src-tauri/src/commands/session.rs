@@ -127,9 +127,7 @@ pub async fn complete_partner_sign_in<R: Runtime>(
     state: &AppState,
     url: &str,
 ) -> Result<PartnerCallback> {
-    let url = url::Url::parse(url)
-        .map_err(|e| AppError::state(format!("the sign-in link is not a URL: {e}")))?;
-    let outcome = state.core().await?.finish_partner(&url).await;
+    let outcome = state.core().await?.finish_partner(url).await;
     if matches!(outcome, Ok(PartnerCallback::SignedIn) | Err(_)) {
         announce(app, state).await;
     }

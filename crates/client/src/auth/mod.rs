@@ -214,21 +214,10 @@ pub(crate) const TOKEN_ANSWER_MAX: usize = 1024 * 1024;
 /// cannot exhaust memory.
 pub(crate) async fn read_token_answer(mut response: reqwest::Response) -> Result<Vec<u8>> {
     let status = response.status();
-    let too_large = || crate::client::too_large(status, TOKEN_ANSWER_MAX);
-    if response
-        .content_length()
-        .is_some_and(|n| n > TOKEN_ANSWER_MAX as u64)
-    {
-        return Err(too_large());
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| transport_error(&e))? {
-        if body.len() + chunk.len() > TOKEN_ANSWER_MAX {
-            return Err(too_large());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+    crate::client::read_capped(&mut response, TOKEN_ANSWER_MAX)
+        .await
+        .map_err(|e| transport_error(&e))?
+        .ok_or_else(|| crate::client::too_large(status, TOKEN_ANSWER_MAX))
 }
 
 /// A token answer as sent. No `Debug`: it holds secrets in the clear.

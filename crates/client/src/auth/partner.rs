@@ -415,25 +415,16 @@ impl<'c> AsyncHttpClient<'c> for StatusRecorder<'_> {
                     super::TOKEN_ANSWER_MAX / 1024
                 ))
             };
-            if response
-                .content_length()
-                .is_some_and(|n| n > super::TOKEN_ANSWER_MAX as u64)
-            {
-                return Err(too_large());
-            }
             let mut builder = oauth2::http::Response::builder()
                 .status(status)
                 .version(response.version());
             for (name, value) in response.headers() {
                 builder = builder.header(name, value);
             }
-            let mut body = Vec::new();
-            while let Some(chunk) = response.chunk().await.map_err(Box::new)? {
-                if body.len() + chunk.len() > super::TOKEN_ANSWER_MAX {
-                    return Err(too_large());
-                }
-                body.extend_from_slice(&chunk);
-            }
+            let body = crate::client::read_capped(&mut response, super::TOKEN_ANSWER_MAX)
+                .await
+                .map_err(Box::new)?
+                .ok_or_else(too_large)?;
             builder.body(body).map_err(HttpClientError::Http)
         })
     }
