@@ -123,6 +123,28 @@ describe("needs review", () => {
     expect(onResolved).toHaveBeenCalledTimes(1);
   });
 
+  it("leaves which ids are valid to the Rust side and shows its refusal", async () => {
+    commands.reviewChange.mockReturnValue(ok(known));
+    const refusal = "0 is not an id the ad platform gives: ids are whole numbers above 0";
+    commands.settleReview.mockReturnValue(Promise.resolve({ status: "error" as const, error: { code: "invalid" as const, message: refusal, fieldErrors: [] } }));
+    const onResolved = vi.fn();
+    const { container } = render(
+      <>
+        <ReviewPanel change={lost} onResolved={onResolved} />
+        <Toaster />
+      </>,
+    );
+    await screen.findByText("fd-0123456789abcdef");
+    fireEvent.change(container.querySelector('[data-form="review"] input[name="id"]')!, { target: { value: "0" } });
+    await act(async () => {
+      fireEvent.click(container.querySelector('[data-action="mark-created"]')!);
+    });
+    expect(commands.settleReview).toHaveBeenCalledWith(9, { choice: "created", id: 0 });
+    expect(await screen.findByText(refusal)).toBeTruthy();
+    expect(onResolved).not.toHaveBeenCalled();
+    clearToasts();
+  });
+
   it("posts the change again when the buyer did not find it", async () => {
     commands.reviewChange.mockReturnValue(ok(known));
     commands.settleReview.mockReturnValue(ok(null));

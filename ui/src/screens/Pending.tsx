@@ -130,8 +130,10 @@ export function ReviewPanel({ change, onResolved }: { change: ChangeView; onReso
       onResolved();
     }
   };
+  // Only whether it reads as a whole number; which ids the ad platform gives is the
+  // Rust side's rule, and its refusal is shown like any other.
   const parsed = Number(id);
-  const validId = id.trim() !== "" && Number.isInteger(parsed) && parsed > 0;
+  const validId = id.trim() !== "" && Number.isInteger(parsed);
   return (
     <div className="review" data-review={change.seq}>
       {known && (
@@ -157,7 +159,7 @@ export function ReviewPanel({ change, onResolved }: { change: ChangeView; onReso
       <button type="button" data-action="post-again" disabled={busy} onClick={() => void settle({ choice: "postAgain" })}>
         Post again
       </button>
-      {(known?.canMarkCreated ?? change.op === "create") && (
+      {known?.canMarkCreated && (
         <form
           data-form="review"
           onSubmit={(e) => {
