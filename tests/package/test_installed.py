@@ -260,7 +260,9 @@ class Check:
         r = subprocess.run(root("apt-get", "remove", "-y", "-q", self.package), capture_output=True, text=True, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
         if r.returncode != 0:
             raise Failed(f"apt-get remove failed: {r.stderr[-600:]}")
-        if Path(APP).exists() or installed_version(self.package) not in (None, ""):
+        if Path(APP).exists():
+            raise Failed(f"{APP} is still there after removal")
+        if installed_version(self.package) not in (None, ""):
             status = subprocess.run(["dpkg-query", "-W", "-f=${Status}", self.package], capture_output=True, text=True).stdout
             if "not-installed" not in status and "config-files" not in status:
                 raise Failed(f"{APP} or the package is still there after removal ({status!r})")
