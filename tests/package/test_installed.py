@@ -163,9 +163,17 @@ class Check:
         return self.s
 
     def end_session(self) -> None:
+        """Quits the session's app and waits until its process is gone.
+
+        Deleting the session returns before the app has exited. An app started while the
+        old one is still alive finds it through the single-instance plugin, hands it its
+        arguments and exits at once, so the driver loses its browser and the next
+        `POST /session` fails with "connection lost" (one cold run in two, on a busy machine).
+        """
         if self.s is not None:
             self.s.quit()
             self.s = None
+            wait("the app to exit after its session ended", lambda: not app_processes(), timeout=30)
 
     def banner(self) -> None:
         s = self.session()
@@ -317,7 +325,11 @@ def main() -> int:
                 break
             print(f"PASS {title} ({time.monotonic() - t0:.1f}s)")
     finally:
-        check.end_session()
+        try:
+            check.end_session()
+        except Failed as e:
+            failed += 1
+            print(f"FAIL closing the app: {e}")
         check.feed.stop()
     print(f"\npackage check: {len(steps) - failed if not failed else 'stopped'}; {failed} failed")
     return 1 if failed else 0
