@@ -6,36 +6,43 @@
 # end-to-end scenario on the real app under Xvfb; then the Linux packages, installed and
 # checked (scripts/check-package.sh).
 # This is the README's test command, and what CI (.ci/run) calls.
+#
+# It closes with a summary, also when a check fails: each check and how it ended, the
+# advisory database the supply-chain checks used (its date and age), warnings, and every
+# check that could not run (npm audit, where the registry's advisory service cannot be
+# reached), so that "not checked" is never read as "passed" (scripts/check-summary.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/setup.sh
+source scripts/check-summary.sh
 
-echo "== ui: npm ci, lint (eslint), unit tests (vitest), type check and build"
-(
-  cd ui
-  npm ci --no-fund
-  npm run lint
-  npm test
-  npm run build
-)
-echo "== npm audit (high and critical advisories)"
-bash scripts/npm-audit.sh
-echo "== cargo deny (advisories, licenses, bans, sources)"
-bash scripts/deny.sh
-echo "== GitHub workflows (actionlint)"
-bash scripts/lint-workflows.sh
-echo "== cargo fmt --check"
-cargo fmt --all -- --check
-echo "== cargo clippy (all targets, all features, warnings denied)"
-cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
-echo "== cargo test (inside a private D-Bus session with gnome-keyring)"
-bash scripts/with-keyring.sh cargo test --workspace --all-features --locked
-echo "== schemathesis: the sandbox against its OpenAPI document (positive, negative, stateful)"
-bash scripts/schemathesis.sh
-echo "== chaos: real sandbox and push processes, faults and kill -9 (5 rounds)"
-bash scripts/chaos.sh --rounds 5
-echo "== end-to-end: the real app through WebDriver under Xvfb"
-bash scripts/e2e.sh
-echo "== Linux packages: build the .deb and .rpm, install the .deb, check the installed app"
-bash scripts/check-package.sh
+check_summary_begin "$PWD/target/check-summary.tsv"
+trap 'check_summary_print "$?"' EXIT
+
+ui_checks() {
+  (
+    cd ui
+    npm ci --no-fund
+    npm run lint
+    npm test
+    npm run build
+  )
+}
+
+run_check "ui: npm ci, lint (eslint), unit tests (vitest), type check and build" ui_checks
+run_check "npm audit (high and critical advisories)" bash scripts/npm-audit.sh
+run_check "cargo deny (advisories, licenses, bans, sources)" bash scripts/deny.sh
+run_check "GitHub workflows (actionlint, actions pinned by commit)" bash scripts/lint-workflows.sh
+run_check "cargo fmt --check" cargo fmt --all -- --check
+run_check "cargo clippy (all targets, all features, warnings denied)" \
+  cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+run_check "cargo test (inside a private D-Bus session with gnome-keyring)" \
+  bash scripts/with-keyring.sh cargo test --workspace --all-features --locked
+run_check "schemathesis: the sandbox against its OpenAPI document (positive, negative, stateful)" \
+  bash scripts/schemathesis.sh
+run_check "chaos: real sandbox and push processes, faults and kill -9 (5 rounds)" \
+  bash scripts/chaos.sh --rounds 5
+run_check "end-to-end: the real app through WebDriver under Xvfb" bash scripts/e2e.sh
+run_check "Linux packages: build the .deb and .rpm, install the .deb, check the installed app" \
+  bash scripts/check-package.sh
