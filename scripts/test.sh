@@ -2,7 +2,8 @@
 # Runs every check and test: the UI's type check, unit tests and build; npm audit and
 # cargo deny (the supply chain); the GitHub workflows (actionlint); rustfmt; clippy with
 # warnings denied; every Rust test (inside a private D-Bus session with gnome-keyring);
-# schemathesis over the sandbox's OpenAPI document; 5 rounds of the chaos suite; the
+# schemathesis over the sandbox's OpenAPI document; the partner login page in a real
+# browser engine (Chromium, scripts/browser-login.sh); 5 rounds of the chaos suite; the
 # end-to-end scenario on the real app under Xvfb; then the Linux packages, installed and
 # checked (scripts/check-package.sh).
 # This is the README's test command, and what CI (.ci/run) calls.
@@ -41,6 +42,8 @@ run_check "cargo test (inside a private D-Bus session with gnome-keyring)" \
   bash scripts/with-keyring.sh cargo test --workspace --all-features --locked
 run_check "schemathesis: the sandbox against its OpenAPI document (positive, negative, stateful)" \
   bash scripts/schemathesis.sh
+run_check "the partner login page in a real browser (Chromium through chromedriver)" \
+  bash scripts/browser-login.sh
 run_check "chaos: real sandbox and push processes, faults and kill -9 (5 rounds)" \
   bash scripts/chaos.sh --rounds 5
 run_check "end-to-end: the real app through WebDriver under Xvfb" bash scripts/e2e.sh

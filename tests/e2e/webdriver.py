@@ -124,7 +124,12 @@ class Session:
         options: dict[str, Any] = {"application": application}
         if args:
             options["args"] = args
-        body = {"capabilities": {"alwaysMatch": {"tauri:options": options}}}
+        return cls.open(base_url, {"tauri:options": options}, timeout)
+
+    @classmethod
+    def open(cls, base_url: str, capabilities: dict[str, Any], timeout: float = 120.0) -> "Session":
+        """Opens a session with `capabilities` (e.g. a browser's, for chromedriver)."""
+        body = {"capabilities": {"alwaysMatch": capabilities}}
         value = _request(base_url.rstrip("/"), "POST", "/session", body, timeout)
         return cls(base_url, value["sessionId"], value.get("capabilities", {}))
 
@@ -195,6 +200,10 @@ class Session:
     @property
     def url(self) -> str:
         return str(self.command("GET", "/url"))
+
+    def go(self, url: str) -> None:
+        """Navigates to `url` and waits for the page to load."""
+        self.command("POST", "/url", {"url": url})
 
     def page_text(self, limit: int = 1200) -> str:
         """The page's visible text, whitespace squeezed, cut to `limit` characters."""

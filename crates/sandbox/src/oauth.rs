@@ -272,11 +272,35 @@ fn html_page(status: StatusCode, title: &str, body: &str) -> Response {
     h.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'",
         ),
     );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     resp
+}
+
+/// The login page's policy. Browsers (Chrome, Edge, Safari) apply `form-action` to the
+/// redirects that follow a form's submission too, so the 303 to the client's redirect
+/// URI must be allowed beside the page's own origin: its origin for http(s) (the CLI's
+/// loopback port), its scheme for a private-use scheme (`com.flightdeck.desktop:`).
+/// Only a redirect URI registered for the client reaches here.
+fn login_policy(redirect_uri: &str) -> HeaderValue {
+    let target = url::Url::parse(redirect_uri)
+        .ok()
+        .and_then(|u| match u.scheme() {
+            "http" | "https" => Some(u.origin().ascii_serialization()).filter(|o| o != "null"),
+            scheme => Some(format!("{scheme}:")),
+        });
+    let policy = format!(
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'{}; frame-ancestors 'none'",
+        target.map(|t| format!(" {t}")).unwrap_or_default()
+    );
+    // A URL's origin and scheme hold no byte a header refuses; 'self' alone otherwise.
+    HeaderValue::from_str(&policy).unwrap_or_else(|_| {
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+        )
+    })
 }
 
 fn error_page(message: &str) -> Response {
@@ -334,7 +358,12 @@ fn login_form(status: StatusCode, q: &LoginQuery, error: Option<&str>, username:
          <button type=\"submit\">Sign in</button>\n</form>\n",
         esc(username)
     ));
-    html_page(status, "Sign in", &body)
+    let mut resp = html_page(status, "Sign in", &body);
+    resp.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        login_policy(present(&q.redirect_uri).unwrap_or_default()),
+    );
+    resp
 }
 
 // ---------------------------------------------------------------------------------
