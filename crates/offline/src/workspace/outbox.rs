@@ -594,7 +594,7 @@ impl Workspace {
         let tx = self.conn.transaction()?;
         apply_in(&tx, seq, remote, server_json)?;
         tx.commit()?;
-        Ok(())
+        self.empty_log_after_purge(&[seq])
     }
 
     /// [`Workspace::mark_applied`] for several changes in one transaction (one disk sync):
@@ -605,6 +605,30 @@ impl Workspace {
             apply_in(&tx, *seq, remote, server_json)?;
         }
         tx.commit()?;
+        let seqs: Vec<i64> = applied.iter().map(|(seq, ..)| *seq).collect();
+        self.empty_log_after_purge(&seqs)
+    }
+
+    /// After an applied audience upload's identifiers were purged (`purge_identifiers`),
+    /// the write-ahead log still holds the pages that carried them: it is copied back
+    /// and emptied at once. A reader that keeps it from emptying only delays that until
+    /// the log is next written over; the change itself is recorded either way.
+    fn empty_log_after_purge(&self, seqs: &[i64]) -> Result<()> {
+        let mut uploads = self
+            .conn
+            .prepare_cached("SELECT 1 FROM outbox WHERE seq = ?1 AND op = ?2")?;
+        let mut purged = false;
+        for seq in seqs {
+            purged |= uploads.exists(params![seq, op_text(Op::AudienceData)])?;
+        }
+        if purged {
+            let busy: i64 = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+            if busy != 0 {
+                tracing::warn!("the log could not be emptied after purging an audience upload");
+            }
+        }
         Ok(())
     }
 

@@ -40,6 +40,8 @@ impl Upkeep {
     pub(super) fn start(path: &Path) -> Option<Upkeep> {
         let conn = Connection::open(path).ok()?;
         conn.busy_timeout(Duration::from_secs(1)).ok()?;
+        // It deletes undo steps, whose images may hold an upload's identifiers.
+        super::secure(&conn).ok()?;
         let (nudge, nudged) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("workspace-upkeep".into())
