@@ -839,3 +839,40 @@ async fn a_bulk_edit_nested_deeper_than_reads_back_is_refused_at_its_field_and_p
     }
     still_reads_and_posts(&server, &mut ws).await;
 }
+
+/// The workspace's own guard, behind every edit path: a form save of a value nested
+/// deeper than reads back is refused with nothing saved.
+#[tokio::test]
+async fn the_workspace_refuses_to_store_what_it_could_not_read_back() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let clean = snapshot(&file(&dir));
+    let mut deep = json!(1);
+    for _ in 0..127 {
+        deep = json!([deep]);
+    }
+    let mut c: flightdeck_model::Campaign =
+        serde_json::from_value(ws.working_of(&campaign).unwrap().unwrap()).unwrap();
+    c.extra.insert("extraField".into(), deep.clone());
+    match ws.update_campaign(&campaign, c) {
+        Err(Error::TooDeep { limit }) => assert_eq!(limit, 127),
+        other => panic!("expected TooDeep, got {other:?}"),
+    }
+    // A bulk run given the value straight, past the sheet's and the edit's checks.
+    let mut value = ws.working_of(&campaign).unwrap().unwrap();
+    value["extraField"] = deep;
+    let plan = vec![flightdeck_offline::workspace::Planned::Update {
+        target: campaign.clone(),
+        value,
+        line: None,
+        from: None,
+    }];
+    assert!(matches!(
+        ws.run(plan, "Deep", true),
+        Err(Error::TooDeep { .. })
+    ));
+    assert_eq!(snapshot(&file(&dir)), clean, "nothing was saved");
+    still_reads_and_posts(&server, &mut ws).await;
+}
