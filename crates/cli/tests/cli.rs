@@ -746,6 +746,89 @@ async fn bulk_edit_export_import_undo_and_redo() {
     );
 }
 
+/// A file whose cell holds JSON 127 levels deep (one past what the workspace reads back,
+/// inside its campaign) is refused at that cell, with nothing saved: `changes` still
+/// reads the workspace and a push still posts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_nested_too_deep_is_refused_at_its_cell_and_posting_goes_on() {
+    let (sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("deep.db");
+    let ws_arg = file.to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws_arg.as_str()];
+        all.extend_from_slice(args);
+        cli.run(&all, None)
+    };
+    assert!(run(&["pull"]).status.success());
+    let ws = Workspace::open(&file).expect("workspace");
+    let campaign = ws.list(Kind::Campaign).expect("campaigns")[0]
+        .target
+        .clone();
+    drop(ws);
+
+    let csv = cli.home.path().join("deep.csv");
+    let deep = format!("{}{}", "[".repeat(127), "]".repeat(127));
+    std::fs::write(&csv, format!("id,extraField\n{},{deep}\n", campaign.key)).expect("write");
+    let out = run(&["import", csv.to_str().expect("path"), "--kind", "campaign"]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("line 1") && err.contains("extraField: this value nests"),
+        "the refusal names the cell: {err}"
+    );
+    assert!(err.contains("nothing was saved"), "{err}");
+    // The same through `--set`: a value, and fields `a`, `a.a`, … down to 130 parts.
+    let id = campaign.key.to_string();
+    let value = format!("extraField={deep}");
+    let out = run(&["edit", "campaign", &id, "--set", &value]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("extraField: this value nests"), "{err}");
+    assert!(err.contains("nothing was saved"), "{err}");
+    let mut chain = vec!["edit", "campaign", id.as_str()];
+    let sets: Vec<String> = (1..=130)
+        .map(|n| format!("{}={{}}", vec!["a"; n].join(".")))
+        .collect();
+    for s in &sets {
+        chain.extend(["--set", s.as_str()]);
+    }
+    let out = run(&chain);
+    let (_, err) = text(&out);
+    assert!(!out.status.success(), "{err}");
+    let deepest = vec!["a"; 130].join(".");
+    assert!(
+        err.contains(&format!("{deepest}: this field path goes 130 levels deep")),
+        "{err}"
+    );
+    assert!(err.contains("nothing was saved"), "{err}");
+
+    let out = run(&["changes"]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{stdout}{err}");
+    assert!(
+        !format!("{stdout}{err}").contains("damaged"),
+        "{stdout}{err}"
+    );
+
+    let out = run(&[
+        "edit",
+        "advertiser",
+        "--where",
+        "name=Harbor Books",
+        "--set",
+        "name=Harbor Books Two",
+    ]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = run(&["push"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert_eq!(advertisers_named(&sandbox, "Harbor Books Two").len(), 1);
+}
+
 /// Two creatives need review: one the ad platform has (its answer was lost after the
 /// commit), one it never got (the process died before its request left). `review` lists
 /// them with their references; the buyer finds the first by its `externalCreativeid` and

@@ -40,6 +40,16 @@ pub enum Error {
         /// What SQLite said.
         detail: String,
     },
+    /// A value nests its lists and objects deeper than the workspace can read back (more
+    /// than `limit` levels). Refused before anything of it is written: stored, it would
+    /// fail every read of its row, every push among them.
+    #[error(
+        "a value nests lists and objects more than {limit} levels deep, deeper than the local workspace can read back; nothing of it was saved"
+    )]
+    TooDeep {
+        /// The deepest nesting the workspace reads back.
+        limit: usize,
+    },
     /// A stored value is damaged or of an unexpected shape.
     #[error("the local workspace holds damaged data: {0}")]
     Corrupt(String),

@@ -694,3 +694,185 @@ async fn a_copy_goes_only_where_its_kind_can_hang() {
     );
     assert_eq!(snapshot(&file(&dir)), before);
 }
+
+/// `[` × `levels` then `]` × `levels`: JSON nested `levels` deep.
+fn nested_text(levels: usize) -> String {
+    format!("{}{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+/// What a workspace left unreadable would fail at: every kind's table, the export, the
+/// pending changes, and a push. Renames one ad order and posts it; the service holds the
+/// new name.
+async fn still_reads_and_posts(server: &Server, ws: &mut Workspace) {
+    for kind in [
+        Kind::Advertiser,
+        Kind::Campaign,
+        Kind::AdOrder,
+        Kind::Creative,
+    ] {
+        ws.list(kind).expect("the kind's table reads");
+    }
+    let all = ws.targets(&Scope::Account).unwrap();
+    ws.export_sheet(&all, Delimiter::Comma, true)
+        .expect("the account exports");
+    let one = orders(ws, 1);
+    let renamed = ws.bulk_edit(&one, &suffix(" (posted)"), true).unwrap();
+    assert_eq!(renamed.updates, 1, "{renamed:?}");
+    let want = name_of(ws, &one[0]);
+    let client = server.demo().await;
+    let report = sync::push(ws, &client, &PushOptions::default(), |_| {})
+        .await
+        .expect("push");
+    assert!(report.failed.is_empty(), "{report:?}");
+    assert_eq!(report.applied.len(), 1, "{report:?}");
+    assert!(ws.pending().unwrap().is_empty());
+    let held = client.all_ad_orders().await.unwrap().entity;
+    let held = held
+        .iter()
+        .find(|o| o.id.map(|i| i.to_string()) == Some(one[0].key.to_string()))
+        .expect("the order on the service");
+    assert_eq!(held.name.as_deref(), Some(want.as_str()));
+}
+
+#[tokio::test]
+async fn a_sheet_nested_deeper_than_reads_back_is_refused_at_its_cell_and_posting_goes_on() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let id = campaign.key.to_string();
+    let clean = snapshot(&file(&dir));
+
+    // Columns `a`, `a.a`, … down to 130 dotted parts, each holding `{}`, would build
+    // objects 131 levels deep: each part past 32 is refused at its column.
+    let chain: Vec<String> = (1..=130).map(|n| vec!["a"; n].join(".")).collect();
+    let csv = format!(
+        "id,name,{}\n{id},Renamed,{}\n",
+        chain.join(","),
+        vec!["{}"; 130].join(",")
+    );
+    let options = sheet(Some(Kind::Campaign), Delimiter::Comma, None);
+    let applied = ws.import_sheet(&csv, &options, "Import", true).unwrap();
+    assert_eq!((applied.refused, applied.step), (1, None), "{applied:?}");
+    let row = &applied.rows[0];
+    assert_eq!(row.line, Some(1));
+    let fields: Vec<&str> = row.errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, chain[32..], "one error per column past 32 parts");
+    assert!(
+        row.errors[0].message.contains("33 levels deep"),
+        "{}",
+        row.errors[0].message
+    );
+    assert_eq!(snapshot(&file(&dir)), clean, "nothing was saved");
+
+    // A cell of JSON 127 levels deep, inside its entity, is one level past what reads
+    // back: on an entity the workspace holds, and on a pasted new row.
+    let csv = format!("id,extraField\n{id},{}\n", nested_text(127));
+    let applied = ws.import_sheet(&csv, &options, "Import", true).unwrap();
+    assert_eq!((applied.refused, applied.step), (1, None), "{applied:?}");
+    assert_eq!(applied.rows[0].line, Some(1));
+    assert_eq!(applied.rows[0].errors[0].field, "extraField");
+    assert!(
+        applied.rows[0].errors[0]
+            .message
+            .contains("127 levels deep"),
+        "{:?}",
+        applied.rows[0].errors
+    );
+    let c = ws.working_of(&campaign).unwrap().unwrap();
+    let tsv = format!(
+        "name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\textraField\n\
+         Pasted\tCPM\t{}\t{}\t100\t2.5\t{}\n",
+        c["flights"][1]["startDate"],
+        c["flights"][1]["endDate"],
+        nested_text(127)
+    );
+    let paste = sheet(Some(Kind::AdOrder), Delimiter::Tab, Some(campaign.clone()));
+    let pasted = ws.import_sheet(&tsv, &paste, "Paste", true).unwrap();
+    assert_eq!((pasted.refused, pasted.step), (1, None), "{pasted:?}");
+    assert_eq!(pasted.rows[0].line, Some(1));
+    assert_eq!(pasted.rows[0].errors[0].field, "extraField");
+    assert_eq!(snapshot(&file(&dir)), clean, "nothing was saved");
+
+    // Within the limit, nesting is kept as typed.
+    let csv = format!("id,extraField\n{id},{}\n", nested_text(32));
+    let kept = ws.import_sheet(&csv, &options, "Import", true).unwrap();
+    assert_eq!(kept.updates, 1, "{kept:?}");
+    ws.undo().unwrap().expect("the import to undo");
+
+    still_reads_and_posts(&server, &mut ws).await;
+}
+
+#[tokio::test]
+async fn a_bulk_edit_nested_deeper_than_reads_back_is_refused_at_its_field_and_posting_goes_on() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let two = orders(&ws, 2);
+    let clean = snapshot(&file(&dir));
+    // `a`, `a.a`, … down to 130 parts, each set to `{}`; then one field set to JSON
+    // 127 levels deep. Each would leave the orders deeper than reads back.
+    let chain: Vec<FieldEdit> = (1..=130)
+        .map(|n| FieldEdit {
+            field: vec!["a"; n].join("."),
+            change: Change::Set(json!({})),
+        })
+        .collect();
+    let deep_value: Value = serde_json::from_str(&nested_text(127)).unwrap();
+    let deep = vec![FieldEdit {
+        field: "extraField".into(),
+        change: Change::Set(deep_value),
+    }];
+    for edits in [chain, deep] {
+        let refused: Vec<String> = edits
+            .iter()
+            .map(|e| e.field.clone())
+            .filter(|f| f == "extraField" || f.split('.').count() > 32)
+            .collect();
+        let applied = ws.bulk_edit(&two, &edits, true).unwrap();
+        assert_eq!((applied.refused, applied.step), (2, None), "{applied:?}");
+        for row in &applied.rows {
+            let fields: Vec<String> = row.errors.iter().map(|e| e.field.clone()).collect();
+            assert_eq!(fields, refused);
+        }
+        assert_eq!(snapshot(&file(&dir)), clean, "nothing was saved");
+    }
+    still_reads_and_posts(&server, &mut ws).await;
+}
+
+/// The workspace's own guard, behind every edit path: a form save of a value nested
+/// deeper than reads back is refused with nothing saved.
+#[tokio::test]
+async fn the_workspace_refuses_to_store_what_it_could_not_read_back() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let clean = snapshot(&file(&dir));
+    let mut deep = json!(1);
+    for _ in 0..127 {
+        deep = json!([deep]);
+    }
+    let mut c: flightdeck_model::Campaign =
+        serde_json::from_value(ws.working_of(&campaign).unwrap().unwrap()).unwrap();
+    c.extra.insert("extraField".into(), deep.clone());
+    match ws.update_campaign(&campaign, c) {
+        Err(Error::TooDeep { limit }) => assert_eq!(limit, 127),
+        other => panic!("expected TooDeep, got {other:?}"),
+    }
+    // A bulk run given the value straight, past the sheet's and the edit's checks.
+    let mut value = ws.working_of(&campaign).unwrap().unwrap();
+    value["extraField"] = deep;
+    let plan = vec![flightdeck_offline::workspace::Planned::Update {
+        target: campaign.clone(),
+        value,
+        line: None,
+        from: None,
+    }];
+    assert!(matches!(
+        ws.run(plan, "Deep", true),
+        Err(Error::TooDeep { .. })
+    ));
+    assert_eq!(snapshot(&file(&dir)), clean, "nothing was saved");
+    still_reads_and_posts(&server, &mut ws).await;
+}

@@ -13,6 +13,7 @@ mod advertisers;
 mod audiences;
 mod campaigns;
 mod creatives;
+mod depth;
 mod helpers;
 mod identifiers;
 mod site_lists;
@@ -25,6 +26,7 @@ pub use advertisers::{advertiser, is_iab_category};
 pub use audiences::{audience_data, audience_segment, bad_records};
 pub use campaigns::{FlightGap, FlightLayout, campaign, flight_caps, flight_layout, flights};
 pub use creatives::{creative, creative_matrix, is_http_url};
+pub use depth::{nesting, path_depth, value_depth};
 pub use helpers::{format_millis, format_millis_in, known as known_value};
 pub use identifiers::{audience_identifier, code_challenge, external_advertiser_id};
 pub use site_lists::site_list;
@@ -42,6 +44,7 @@ pub mod limits {
         EXTERNAL_ID_MAX as CREATIVE_EXTERNAL_ID_MAX, NAME_MAX as CREATIVE_NAME_MAX,
         SIZE_MAX as CREATIVE_SIZE_MAX,
     };
+    pub use super::depth::{NESTING_MAX, READABLE_NESTING_MAX};
     pub use super::identifiers::{
         CODE_CHALLENGE_MAX, CODE_CHALLENGE_MIN, EXTERNAL_ADVERTISER_ID_MAX,
     };

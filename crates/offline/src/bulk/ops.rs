@@ -2,7 +2,7 @@
 //! "clear `dailyBudget`", "prefix the name with `Q3 `"), applied to one entity's wire JSON.
 
 use flightdeck_model::FieldError;
-use flightdeck_model::validate::codes;
+use flightdeck_model::validate::{self, codes};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -120,7 +120,8 @@ pub(crate) fn round_like(path: &str, current: &Number, x: f64) -> Option<Value> 
 }
 
 /// Applies `edits` to `value` in order. Each edit that cannot apply (a percentage of a
-/// text, a path through a non-object) is an error on its field; the others still apply.
+/// text, a path through a non-object, a path or value nested deeper than
+/// [`validate::limits::NESTING_MAX`]) is an error on its field; the others still apply.
 pub fn apply(value: &mut Value, edits: &[FieldEdit]) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for edit in edits {
@@ -132,6 +133,17 @@ pub fn apply(value: &mut Value, edits: &[FieldEdit]) -> Vec<FieldError> {
             ));
             continue;
         };
+        // Checked before the walk, which builds one level per part: an entity deeper
+        // than the workspace reads back could never be posted.
+        let deep =
+            validate::path_depth(&edit.field, segs.len()).and_then(|()| match &edit.change {
+                Change::Set(v) => validate::value_depth(&edit.field, v),
+                _ => Ok(()),
+            });
+        if let Err(e) = deep {
+            errors.push(e);
+            continue;
+        }
         let mut at = Vec::new();
         walk(value, &segs, &mut at, &edit.change, &mut errors);
     }

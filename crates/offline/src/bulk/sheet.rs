@@ -8,6 +8,9 @@
 //!   draft. A row without one is a new draft.
 //! - On import a blank cell means "no change" and `[]` means "clear" (`null`, or an empty
 //!   list for a list), the convention buyers know from the desktop editors.
+//! - A column's path goes at most 32 levels deep, and a cell's JSON nests at most 32
+//!   (`validate::limits::NESTING_MAX`): deeper is refused at the cell, since an entity
+//!   nested past what serde_json reads back could never be read (or posted) again.
 //! - A whole-account file starts with a `kind` column (`ad_order`, `campaign` …).
 //! - Flight caps are one row per ad order (`id` is the ad order's), with the caps as JSON
 //!   in `caps`.
@@ -18,7 +21,7 @@
 use std::collections::HashMap;
 
 use flightdeck_model::FieldError;
-use flightdeck_model::validate::codes;
+use flightdeck_model::validate::{self, codes};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -582,6 +585,8 @@ fn change_of(column: &str, text: &str, now: Option<&Value>) -> Result<Option<Cha
             }
         }
     };
+    // A cell's JSON as deep as serde_json reads would make a row that never reads back.
+    validate::value_depth(column, &value)?;
     Ok(Some(Change::Set(value)))
 }
 

@@ -438,7 +438,7 @@ impl Workspace {
             .optional()?
             .flatten();
         if let Some(base) = &base
-            && canonical(&parse_json::<Value>(base)?) == canonical(&payload)
+            && canonical(&parse_json::<Value>(base)?)? == canonical(&payload)?
         {
             return Ok(Outcome::Unchanged);
         }

@@ -684,7 +684,7 @@ impl Batch<'_> {
         self.insert_row(
             &target,
             Op::Create,
-            canonical(&payload),
+            canonical(&payload)?,
             &links.parents,
             None,
             &errors,
@@ -874,7 +874,7 @@ impl Batch<'_> {
         };
         fill_parents(&mut payload, &parents);
         let open = self.open_change(kind, &key)?;
-        let text = canonical(&payload);
+        let text = canonical(&payload)?;
         let row_op = match &open {
             Some((_, o)) if o == "create" => Op::Create,
             _ => op,
@@ -990,7 +990,7 @@ impl Batch<'_> {
             vec![
                 kind_text(list.kind).to_owned().into(),
                 key_text(&list.key).into(),
-                canonical(&to_value(&working)?).into(),
+                canonical(&to_value(&working)?)?.into(),
                 Arg::Now,
             ],
         )?;
@@ -1008,7 +1008,7 @@ impl Batch<'_> {
     ) -> Result<i64> {
         // Its payload is its whole effect: there is no base to check against.
         let errors = self.validate(target, op, payload, parents, None)?;
-        let seq = self.insert_row(target, op, canonical(payload), parents, None, &errors)?;
+        let seq = self.insert_row(target, op, canonical(payload)?, parents, None, &errors)?;
         self.recorded = Some(errors);
         Ok(seq)
     }
@@ -1160,7 +1160,7 @@ impl Batch<'_> {
             vec![
                 kind_text(target.kind).to_owned().into(),
                 key_text(&target.key).into(),
-                canonical(working).into(),
+                canonical(working)?.into(),
                 parent.map(|p| kind_text(p.kind).to_owned()).into(),
                 parent.map(|p| key_text(&p.key)).into(),
                 scope.into(),

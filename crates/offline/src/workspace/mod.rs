@@ -56,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use flightdeck_model::validate::limits::READABLE_NESTING_MAX;
 use flightdeck_model::{Campaign, CampaignFlight, TimezoneName};
 
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op};
@@ -505,8 +506,65 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T
     serde_json::from_str(text).map_err(|e| Error::Corrupt(format!("stored JSON: {e}")))
 }
 
+/// JSON text of `value` to store, refused ([`Error::TooDeep`]) when it nests deeper than
+/// serde_json reads back: stored, it would fail every read of its row.
 pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
+    let mut out = Vec::with_capacity(128);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Readable::default());
+    value.serialize(&mut ser).map_err(|e| {
+        // Writing into a Vec fails only where `Readable` stops it.
+        if e.is_io() {
+            too_deep()
+        } else {
+            Error::Corrupt(format!("JSON encoding: {e}"))
+        }
+    })?;
+    String::from_utf8(out).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
+}
+
+/// serde_json's compact output, failing at the first array or object deeper than
+/// [`READABLE_NESTING_MAX`].
+#[derive(Default)]
+struct Readable {
+    depth: usize,
+}
+
+impl Readable {
+    fn open(&mut self) -> std::io::Result<()> {
+        self.depth += 1;
+        if self.depth > READABLE_NESTING_MAX {
+            return Err(std::io::Error::other("nested too deep"));
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for Readable {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open()?;
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        w.write_all(b"]")
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open()?;
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        w.write_all(b"}")
+    }
+}
+
+fn too_deep() -> Error {
+    Error::TooDeep {
+        limit: READABLE_NESTING_MAX,
+    }
 }
 
 pub(crate) fn to_value<T: Serialize>(value: &T) -> Result<Value> {
@@ -514,14 +572,20 @@ pub(crate) fn to_value<T: Serialize>(value: &T) -> Result<Value> {
 }
 
 /// JSON text with object keys sorted at every level, so equal entities hash equally
-/// whatever order the service (or serde) wrote their members in.
-pub(crate) fn canonical(value: &Value) -> String {
+/// whatever order the service (or serde) wrote their members in. What entities and
+/// changes are stored as, so it refuses ([`Error::TooDeep`]) a value nested deeper than
+/// serde_json reads back: stored, it would fail every read of its row (and every push).
+pub(crate) fn canonical(value: &Value) -> Result<String> {
     let mut out = Vec::with_capacity(512);
-    write_canonical(value, &mut out);
-    String::from_utf8(out).unwrap_or_default()
+    write_canonical(value, &mut out, 0)?;
+    String::from_utf8(out).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
 }
 
-fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+/// Writes `value`, found inside `above` arrays and objects.
+fn write_canonical(value: &Value, out: &mut Vec<u8>, above: usize) -> Result<()> {
+    if matches!(value, Value::Object(_) | Value::Array(_)) && above >= READABLE_NESTING_MAX {
+        return Err(too_deep());
+    }
     match value {
         Value::Object(map) => {
             let mut members: Vec<(&String, &Value)> = map.iter().collect();
@@ -534,7 +598,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
                 // Writing a string into a Vec cannot fail.
                 let _ = serde_json::to_writer(&mut *out, k);
                 out.push(b':');
-                write_canonical(v, out);
+                write_canonical(v, out, above + 1)?;
             }
             out.push(b'}');
         }
@@ -544,7 +608,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_canonical(v, out);
+                write_canonical(v, out, above + 1)?;
             }
             out.push(b']');
         }
@@ -552,6 +616,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
             let _ = serde_json::to_writer(&mut *out, other);
         }
     }
+    Ok(())
 }
 
 /// The base version: sha256 of the canonical text, in hex.
@@ -777,7 +842,7 @@ mod tests {
         assert_eq!(records[0].country_code, "US");
         assert_eq!(records[0].values, ["a", "b"]);
         // The stored text is what the workspace itself writes (canonical).
-        assert_eq!(payload, canonical(&parse_json::<Value>(&payload)?));
+        assert_eq!(payload, canonical(&parse_json::<Value>(&payload)?)?);
         assert_eq!(parents, "[]");
         // A draft's upload waits for the segment's id, like a new one.
         let (payload, parents) = row(2)?;
@@ -796,14 +861,15 @@ mod tests {
     }
 
     #[test]
-    fn canonical_text_sorts_keys_at_every_level() {
+    fn canonical_text_sorts_keys_at_every_level() -> Result<()> {
         let a: Value = serde_json::json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}});
         assert_eq!(
-            canonical(&a),
+            canonical(&a)?,
             r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
         );
         let b: Value = serde_json::json!({"a": {"x": "s", "y": [1, {"c": 3, "d": 2}]}, "b": 1});
-        assert_eq!(hash_text(&canonical(&a)), hash_text(&canonical(&b)));
+        assert_eq!(hash_text(&canonical(&a)?), hash_text(&canonical(&b)?));
+        Ok(())
     }
 
     #[test]

@@ -724,7 +724,7 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
         }
         _ => server_json.clone(),
     };
-    let text = canonical(&server_json);
+    let text = canonical(&server_json)?;
     let hash = hash_text(&text);
     let more: bool = tx.query_row(
         "SELECT EXISTS(SELECT 1 FROM outbox WHERE kind = ?1 AND key = ?2 AND status <> 'applied')",
@@ -1129,7 +1129,7 @@ fn rekey(tx: &Transaction<'_>, kind: &str, local: &str, remote: &Key) -> Result<
                 set_pointer(&mut payload, "/id", Value::from(id));
                 tx.execute(
                     "UPDATE outbox SET payload = ?2 WHERE seq = ?1",
-                    params![seq, canonical(&payload)],
+                    params![seq, canonical(&payload)?],
                 )?;
             }
         }
@@ -1154,7 +1154,7 @@ fn rekey(tx: &Transaction<'_>, kind: &str, local: &str, remote: &Key) -> Result<
         fill_parents(&mut payload, &parents);
         tx.execute(
             "UPDATE outbox SET payload = ?2, parents = ?3 WHERE seq = ?1",
-            params![seq, canonical(&payload), to_json(&parents)?],
+            params![seq, canonical(&payload)?, to_json(&parents)?],
         )?;
         let working: Option<String> = tx
             .query_row(
@@ -1168,7 +1168,7 @@ fn rekey(tx: &Transaction<'_>, kind: &str, local: &str, remote: &Key) -> Result<
             fill_parents(&mut working, &parents);
             tx.execute(
                 "UPDATE entities SET working_json = ?3 WHERE kind = ?1 AND key = ?2",
-                params![ckind, ckey, canonical(&working)],
+                params![ckind, ckey, canonical(&working)?],
             )?;
         }
     }
@@ -1248,7 +1248,7 @@ pub(super) fn replay_working(tx: &Transaction<'_>, kind: &str, key: &str) -> Res
     }
     tx.execute(
         "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
-        params![kind, key, canonical(&working), now],
+        params![kind, key, canonical(&working)?, now],
     )?;
     Ok(())
 }

@@ -229,7 +229,7 @@ impl Workspace {
             })?;
             rows.collect::<rusqlite::Result<_>>()?
         };
-        let resolved_text = canonical(&resolved);
+        let resolved_text = canonical(&resolved)?;
         if later.is_empty() && diff::same(&resolved, &theirs) {
             tx.execute("DELETE FROM outbox WHERE seq = ?1", [seq])?;
         } else {
@@ -272,7 +272,7 @@ impl Workspace {
                  updated_at = ?6 WHERE seq = ?1",
                 params![
                     later_seq,
-                    canonical(&rebased),
+                    canonical(&rebased)?,
                     resolved_text,
                     to_json(&errors)?,
                     status_text(status),
