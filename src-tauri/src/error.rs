@@ -129,6 +129,9 @@ impl From<flightdeck_offline::Error> for AppError {
             // why at the fields, like any other refused input.
             E::Refused(errors) => errors.into(),
             e @ E::Posted { .. } => AppError::new(ErrorCode::Posted, e.to_string()),
+            // What the buyer typed or pasted, refused before it was saved: not a fault
+            // of the disk.
+            e @ E::TooDeep { .. } => AppError::new(ErrorCode::Invalid, e.to_string()),
             other => AppError::storage(other.to_string()),
         }
     }
