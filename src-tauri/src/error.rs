@@ -129,6 +129,11 @@ impl From<flightdeck_offline::Error> for AppError {
             // why at the fields, like any other refused input.
             E::Refused(errors) => errors.into(),
             e @ E::Posted { .. } => AppError::new(ErrorCode::Posted, e.to_string()),
+            // An id that belongs to another entity with edits of its own, or an answer for
+            // another entity: refused as the workspace stands, like an invalid request.
+            e @ (E::IdTaken { .. } | E::WrongId { .. }) => {
+                AppError::new(ErrorCode::State, e.to_string())
+            }
             other => AppError::storage(other.to_string()),
         }
     }
