@@ -132,6 +132,11 @@ impl From<flightdeck_offline::Error> for AppError {
             // What the buyer typed or pasted, refused before it was saved: not a fault
             // of the disk.
             e @ E::TooDeep { .. } => AppError::new(ErrorCode::Invalid, e.to_string()),
+            // An id that belongs to another entity with edits of its own, or an answer for
+            // another entity: refused as the workspace stands, like an invalid request.
+            e @ (E::IdTaken { .. } | E::WrongId { .. }) => {
+                AppError::new(ErrorCode::State, e.to_string())
+            }
             other => AppError::storage(other.to_string()),
         }
     }

@@ -1,5 +1,7 @@
 //! The crate's one error type.
 
+use crate::change::{Key, Kind};
+
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
         match &e {
@@ -67,6 +69,36 @@ pub enum Error {
         code: &'static str,
         /// Why, in the buyer's words.
         message: String,
+    },
+    /// The service answered a change to an entity it already has (an update, a site-list
+    /// operation) with another entity's id. Nothing was recorded: taking the answer would
+    /// move this entity onto the other one's row and lose that one's edits. A push records
+    /// it on the change, which fails.
+    #[error(
+        "the ad platform answered this change to {} {sent} with the id of {} {answered}; nothing was recorded here, so {} {answered} is untouched: check {} {sent} on the ad platform before posting this change again",
+        .kind.label(), .kind.label(), .kind.label(), .kind.label()
+    )]
+    WrongId {
+        /// What the change is to.
+        kind: Kind,
+        /// The id the change was sent for.
+        sent: Key,
+        /// The id the answer carried.
+        answered: Key,
+    },
+    /// An id given for a new entity (by the service's answer, by the look-up of a lost
+    /// answer, or typed by the buyer) already belongs to another entity of the workspace
+    /// with a working copy or changes not posted: taking it over would delete those.
+    /// Nothing was recorded.
+    #[error(
+        "id {id} already belongs to another {} in this workspace, with edits of its own: check the id the ad platform shows for this one (if it is this id after all, the two are one: discard the edits of one of them first)",
+        .kind.label()
+    )]
+    IdTaken {
+        /// The kind of both (an ad order's, for its flight caps).
+        kind: Kind,
+        /// The id in question.
+        id: Key,
     },
     /// The caller asked for something that does not exist in the workspace.
     #[error("{0}")]

@@ -35,7 +35,10 @@
 //!    only one of them is in flight at a time (a crash or a lost connection catches at
 //!    most one), while the other kinds go on in parallel.
 //! 3. `mark_applied` records the answer and rewrites the local id everywhere, so children
-//!    read afterwards carry the parent's remote id.
+//!    read afterwards carry the parent's remote id. An answer it refuses records nothing:
+//!    an update answered with another entity's id fails ([`WRONG_ID_CODE`]), and a
+//!    create whose answered or found id belongs to another entity with edits of its own
+//!    needs review ([`ID_TAKEN_CODE`]), so those edits are never lost.
 //!
 //! Updates and site-list operations are safe to repeat with the same body; after a lost
 //! answer, new flights and flight caps (which the service adds, not replaces) first take
@@ -119,6 +122,13 @@ pub const CONFLICT_CODE: &str = "CONFLICT";
 pub const NEEDS_REVIEW_CODE: &str = "OUTCOME_UNKNOWN";
 /// Message code of a change found on the service by its client reference.
 pub const FOUND_CODE: &str = "FOUND_BY_REFERENCE";
+/// Message code of an update (or site-list operation) the service answered with another
+/// entity's id: `Failed`, nothing recorded ([`crate::Error::WrongId`]).
+pub const WRONG_ID_CODE: &str = "WRONG_ID";
+/// Message code of a create whose id, answered or found by look-up, belongs to another
+/// entity of the workspace with edits of its own: `NeedsReview`, nothing recorded
+/// ([`crate::Error::IdTaken`]).
+pub const ID_TAKEN_CODE: &str = "ID_TAKEN";
 /// Message code of a change `Blocked` behind one that failed, is invalid, needs review or
 /// is in conflict; the message names it.
 pub const BLOCKED_CODE: &str = "BLOCKED";
@@ -199,10 +209,11 @@ pub struct ConflictOutcome {
 pub struct PushReport {
     /// Applied, in the order the answers arrived.
     pub applied: Vec<ChangeOutcome>,
-    /// Rejected by the service, or found unpostable by Flightdeck before it was sent
-    /// (the messages say which).
+    /// Rejected by the service, found unpostable by Flightdeck before it was sent, or
+    /// answered for another entity (the messages say which).
     pub failed: Vec<ChangeOutcome>,
-    /// Outcome unknown with no way to look it up; the buyer checks.
+    /// Outcome unknown with no way to look it up, or a new entity whose id (answered or
+    /// found) belongs to another entity with edits of its own; the buyer checks.
     pub needs_review: Vec<ChangeOutcome>,
     /// The server changed the same fields.
     pub conflicts: Vec<ConflictOutcome>,

@@ -5,7 +5,9 @@
 use flightdeck_client::{Error as ClientError, ServerMessage};
 use flightdeck_model::MessageLevel;
 
-use super::{BLOCKED_CODE, CONFLICT_CODE, FOUND_CODE, NEEDS_REVIEW_CODE};
+use super::{
+    BLOCKED_CODE, CONFLICT_CODE, FOUND_CODE, ID_TAKEN_CODE, NEEDS_REVIEW_CODE, WRONG_ID_CODE,
+};
 use crate::Error;
 use crate::change::{EntityRef, Kind, Op};
 use crate::merge::FieldConflict;
@@ -72,6 +74,36 @@ pub(super) fn upload_unknown_note() -> ChangeMessage {
          count on the ad platform once it has processed the data (about every 10 minutes), \
          then post this upload again or discard it",
     )
+}
+
+/// An answer the workspace would not record ([`Error::WrongId`], [`Error::IdTaken`]), in
+/// the buyer's words; `found` when the id came from the look-up of a lost answer.
+pub(super) fn refused_answer_note(e: &Error, found: bool) -> ChangeMessage {
+    match e {
+        Error::IdTaken { kind, id } => {
+            let label = kind.label();
+            let how = if found {
+                format!(
+                    "the look-up of this new {label}, whose answer was lost, found {label} {id} \
+                     by its client reference"
+                )
+            } else {
+                format!("the ad platform answered this new {label} with id {id}")
+            };
+            note(
+                MessageLevel::Error,
+                ID_TAKEN_CODE,
+                format!(
+                    "{how}, but {label} {id} is another {label} in this workspace, with edits \
+                     of its own not posted yet: nothing was recorded, and its edits are kept. \
+                     Check on the ad platform whether this one was created: if it was, mark it \
+                     created with the id the ad platform shows (if that is {id}, the two are \
+                     one: discard the edits of one of them first); if not, post it again"
+                ),
+            )
+        }
+        other => note(MessageLevel::Error, WRONG_ID_CODE, other.to_string()),
+    }
 }
 
 /// The buyer's message for one field in conflict; the values themselves are stored

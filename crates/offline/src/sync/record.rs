@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::graph::Graph;
-use super::{ChangeOutcome, ConflictOutcome, PushReport, notes};
+use super::{ChangeOutcome, ConflictOutcome, FOUND_CODE, PushReport, notes};
 use crate::change::{ChangeStatus, Key};
 use crate::merge::FieldConflict;
 use crate::plan::{self, Held};
@@ -27,6 +27,8 @@ pub(super) enum StepEnd {
     Failed(Vec<ChangeMessage>, Option<Value>),
     /// Refused by Flightdeck before anything was sent ([`crate::Error::Unpostable`]).
     Unpostable(Vec<ChangeMessage>),
+    /// Answered for another entity ([`crate::Error::WrongId`]): nothing was recorded.
+    WrongAnswer(Vec<ChangeMessage>),
     NeedsReview(Vec<ChangeMessage>),
     Conflict {
         fields: Vec<FieldConflict>,
@@ -54,6 +56,7 @@ impl StepEnd {
             StepEnd::Applied { .. } => "applied",
             StepEnd::Failed(..) => "failed",
             StepEnd::Unpostable(_) => "unpostable",
+            StepEnd::WrongAnswer(_) => "wrong_answer",
             StepEnd::NeedsReview(_) => "needs_review",
             StepEnd::Conflict { .. } => "conflict",
             StepEnd::Unsent { .. } => "unsent",
@@ -87,9 +90,20 @@ pub(super) fn record(
         }
     }
     if !rows.is_empty() {
-        ws.mark_applied_many(&rows)?;
+        let mut refused = ws.mark_applied_many(&rows)?;
         for (i, messages) in landed {
             let seq = graph.steps[i].seq;
+            if let Some(at) = refused.iter().position(|(s, _)| *s == seq) {
+                let (_, e) = refused.swap_remove(at);
+                let found = messages.iter().any(|m| m.code == FOUND_CODE);
+                let note = notes::refused_answer_note(&e, found);
+                let end = match e {
+                    Error::IdTaken { .. } => StepEnd::NeedsReview(vec![note]),
+                    _ => StepEnd::WrongAnswer(vec![note]),
+                };
+                out.push((seq, record_unapplied(ws, graph, report, i, end)?));
+                continue;
+            }
             report.applied.push(ChangeOutcome { seq, messages });
             graph.applied(i);
             out.push((seq, ChangeStatus::Applied));
@@ -127,6 +141,15 @@ fn record_unapplied(
             (
                 ChangeStatus::Failed,
                 "Flightdeck cannot post as it is stored",
+                true,
+            )
+        }
+        StepEnd::WrongAnswer(messages) => {
+            ws.mark_failed(seq, &messages)?;
+            report.failed.push(ChangeOutcome { seq, messages });
+            (
+                ChangeStatus::Failed,
+                "the ad platform answered for another entity",
                 true,
             )
         }

@@ -356,11 +356,11 @@ impl Workspace {
     /// (an upload has no id of its own: post it again or discard it).
     pub fn settle_review(&mut self, seq: i64, review: Review) -> Result<()> {
         let tx = self.conn.transaction()?;
-        let (kind, op, status, payload): (String, String, String, String) = tx
+        let (op, status, payload): (String, String, String) = tx
             .query_row(
-                "SELECT kind, op, status, payload FROM outbox WHERE seq = ?1",
+                "SELECT op, status, payload FROM outbox WHERE seq = ?1",
                 [seq],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?
             .ok_or_else(|| no_change(seq))?;
@@ -386,26 +386,10 @@ impl Workspace {
                         "{id} is not an id the ad platform gives: ids are whole numbers above 0"
                     )));
                 }
-                // The id is typed by the buyer: a download of the created entity may be
-                // replaced by the draft, but an entity of that id with edits of its own
-                // means a wrong id, and taking it over would lose those edits.
-                let remote = key_text(&Key::Id(id));
-                let edited: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM entities WHERE kind = ?1 AND key = ?2 \
-                     AND working_json IS NOT NULL) OR EXISTS (SELECT 1 FROM outbox \
-                     WHERE kind = ?1 AND key = ?2 AND status <> 'applied')",
-                    params![kind, remote],
-                    |r| r.get(0),
-                )?;
-                if edited {
-                    return Err(Error::Invalid(format!(
-                        "id {id} already belongs to another entity in this workspace, with \
-                         edits of its own: check the id the ad platform shows for this one"
-                    )));
-                }
                 // What was sent, under the id the buyer found: the service's answer
                 // would hold the same (creatives and site lists have no listing to
-                // read it from).
+                // read it from). An id that belongs to another entity with edits of its
+                // own is refused by the re-keying ([`Error::IdTaken`]).
                 let mut entity: Value = parse_json(&payload)?;
                 set_pointer(&mut entity, "/id", Value::from(id));
                 apply_in(&tx, seq, &Key::Id(id), &entity)?;
@@ -598,15 +582,31 @@ impl Workspace {
     }
 
     /// [`Workspace::mark_applied`] for several changes in one transaction (one disk sync):
-    /// the executor records the answers that arrived together. All or none are recorded.
-    pub fn mark_applied_many(&mut self, applied: &[(i64, Key, Value)]) -> Result<()> {
+    /// the executor records the answers that arrived together. An answer the workspace
+    /// refuses to take ([`Error::WrongId`], [`Error::IdTaken`]) is undone alone and
+    /// returned with its seq, its change left as it was; the others are recorded. Any
+    /// other failure records none.
+    pub fn mark_applied_many(
+        &mut self,
+        applied: &[(i64, Key, Value)],
+    ) -> Result<Vec<(i64, Error)>> {
         let tx = self.conn.transaction()?;
+        let mut refused = Vec::new();
         for (seq, remote, server_json) in applied {
-            apply_in(&tx, *seq, remote, server_json)?;
+            tx.execute_batch("SAVEPOINT answer")?;
+            match apply_in(&tx, *seq, remote, server_json) {
+                Ok(()) => tx.execute_batch("RELEASE answer")?,
+                Err(e @ (Error::WrongId { .. } | Error::IdTaken { .. })) => {
+                    tx.execute_batch("ROLLBACK TO answer; RELEASE answer")?;
+                    refused.push((*seq, e));
+                }
+                Err(e) => return Err(e),
+            }
         }
         tx.commit()?;
         let seqs: Vec<i64> = applied.iter().map(|(seq, ..)| *seq).collect();
-        self.empty_log_after_purge(&seqs)
+        self.empty_log_after_purge(&seqs)?;
+        Ok(refused)
     }
 
     /// After an applied audience upload's identifiers were purged (`purge_identifiers`),
@@ -692,6 +692,27 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
         .optional()?
         .ok_or_else(|| no_change(seq))?;
     let remote_text = key_text(remote);
+    if op != op_text(Op::Create) {
+        // A change to an entity the service has is answered for that entity: an answer
+        // naming another would move this one onto it (see `rekey`).
+        let sent = if key.starts_with("local:") {
+            tx.query_row(
+                "SELECT remote FROM id_map WHERE kind = ?1 AND local = ?2",
+                params![kind, key],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()?
+        } else {
+            Some(key.clone())
+        };
+        if let Some(sent) = sent.filter(|sent| *sent != remote_text) {
+            return Err(Error::WrongId {
+                kind: kind_from_text(&kind)?,
+                sent: key_from_text(&sent)?,
+                answered: remote.clone(),
+            });
+        }
+    }
     let now = now_ms();
     tx.execute(
         "UPDATE outbox SET status = 'applied', messages = '[]', conflicts = NULL, updated_at = ?2 \
@@ -1089,14 +1110,39 @@ fn referencing(tx: &Transaction<'_>, key: &str) -> Result<Vec<(i64, Vec<ParentRe
     Ok(out)
 }
 
-/// Replaces the local key of a landed draft by its remote key everywhere.
+/// Replaces the local key of a landed draft by its remote key everywhere. The one place
+/// an entity moves to another key, and so the one home of the rule that it never moves
+/// onto an entity with edits of its own: whoever named the remote key (the service's
+/// answer, the look-up of a lost create, the buyer settling a review), an entity of that
+/// key with a working copy or changes not applied means the key is wrong, and taking it
+/// over would delete those edits ([`Error::IdTaken`]; the caller's transaction then
+/// records nothing).
 fn rekey(tx: &Transaction<'_>, kind: &str, local: &str, remote: &Key) -> Result<()> {
     let remote_text = key_text(remote);
+    let edited: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM entities WHERE kind = ?1 AND key = ?2 \
+             AND working_json IS NOT NULL) OR EXISTS (SELECT 1 FROM outbox \
+             WHERE kind = ?1 AND key = ?2 AND status <> 'applied')",
+        )?
+        .query_row(params![kind, remote_text], |r| r.get(0))?;
+    if edited {
+        let kind = match kind_from_text(kind)? {
+            // Caps are keyed by their ad order, and are its edits.
+            Kind::FlightCaps => Kind::AdOrder,
+            other => other,
+        };
+        return Err(Error::IdTaken {
+            kind,
+            id: remote.clone(),
+        });
+    }
     tx.execute(
         "INSERT OR REPLACE INTO id_map (kind, local, remote) VALUES (?1, ?2, ?3)",
         params![kind, local, remote_text],
     )?;
-    // A refresh may have downloaded it already under its remote key.
+    // A refresh may have downloaded it already under its remote key (with no edits of
+    // its own, as checked above): the draft replaces the download.
     tx.execute(
         "DELETE FROM entities WHERE kind = ?1 AND key = ?2",
         params![kind, remote_text],
