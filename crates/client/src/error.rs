@@ -88,7 +88,7 @@ pub enum ErrorKind {
     Invalid,
     /// See [`Error::Decode`].
     Decode,
-    /// See [`Error::Keyring`].
+    /// See [`Error::Keyring`] and [`Error::KeyringEntryTooLarge`].
     Keyring,
     /// See [`Error::SignIn`].
     SignIn,
@@ -219,6 +219,21 @@ pub enum Error {
         /// Plain-language description.
         message: String,
     },
+    /// A sign-in token is larger than one OS keyring entry holds on every platform
+    /// (Windows Credential Manager's 2,560 bytes), so it is not kept anywhere. Names the
+    /// token, never its value.
+    #[error(
+        "the {entry} the ad platform issued is {bytes} bytes, more than the {limit} bytes an \
+         OS keyring entry can hold, so Flightdeck cannot keep you signed in"
+    )]
+    KeyringEntryTooLarge {
+        /// Which token: `access token` or `refresh token`.
+        entry: &'static str,
+        /// Its size as it would be stored.
+        bytes: usize,
+        /// The most an entry holds.
+        limit: usize,
+    },
     /// A sign-in flow failed before reaching the service (state mismatch, callback
     /// timeout, malformed redirect).
     #[error("sign-in failed: {0}")]
@@ -296,7 +311,7 @@ impl Error {
             Error::AudienceBadRecords { .. } => ErrorKind::AudienceBadRecords,
             Error::Invalid { .. } => ErrorKind::Invalid,
             Error::Decode { .. } => ErrorKind::Decode,
-            Error::Keyring { .. } => ErrorKind::Keyring,
+            Error::Keyring { .. } | Error::KeyringEntryTooLarge { .. } => ErrorKind::Keyring,
             Error::SignIn(_) => ErrorKind::SignIn,
             Error::Config(_) => ErrorKind::Config,
         }
