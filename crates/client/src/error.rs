@@ -86,7 +86,7 @@ pub enum ErrorKind {
     AudienceBadRecords,
     /// See [`Error::Invalid`].
     Invalid,
-    /// See [`Error::Decode`].
+    /// See [`Error::Decode`] and [`Error::ListingTooLarge`].
     Decode,
     /// See [`Error::Keyring`] and [`Error::KeyringEntryTooLarge`].
     Keyring,
@@ -213,6 +213,21 @@ pub enum Error {
         /// The body as received.
         raw_body: String,
     },
+    /// A listing is larger than the listing limit
+    /// ([`ClientConfig::max_listing_bytes`](crate::ClientConfig::max_listing_bytes)), so
+    /// it was not downloaded; nothing of it is kept. Never retried: the same listing is
+    /// as large next time.
+    #[error(
+        "the listing {listing} is larger than {} MB, the listing size limit, so it was not \
+         downloaded; if the account really holds this much, raise the limit",
+        limit / (1024 * 1024)
+    )]
+    ListingTooLarge {
+        /// The listing's path, such as `/v1/adorder/getAllAdOrders`.
+        listing: String,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// The OS keyring failed or is missing.
     #[error("{message}")]
     Keyring {
@@ -310,7 +325,7 @@ impl Error {
             Error::Audience { .. } => ErrorKind::Audience,
             Error::AudienceBadRecords { .. } => ErrorKind::AudienceBadRecords,
             Error::Invalid { .. } => ErrorKind::Invalid,
-            Error::Decode { .. } => ErrorKind::Decode,
+            Error::Decode { .. } | Error::ListingTooLarge { .. } => ErrorKind::Decode,
             Error::Keyring { .. } | Error::KeyringEntryTooLarge { .. } => ErrorKind::Keyring,
             Error::SignIn(_) => ErrorKind::SignIn,
             Error::Config(_) => ErrorKind::Config,

@@ -416,8 +416,12 @@ async fn answers_longer_than_the_client_reads_are_refused() {
         flightdeck_client::Error::Decode { detail, .. } => detail,
         other => panic!("expected a decode error, got {other:?}"),
     };
-    let listing = too_long(client.advertisers(None).await.unwrap_err());
-    assert!(listing.contains("longer than 1 MB"), "{listing}");
+    match client.advertisers(None).await.unwrap_err() {
+        flightdeck_client::Error::ListingTooLarge { listing, limit } => {
+            assert_eq!((listing.as_str(), limit), ("/v1/advertiser", MB));
+        }
+        other => panic!("expected ListingTooLarge, got {other:?}"),
+    }
     let plain = too_long(client.audiences(None, None).await.unwrap_err());
     assert!(plain.contains("longer than 1 MB"), "{plain}");
     let token = too_long(
