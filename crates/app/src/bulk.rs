@@ -15,8 +15,9 @@ use serde::Serialize;
 use crate::{Account, Result};
 
 /// Largest file an import reads: 256 MiB. A whole-account export of 100,000 ad orders,
-/// the benches' scale, is about 25 MB, so this is ten times that; the sheet parser
-/// takes the text whole, and a preview holds its rows besides.
+/// the benches' scale, is about 24 MB (their 50 MB listing in the export's columns), so
+/// this is ten times that; the sheet parser takes the text whole, and a preview holds
+/// its rows besides.
 pub const MAX_IMPORT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The text of an import file, for both hosts. A file over [`MAX_IMPORT_BYTES`] is

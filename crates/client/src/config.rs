@@ -30,8 +30,8 @@ pub struct ClientConfig {
 /// [`ClientConfig::max_answer_bytes`] by default: far above any entity or message list.
 pub const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
 /// [`ClientConfig::max_listing_bytes`] by default: 1 GiB. The largest listing measured,
-/// 100,000 ad orders in the client bench, is 52 MB (about 520 bytes an ad order), and the
-/// UI bench loads a million (about 520 MB); 1 GiB is twice that, about two million ad
+/// 100,000 ad orders in the client bench, is 50 MB (about 500 bytes an ad order), and the
+/// UI bench loads a million (about 500 MB); 1 GiB is twice that, about two million ad
 /// orders, and, held once as decoded items, still fits a desktop's memory.
 pub const MAX_LISTING_BYTES: usize = 1024 * 1024 * 1024;
 

@@ -45,9 +45,24 @@ use crate::{Error, ServerMessage};
 const RUN_BYTES: usize = 256 * 1024;
 /// Most decoding threads per listing.
 const MAX_THREADS: usize = 4;
-/// Chunks of the answer received and not yet taken by the decoder: beyond this the
+/// Pieces of the answer received and not yet taken by the decoder: beyond this the
 /// download waits, so the answer does not pile up while decoding catches up.
-const FEED_CHUNKS: usize = 256;
+const FEED_PIECES: usize = 64;
+/// Largest piece sent to the decoder. Chunks are cut into pieces of at most this size
+/// (sharing their bytes, not copied), so the channel holds at most about
+/// `FEED_PIECES * FEED_PIECE` bytes, whatever size the chunks come in.
+const FEED_PIECE: usize = 64 * 1024;
+
+/// Sends `chunk` to the decoder in pieces; false when the decoder has stopped.
+async fn feed_chunk(feed: &feed::Sender<Option<Bytes>>, mut chunk: Bytes) -> bool {
+    while !chunk.is_empty() {
+        let piece = chunk.split_to(chunk.len().min(FEED_PIECE));
+        if feed.send(Some(piece)).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
 
 /// Reads a 2xx listing answer of `listing` (the path, for the error). Answers up to
 /// [`DECODE_INLINE_MAX`] are decoded whole; larger ones while they download.
@@ -88,13 +103,13 @@ where
 
     // The start of the answer, for the error of a listing that does not decode.
     let start: Vec<u8> = head.concat().into_iter().take(RAW_BODY_KEEP).collect();
-    let (feed, input) = feed::channel(FEED_CHUNKS);
+    let (feed, input) = feed::channel(FEED_PIECES);
     let decoding = tokio::task::spawn_blocking(move || decode::<E>(input, expected));
     // From here the chunks are the decoder's only: nothing here keeps a copy.
     let mut open = true;
     for chunk in head {
         // A decoder that stopped has failed, and says why below.
-        if feed.send(Some(chunk)).await.is_err() {
+        if !feed_chunk(&feed, chunk).await {
             open = false;
             break;
         }
@@ -107,7 +122,7 @@ where
                     // Dropping `feed` without the end mark stops the decoding threads.
                     return Err(too_large());
                 }
-                open = feed.send(Some(chunk)).await.is_ok();
+                open = feed_chunk(&feed, chunk).await;
             }
             Ok(None) => {
                 let _ = feed.send(None).await;
