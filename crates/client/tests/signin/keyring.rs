@@ -658,3 +658,44 @@ fn a_token_too_large_for_one_entry_is_refused_and_replaces_nothing() {
     }
     store.clear().unwrap();
 }
+
+/// Moving a profile's entries to a new address (the embedded sandbox's port moved) takes
+/// the tokens, from either format, and the secret, and leaves none behind.
+#[test]
+fn moving_entries_to_a_new_address_takes_tokens_of_either_format() {
+    require_keyring_session();
+    let from = unique_config("move-from");
+    let to = unique_config("move-to");
+    let old = TokenStore::new(Profile::user(&from, "erin"));
+    let new = TokenStore::new(Profile::user(&to, "erin"));
+    old.save_tokens(&sample("mv")).unwrap();
+    old.save_secret(&"erin-password".into()).unwrap();
+    old.move_to(&new).unwrap();
+    assert_is_sample(&new.load_tokens().unwrap().unwrap(), "mv");
+    assert_eq!(
+        new.load_secret().unwrap().unwrap().expose_secret(),
+        "erin-password"
+    );
+    assert!(old.load_tokens().unwrap().is_none());
+    assert!(old.load_secret().unwrap().is_none());
+
+    // Tokens still in the single entry of earlier versions move too, split.
+    let legacy = serde_json::json!({
+        "v": 1, "access_token": "access-lg", "id_token": "id-lg",
+        "refresh_token": "refresh-lg", "expires_at_ms": 1_234_567,
+    });
+    let base = to.base_url.as_str();
+    new.clear_tokens().unwrap();
+    keyring::Entry::new(SERVICE, &format!("{base}#user:erin#tokens"))
+        .unwrap()
+        .set_password(&legacy.to_string())
+        .unwrap();
+    new.move_to(&old).unwrap();
+    assert_is_sample(&old.load_tokens().unwrap().unwrap(), "lg");
+    let from_base = from.base_url.as_str();
+    assert!(raw_entry(&format!("{from_base}#user:erin#access")).is_some());
+    assert!(raw_entry(&format!("{from_base}#user:erin#tokens")).is_none());
+    assert!(raw_entry(&format!("{base}#user:erin#tokens")).is_none());
+    assert!(new.load_tokens().unwrap().is_none());
+    old.clear().unwrap();
+}
