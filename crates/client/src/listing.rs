@@ -102,7 +102,11 @@ where
     }
 
     // The start of the answer, for the error of a listing that does not decode.
-    let start: Vec<u8> = head.concat().into_iter().take(RAW_BODY_KEEP).collect();
+    let mut start = Vec::with_capacity(RAW_BODY_KEEP);
+    for chunk in &head {
+        let room = RAW_BODY_KEEP - start.len();
+        start.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    }
     let (feed, input) = feed::channel(FEED_PIECES);
     let decoding = tokio::task::spawn_blocking(move || decode::<E>(input, expected));
     // From here the chunks are the decoder's only: nothing here keeps a copy.
