@@ -191,6 +191,7 @@ async fn start_sandbox(dir: &Path, preferred: Option<SocketAddr>) -> Result<Runn
         seed: Seed::Demo,
         clock_start: None,
         admin_token,
+        ..SandboxConfig::default()
     };
     if let Some(addr) = preferred
         && let Ok(r) = Sandbox::open_and_spawn(config.clone(), addr).await

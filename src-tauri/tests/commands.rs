@@ -1810,10 +1810,7 @@ fn token_strings(base_url: &str, account: &str, partner: bool) -> Vec<String> {
         .load_tokens()
         .expect("read the keyring")
         .expect("the session's tokens are in the keyring");
-    let mut out = vec![
-        tokens.access_token.expose_secret().to_owned(),
-        tokens.id_token.expose_secret().to_owned(),
-    ];
+    let mut out = vec![tokens.access_token.expose_secret().to_owned()];
     out.extend(tokens.refresh_token.map(|t| t.expose_secret().to_owned()));
     out
 }

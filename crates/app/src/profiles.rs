@@ -27,6 +27,23 @@ pub struct StoredProfile {
     pub embedded: bool,
     /// Who signed in last (no secret): the profile's current account.
     pub last_account: Option<LastAccount>,
+    /// The largest listing a download reads, in MiB, when the account needs more than
+    /// [`flightdeck_client::MAX_LISTING_BYTES`]; set by hand in the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_listing_mb: Option<u32>,
+}
+
+impl StoredProfile {
+    /// How the client reaches the profile's service: its address and listing limit.
+    pub fn client_config(&self) -> Result<ClientConfig> {
+        let mut config = ClientConfig::new(&self.base_url)?;
+        if let Some(mb) = self.max_listing_mb {
+            config.max_listing_bytes = usize::try_from(mb)
+                .unwrap_or(usize::MAX)
+                .saturating_mul(1024 * 1024);
+        }
+        Ok(config)
+    }
 }
 
 /// Who signed in last on a profile.
@@ -110,6 +127,7 @@ impl Profiles {
             base_url: config.base_url.to_string(),
             embedded: false,
             last_account: None,
+            max_listing_mb: None,
         });
         Ok(id)
     }
@@ -184,6 +202,7 @@ fn embedded_profile() -> StoredProfile {
         base_url: "http://127.0.0.1:0/".to_owned(),
         embedded: true,
         last_account: None,
+        max_listing_mb: None,
     }
 }
 

@@ -157,7 +157,7 @@ fn unavailable() -> Error {
 
 impl Account {
     fn open(dir: &Path, profile: StoredProfile, warm: bool) -> Result<Account> {
-        let config = ClientConfig::new(&profile.base_url)?;
+        let config = profile.client_config()?;
         let workspaces = workspaces_dir(dir);
         paths::create_private_dir(&workspaces)?;
         // Before anyone signs in: an empty workspace of the profile's own.

@@ -285,8 +285,7 @@ pub fn import(
     dry_run: bool,
     json: bool,
 ) -> Result<(), CliError> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", file.display())))?;
+    let text = flightdeck_core::bulk::read_import_file(file)?;
     let options = ImportOptions {
         delimiter: Delimiter::of_path(file),
         kind,

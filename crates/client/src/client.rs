@@ -22,7 +22,7 @@ use crate::session::Session;
 const IDENTIFIER_CONFLICT: &str = "IDENTIFIER_CONFLICT";
 /// Most bytes of an unreadable body kept in [`Error::Decode`]: enough for a log, without
 /// holding a 60 MB listing in an error value.
-const RAW_BODY_KEEP: usize = 64 * 1024;
+pub(crate) const RAW_BODY_KEEP: usize = 64 * 1024;
 
 /// How requests authenticate.
 #[derive(Clone)]
@@ -293,7 +293,9 @@ impl Client {
         E: DeserializeOwned + Send + 'static,
     {
         let limit = self.shared.config.max_listing_bytes;
-        self.run(&call, |r| listing::read::<E>(r, limit)).await
+        let path = call.url.path();
+        self.run(&call, |r| listing::read::<E>(r, limit, path))
+            .await
     }
 
     /// Sends an audience call and reads its plain body.

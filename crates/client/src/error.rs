@@ -86,9 +86,9 @@ pub enum ErrorKind {
     AudienceBadRecords,
     /// See [`Error::Invalid`].
     Invalid,
-    /// See [`Error::Decode`].
+    /// See [`Error::Decode`] and [`Error::ListingTooLarge`].
     Decode,
-    /// See [`Error::Keyring`].
+    /// See [`Error::Keyring`] and [`Error::KeyringEntryTooLarge`].
     Keyring,
     /// See [`Error::SignIn`].
     SignIn,
@@ -213,11 +213,41 @@ pub enum Error {
         /// The body as received.
         raw_body: String,
     },
+    /// A listing is larger than the listing limit
+    /// ([`ClientConfig::max_listing_bytes`](crate::ClientConfig::max_listing_bytes)), so
+    /// it was not downloaded; nothing of it is kept. Never retried: the same listing is
+    /// as large next time.
+    #[error(
+        "the listing {listing} is larger than {} MB, the listing size limit, so it was not \
+         downloaded; if the account really holds this much, raise the limit",
+        limit / (1024 * 1024)
+    )]
+    ListingTooLarge {
+        /// The listing's path, such as `/v1/adorder/getAllAdOrders`.
+        listing: String,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// The OS keyring failed or is missing.
     #[error("{message}")]
     Keyring {
         /// Plain-language description.
         message: String,
+    },
+    /// A sign-in token is larger than one OS keyring entry holds on every platform
+    /// (Windows Credential Manager's 2,560 bytes), so it is not kept anywhere. Names the
+    /// token, never its value.
+    #[error(
+        "the {entry} the ad platform issued is {bytes} bytes, more than the {limit} bytes an \
+         OS keyring entry can hold, so Flightdeck cannot keep you signed in"
+    )]
+    KeyringEntryTooLarge {
+        /// Which token: `access token` or `refresh token`.
+        entry: &'static str,
+        /// Its size as it would be stored.
+        bytes: usize,
+        /// The most an entry holds.
+        limit: usize,
     },
     /// A sign-in flow failed before reaching the service (state mismatch, callback
     /// timeout, malformed redirect).
@@ -295,8 +325,8 @@ impl Error {
             Error::Audience { .. } => ErrorKind::Audience,
             Error::AudienceBadRecords { .. } => ErrorKind::AudienceBadRecords,
             Error::Invalid { .. } => ErrorKind::Invalid,
-            Error::Decode { .. } => ErrorKind::Decode,
-            Error::Keyring { .. } => ErrorKind::Keyring,
+            Error::Decode { .. } | Error::ListingTooLarge { .. } => ErrorKind::Decode,
+            Error::Keyring { .. } | Error::KeyringEntryTooLarge { .. } => ErrorKind::Keyring,
             Error::SignIn(_) => ErrorKind::SignIn,
             Error::Config(_) => ErrorKind::Config,
         }

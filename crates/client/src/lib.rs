@@ -17,7 +17,7 @@ pub mod token_store;
 pub mod upload;
 
 pub use client::{Client, Credentials, Reply};
-pub use config::ClientConfig;
+pub use config::{ClientConfig, MAX_ANSWER_BYTES, MAX_LISTING_BYTES};
 pub use error::{Error, ErrorKind, Result, ServerMessage, TransportKind};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use upload::AUDIENCE_GZIP_MIN_BYTES;

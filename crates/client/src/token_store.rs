@@ -6,7 +6,10 @@
 //! Entries are namespaced per [`Profile`] (service root + kind + account). Each is a
 //! keyring item with service `flightdeck` and user
 //!
-//! - `<base_url>#<kind>:<account>#tokens`: the [`TokenSet`] as versioned JSON;
+//! - `<base_url>#<kind>:<account>#access`: the access token and its expiry, as versioned
+//!   JSON;
+//! - `<base_url>#<kind>:<account>#refresh`: the refresh token, as versioned JSON (absent
+//!   when the service sent none);
 //! - `<base_url>#<kind>:<account>#secret`: the password (users) or client secret (data
 //!   partners) that renewing the tokens needs,
 //!
@@ -14,6 +17,18 @@
 //! is `user` or `partner` (so a username never collides with a client id), and `#` and
 //! `%` in the account are percent-encoded. Every operation opens a fresh
 //! `keyring::Entry`, so nothing is cached in process memory.
+//!
+//! One entry per token, because Windows Credential Manager holds at most
+//! [`MAX_ENTRY_BYTES`] (2,560 bytes) per entry, and the tokens of a real identity provider
+//! (RS256 JWTs of 1–1.5 KB each) do not fit one entry together. The tokens are written as
+//! UTF-8 bytes (`set_secret`), since `set_password` stores UTF-16 on Windows and would
+//! halve that room. An entry over the limit is refused before anything is written
+//! ([`Error::KeyringEntryTooLarge`]), on every platform, so a sign-in that works on Linux
+//! works on Windows too.
+//!
+//! Versions up to 1 kept every token (and the ID token, no longer kept) in one entry,
+//! `…#tokens`. It is still read, and moved to the two entries on the first read, so a
+//! signed-in user stays signed in.
 //!
 //! The calls block on the platform store (D-Bus on Linux); async code runs them with
 //! `tokio::task::spawn_blocking`, as [`Session`](crate::session::Session) does.
@@ -99,8 +114,15 @@ pub struct TokenStore {
     profile: Profile,
 }
 
-const TOKENS: &str = "tokens";
+const ACCESS: &str = "access";
+const REFRESH: &str = "refresh";
+/// The one entry of every token that versions up to 1 wrote.
+const LEGACY_TOKENS: &str = "tokens";
 const SECRET: &str = "secret";
+
+/// Most bytes one keyring entry holds on every platform: Windows Credential Manager's
+/// `CRED_MAX_CREDENTIAL_BLOB_SIZE` (5 × 512 bytes).
+pub const MAX_ENTRY_BYTES: usize = 2560;
 
 impl TokenStore {
     /// The store of `profile`. Nothing is read or written yet.
@@ -133,15 +155,61 @@ impl TokenStore {
     }
 
     /// Saves (replaces) the tokens.
+    ///
+    /// Both entries are checked against [`MAX_ENTRY_BYTES`] before anything is written,
+    /// so tokens that cannot be kept replace nothing. The refresh token is written first:
+    /// if the access token's write then fails, the entries hold the previous access token
+    /// (with its own expiry) and the newest refresh token, which renews it; a rotated
+    /// refresh token is never lost for an access token.
     pub fn save_tokens(&self, tokens: &TokenSet) -> Result<()> {
-        let json = tokens.to_keyring_json()?;
-        self.set(TOKENS, &json)
+        let access = tokens.access_keyring_json()?;
+        let refresh = tokens.refresh_keyring_json()?;
+        fits("access token", &access)?;
+        if let Some(refresh) = &refresh {
+            fits("refresh token", refresh)?;
+        }
+        if let Some(refresh) = &refresh {
+            self.set_bytes(REFRESH, refresh)?;
+        }
+        self.set_bytes(ACCESS, &access)?;
+        if refresh.is_none() {
+            self.delete(REFRESH)?;
+        }
+        // The new entries are in: an old single entry is now stale.
+        if let Err(e) = self.delete(LEGACY_TOKENS) {
+            tracing::warn!(error = %e, "the keyring's old token entry could not be deleted");
+        }
+        Ok(())
     }
 
-    /// The saved tokens; `None` when there are none.
+    /// The saved tokens; `None` when there are none. Tokens found only in the single
+    /// entry of versions up to 1 are moved to their own entries; if that move fails, the
+    /// old entry stays and is read again next time.
     pub fn load_tokens(&self) -> Result<Option<TokenSet>> {
-        match self.get(TOKENS)? {
-            Some(json) => TokenSet::from_keyring_json(&json).map(Some),
+        match self.read_tokens()? {
+            Some((tokens, Stored::Legacy)) => {
+                if let Err(e) = self.save_tokens(&tokens) {
+                    tracing::warn!(error = %e, "the keyring's old token entry could not be split");
+                }
+                Ok(Some(tokens))
+            }
+            Some((tokens, Stored::Current)) => Ok(Some(tokens)),
+            None => Ok(None),
+        }
+    }
+
+    /// The saved tokens and which entries held them, changing nothing.
+    fn read_tokens(&self) -> Result<Option<(TokenSet, Stored)>> {
+        if let Some(access) = self.get_bytes(ACCESS)? {
+            let refresh = self.get_bytes(REFRESH)?;
+            let tokens = TokenSet::from_keyring_json(&access, refresh.as_ref())?;
+            return Ok(Some((tokens, Stored::Current)));
+        }
+        match self.get(LEGACY_TOKENS)? {
+            Some(json) => {
+                let tokens = TokenSet::from_legacy_keyring_json(&json)?;
+                Ok(Some((tokens, Stored::Legacy)))
+            }
             None => Ok(None),
         }
     }
@@ -157,13 +225,17 @@ impl TokenStore {
     }
 
     /// Deletes the tokens only (the session ended; the secret may serve the next sign-in).
+    /// Every token entry is tried; the first failure is returned.
     pub fn clear_tokens(&self) -> Result<()> {
-        self.delete(TOKENS)
+        let access = self.delete(ACCESS);
+        let refresh = self.delete(REFRESH);
+        let legacy = self.delete(LEGACY_TOKENS);
+        access.and(refresh).and(legacy)
     }
 
     /// Deletes every entry of the profile. Entries of other profiles are untouched.
     pub fn clear(&self) -> Result<()> {
-        let tokens = self.delete(TOKENS);
+        let tokens = self.clear_tokens();
         let secret = self.delete(SECRET);
         tokens.and(secret)
     }
@@ -172,15 +244,33 @@ impl TokenStore {
     /// leaving none here; a no-op when there are none. Copied first and deleted after,
     /// so a failure in between leaves a copy rather than none.
     pub fn move_to(&self, to: &TokenStore) -> Result<()> {
-        let tokens = self.get(TOKENS)?;
+        let tokens = self.read_tokens()?;
         let secret = self.get(SECRET)?;
-        if let Some(t) = &tokens {
-            to.set(TOKENS, t)?;
+        if let Some((t, _)) = &tokens {
+            to.save_tokens(t)?;
         }
         if let Some(s) = &secret {
             to.set(SECRET, s)?;
         }
         self.clear()
+    }
+
+    /// Writes `value` as UTF-8 bytes: `set_password` would store UTF-16 on Windows.
+    fn set_bytes(&self, what: &str, value: &SecretString) -> Result<()> {
+        let key = self.profile.key(what);
+        retried(|| entry(&key)?.set_secret(value.expose_secret().as_bytes()))
+    }
+
+    /// Reads an entry written by [`TokenStore::set_bytes`].
+    fn get_bytes(&self, what: &str) -> Result<Option<SecretString>> {
+        let key = self.profile.key(what);
+        match retried_raw(|| entry(&key)?.get_secret()) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .map(|text| Some(SecretString::from(text)))
+                .map_err(|_| keyring_error(keyring::Error::BadEncoding(Vec::new()))),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(keyring_error(e)),
+        }
     }
 
     fn set(&self, what: &str, value: &SecretString) -> Result<()> {
@@ -199,6 +289,27 @@ impl TokenStore {
             Err(e) => Err(keyring_error(e)),
         }
     }
+}
+
+/// Where the tokens were found.
+enum Stored {
+    /// Their own entries.
+    Current,
+    /// The single entry of versions up to 1.
+    Legacy,
+}
+
+/// Refuses an entry larger than [`MAX_ENTRY_BYTES`], naming the token, never its value.
+fn fits(entry: &'static str, value: &SecretString) -> Result<()> {
+    let bytes = value.expose_secret().len();
+    if bytes > MAX_ENTRY_BYTES {
+        return Err(Error::KeyringEntryTooLarge {
+            entry,
+            bytes,
+            limit: MAX_ENTRY_BYTES,
+        });
+    }
+    Ok(())
 }
 
 fn entry(key: &str) -> keyring::Result<keyring::Entry> {
@@ -292,8 +403,8 @@ mod tests {
     fn keys_are_namespaced_and_unambiguous() {
         let config = ClientConfig::new("http://127.0.0.1:8700").unwrap();
         assert_eq!(
-            Profile::user(&config, "demo").key(TOKENS),
-            "http://127.0.0.1:8700/#user:demo#tokens"
+            Profile::user(&config, "demo").key(ACCESS),
+            "http://127.0.0.1:8700/#user:demo#access"
         );
         assert_eq!(
             Profile::partner(&config, "demo").key(SECRET),

@@ -7,10 +7,14 @@
 //!   a salted SHA-256 of `name\0secret` (never the secret itself). An unknown user or
 //!   client is verified against a dummy hash, so the time taken does not tell which
 //!   names exist, and [`PasswordWork`] caps how many verifications run at once.
-//! * Access and id tokens are HS256 JWTs signed with a 32-byte secret kept in the
-//!   `meta` table, so they survive a restart with a file database. Their `iat`/`exp`
-//!   come from the sandbox clock, which tests move, so expiry is checked here against
-//!   that clock rather than by `jsonwebtoken` against the system time.
+//! * Access and id tokens are JWTs. By default ([`TokenSigning::Hs256`]) they are
+//!   HS256, signed with a 32-byte secret, with a few claims: about 300 bytes. With
+//!   [`TokenSigning::Rs256`] they are RS256, signed with a 2048-bit RSA key, with a
+//!   `kid` and the claims of a real identity provider (issuer, audience, scopes,
+//!   roles, …): 1.2–1.6 KB, the size a client's token store must hold. Either key is
+//!   kept in the `meta` table, so tokens survive a restart with a file database. Their
+//!   `iat`/`exp` come from the sandbox clock, which tests move, so expiry is checked
+//!   here against that clock rather than by `jsonwebtoken` against the system time.
 //! * Refresh tokens and authorization codes are random 32-byte strings stored only as
 //!   SHA-256 hashes.
 
@@ -37,6 +41,22 @@ use crate::error::{Error, Result};
 
 /// `meta` key of the base64 HS256 secret.
 const SECRET_KEY: &str = "jwt_secret";
+/// `meta` key of the base64 PKCS#1 DER of the RS256 private key.
+const RSA_KEY: &str = "jwt_rsa_key";
+/// Bits of the RS256 key: what identity providers use.
+const RSA_BITS: usize = 2048;
+
+/// How access and id tokens are signed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TokenSigning {
+    /// HS256 with the few claims the sandbox reads: short tokens (about 300 bytes).
+    #[default]
+    Hs256,
+    /// RS256 with a `kid` and the claims a real identity provider adds: tokens of
+    /// 1.2–1.6 KB, as clients meet them in production. The key is made at the first
+    /// start (a second or so) and kept in the database.
+    Rs256,
+}
 /// Refresh tokens live 30 days (sandbox clock).
 pub const REFRESH_TOKEN_TTL_MS: i64 = 30 * 86_400_000;
 /// Authorization codes live 10 minutes (sandbox clock).
@@ -66,6 +86,10 @@ pub struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// The JWT header of every token.
+    header: Header,
+    /// Whether tokens carry the claims of a real identity provider.
+    realistic: bool,
     /// Random per process; salts the cache keys.
     cache_salt: [u8; 32],
     /// Salted SHA-256 of `scope\0name\0secret` -> the PHC string it was verified against.
@@ -73,8 +97,15 @@ pub struct Keys {
 }
 
 impl Keys {
-    /// Loads the signing secret from the database, creating it on first start.
-    pub fn load_or_create(db: &Db) -> Result<Self> {
+    /// Loads the signing key of `signing` from the database, creating it on first start.
+    pub fn load_or_create(db: &Db, signing: TokenSigning) -> Result<Self> {
+        match signing {
+            TokenSigning::Hs256 => Self::load_or_create_hs256(db),
+            TokenSigning::Rs256 => Self::load_or_create_rs256(db),
+        }
+    }
+
+    fn load_or_create_hs256(db: &Db) -> Result<Self> {
         let secret = db.blocking(|conn| {
             if let Some(stored) = db::meta_get(conn, SECRET_KEY)? {
                 let bytes = STANDARD.decode(stored.trim()).map_err(|_| {
@@ -94,17 +125,71 @@ impl Keys {
         Ok(Self::from_secret(&secret))
     }
 
+    fn load_or_create_rs256(db: &Db) -> Result<Self> {
+        use rsa::pkcs1::{DecodeRsaPrivateKey, EncodeRsaPrivateKey};
+        let key = db.blocking(|conn| {
+            if let Some(stored) = db::meta_get(conn, RSA_KEY)? {
+                let der = STANDARD
+                    .decode(stored.trim())
+                    .map_err(|_| Error::Internal(format!("meta.{RSA_KEY} is not valid base64")))?;
+                return rsa::RsaPrivateKey::from_pkcs1_der(&der).map_err(|_| {
+                    Error::Internal(format!("meta.{RSA_KEY} is not an RSA private key"))
+                });
+            }
+            let key = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, RSA_BITS)
+                .map_err(|e| Error::Internal(format!("making the RS256 key: {e}")))?;
+            let der = key
+                .to_pkcs1_der()
+                .map_err(|e| Error::Internal(format!("writing the RS256 key: {e}")))?;
+            db::meta_set(conn, RSA_KEY, &STANDARD.encode(der.as_bytes()))?;
+            Ok(key)
+        })?;
+        Self::from_rsa(&key)
+    }
+
+    fn from_rsa(key: &rsa::RsaPrivateKey) -> Result<Self> {
+        use rsa::pkcs1::{EncodeRsaPrivateKey, EncodeRsaPublicKey};
+        let private = key
+            .to_pkcs1_der()
+            .map_err(|e| Error::Internal(format!("writing the RS256 key: {e}")))?;
+        let public = key
+            .to_public_key()
+            .to_pkcs1_der()
+            .map_err(|e| Error::Internal(format!("writing the RS256 public key: {e}")))?;
+        // The key id, as identity providers publish it: a digest of the public key.
+        let kid = URL_SAFE_NO_PAD.encode(&Sha256::digest(public.as_bytes())[..16]);
+        let mut header = Header::new(Algorithm::RS256);
+        header.kid = Some(kid);
+        Ok(Self::new(
+            EncodingKey::from_rsa_der(private.as_bytes()),
+            DecodingKey::from_rsa_der(public.as_bytes()),
+            header,
+            true,
+        ))
+    }
+
     fn from_secret(secret: &[u8]) -> Self {
-        let mut validation = Validation::new(Algorithm::HS256);
+        Self::new(
+            EncodingKey::from_secret(secret),
+            DecodingKey::from_secret(secret),
+            Header::new(Algorithm::HS256),
+            false,
+        )
+    }
+
+    fn new(encoding: EncodingKey, decoding: DecodingKey, header: Header, realistic: bool) -> Self {
+        let mut validation = Validation::new(header.alg);
         // `exp` is checked against the sandbox clock in `decode_access`.
         validation.validate_exp = false;
         validation.validate_nbf = false;
         validation.validate_aud = false;
         validation.required_spec_claims.clear();
         Self {
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
+            encoding,
+            decoding,
             validation,
+            header,
+            realistic,
             cache_salt: rand::random(),
             verified: Mutex::new(HashMap::new()),
         }
@@ -124,8 +209,12 @@ impl Keys {
             exp: iat + TOKEN_EXPIRES_IN,
             jti: random_token(),
         };
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(|e| Error::Internal(format!("signing a token: {e}")))
+        let signed = if self.realistic {
+            jsonwebtoken::encode(&self.header, &IdpClaims::new(&claims), &self.encoding)
+        } else {
+            jsonwebtoken::encode(&self.header, &claims, &self.encoding)
+        };
+        signed.map_err(|e| Error::Internal(format!("signing a token: {e}")))
     }
 
     /// Checks the signature, the type (`access`) and `exp` against `now_ms`.
@@ -208,6 +297,59 @@ pub struct Claims {
     pub exp: i64,
     /// Random id, so two tokens issued in the same second differ.
     pub jti: String,
+}
+
+/// [`Claims`] with what a real identity provider adds around them (OpenID Connect and
+/// the usual vendor claims), so tokens have a production size. The sandbox reads none
+/// of the additions.
+#[derive(Serialize)]
+struct IdpClaims<'a> {
+    #[serde(flatten)]
+    claims: &'a Claims,
+    iss: &'static str,
+    aud: &'static str,
+    nbf: i64,
+    auth_time: i64,
+    azp: &'a str,
+    sid: String,
+    amr: [&'static str; 2],
+    email: String,
+    name: &'a str,
+    tid: String,
+    scope: &'static str,
+    roles: [&'static str; 4],
+    ver: &'static str,
+}
+
+/// The scopes a real token lists.
+const IDP_SCOPE: &str = "openid profile email offline_access advertisers:read \
+    campaigns:read campaigns:write adorders:read adorders:write creatives:read \
+    creatives:write audiences:read audiences:write";
+
+impl<'a> IdpClaims<'a> {
+    fn new(claims: &'a Claims) -> Self {
+        IdpClaims {
+            claims,
+            iss: "https://login.sandbox.flightdeck.invalid/oauth2/v2.0",
+            aud: "https://api.sandbox.flightdeck.invalid/v1",
+            nbf: claims.iat,
+            auth_time: claims.iat,
+            azp: claims.cid.as_deref().unwrap_or("flightdeck-desktop"),
+            sid: random_token(),
+            amr: ["pwd", "mfa"],
+            email: format!("{}@accounts.sandbox.flightdeck.invalid", claims.usr),
+            name: &claims.usr,
+            tid: format!("00000000-0000-4000-8000-{:012x}", claims.acct),
+            scope: IDP_SCOPE,
+            roles: [
+                "advertiser.viewer",
+                "advertiser.editor",
+                "audience.uploader",
+                "report.reader",
+            ],
+            ver: "2.0",
+        }
+    }
 }
 
 /// Why a bearer token was refused.
@@ -1158,6 +1300,56 @@ mod tests {
         );
     }
 
+    /// The RS256 setting gives tokens of a real identity provider's size, with a `kid`,
+    /// that the sandbox still accepts, and keeps its key across a restart.
+    #[test]
+    fn rs256_tokens_have_a_real_size_and_outlive_a_restart() {
+        let db = Db::open(None).unwrap();
+        let keys = Keys::load_or_create(&db, TokenSigning::Rs256).unwrap();
+        let caller = Caller {
+            user_id: 3,
+            account_id: 1,
+            username: "demo".into(),
+            can_write: true,
+            client_id: Some("demo-partner".into()),
+            grant_id: Some(random_token()),
+        };
+        let t0 = 1_000_000_000_000;
+        let access = keys.sign(&caller, TYP_ACCESS, t0).unwrap();
+        let id = keys.sign(&caller, TYP_ID, t0).unwrap();
+        let user = Caller {
+            client_id: None,
+            grant_id: None,
+            ..caller.clone()
+        };
+        let user_access = keys.sign(&user, TYP_ACCESS, t0).unwrap();
+        for token in [&access, &id, &user_access] {
+            assert!((1200..=1600).contains(&token.len()), "{}", token.len());
+            let header = jsonwebtoken::decode_header(token).unwrap();
+            assert_eq!(header.alg, Algorithm::RS256);
+            assert!(header.kid.is_some());
+        }
+        assert_eq!(keys.decode_access(&access, t0).unwrap().sub, "3");
+        assert_eq!(
+            keys.decode_access(&id, t0).unwrap_err(),
+            TokenProblem::NotAccess
+        );
+        let again = Keys::load_or_create(&db, TokenSigning::Rs256).unwrap();
+        assert_eq!(again.decode_access(&access, t0).unwrap().sub, "3");
+        // An HS256 sandbox does not take them, nor they its tokens.
+        let hs = Keys::from_secret(&[1; 32]);
+        assert_eq!(
+            hs.decode_access(&access, t0).unwrap_err(),
+            TokenProblem::Invalid
+        );
+        let short = hs.sign(&caller, TYP_ACCESS, t0).unwrap();
+        assert!(short.len() < 600, "{}", short.len());
+        assert_eq!(
+            keys.decode_access(&short, t0).unwrap_err(),
+            TokenProblem::Invalid
+        );
+    }
+
     #[test]
     fn pkce_s256_matches_rfc7636_example() {
         // RFC 7636 appendix B.
@@ -1171,8 +1363,8 @@ mod tests {
     #[test]
     fn keys_persist_in_meta() {
         let db = Db::open(None).unwrap();
-        let a = Keys::load_or_create(&db).unwrap();
-        let b = Keys::load_or_create(&db).unwrap();
+        let a = Keys::load_or_create(&db, TokenSigning::Hs256).unwrap();
+        let b = Keys::load_or_create(&db, TokenSigning::Hs256).unwrap();
         let caller = Caller {
             user_id: 1,
             account_id: 1,

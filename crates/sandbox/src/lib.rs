@@ -46,6 +46,9 @@ pub struct Config {
     pub clock_start: Option<i64>,
     /// Enables `/_sandbox/` for requests carrying this token.
     pub admin_token: Option<String>,
+    /// How access and id tokens are signed: short HS256 tokens by default, or RS256
+    /// tokens of the size a real identity provider issues.
+    pub token_signing: auth::TokenSigning,
 }
 
 /// Initial data for a fresh database. A database that already has accounts is never re-seeded.
@@ -94,7 +97,7 @@ impl Sandbox {
         let db = db::Db::open(config.data.as_deref())?;
         let clock = Arc::new(clock::Clock::new(config.clock_start));
         seed::apply_if_fresh(&db, &config.seed, clock.now_ms())?;
-        let keys = Arc::new(auth::Keys::load_or_create(&db)?);
+        let keys = Arc::new(auth::Keys::load_or_create(&db, config.token_signing)?);
         Ok(Self {
             state: AppState {
                 db,

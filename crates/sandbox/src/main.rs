@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
+use flightdeck_sandbox::auth::TokenSigning;
 use flightdeck_sandbox::{Config, Sandbox, Seed};
 
 /// Local implementation of the advertising service, on SQLite.
@@ -54,11 +55,26 @@ struct Args {
     /// loopback address. Other names get 421, which stops DNS rebinding.
     #[arg(long = "allow-host", value_name = "NAME")]
     allow_hosts: Vec<String>,
+
+    /// How access and id tokens are signed: `hs256`, short tokens (about 300 bytes), or
+    /// `rs256`, tokens of the size a real identity provider issues (1.2–1.6 KB: RS256
+    /// with a key id, issuer, audience, scopes and roles), to try a client's token
+    /// storage. A database keeps the key it was first started with for each.
+    #[arg(long, value_name = "hs256|rs256", default_value = "hs256", value_parser = parse_signing)]
+    token_signing: TokenSigning,
 }
 
 /// Environment variable read when `--admin-token` is not given; the desktop app reads
 /// the same one for its embedded sandbox.
 const ADMIN_TOKEN_ENV: &str = "FLIGHTDECK_SANDBOX_ADMIN_TOKEN";
+
+fn parse_signing(s: &str) -> Result<TokenSigning, String> {
+    match s {
+        "hs256" => Ok(TokenSigning::Hs256),
+        "rs256" => Ok(TokenSigning::Rs256),
+        _ => Err("expected hs256 or rs256".into()),
+    }
+}
 
 fn parse_seed(s: &str) -> Result<Seed, String> {
     match s {
@@ -115,6 +131,7 @@ async fn run(args: Args) -> Result<(), String> {
         seed: args.seed,
         clock_start: args.clock,
         admin_token,
+        token_signing: args.token_signing,
     };
     let sandbox = Sandbox::open(&config)
         .map_err(|e| match &config.data {

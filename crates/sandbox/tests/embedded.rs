@@ -11,6 +11,7 @@ fn config(data: std::path::PathBuf) -> Config {
         seed: Seed::Demo,
         clock_start: None,
         admin_token: None,
+        token_signing: Default::default(),
     }
 }
 

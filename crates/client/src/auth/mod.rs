@@ -36,15 +36,16 @@ const DEFAULT_EXPIRES_IN_S: u64 = 3600;
 
 /// What a sign-in or a renewal produced.
 ///
+/// The ID token that token answers also carry is not kept: nothing reads it, and with
+/// it the tokens of a real identity provider do not fit one Windows keyring entry.
+///
 /// `Debug` shows only the expiry and whether a refresh token is present. The only
-/// serialised form is the JSON kept in the OS keyring (see
+/// serialised forms are the JSON entries kept in the OS keyring (see
 /// [`TokenStore`](crate::token_store::TokenStore)); there is deliberately no `Serialize`.
 #[derive(Clone)]
 pub struct TokenSet {
     /// `Authorization: Bearer` value for business and audience calls (a JWT).
     pub access_token: SecretString,
-    /// The ID token (a JWT), kept as the service sent it.
-    pub id_token: SecretString,
     /// Opaque token that renews the access token; `None` when the service sent none.
     pub refresh_token: Option<SecretString>,
     /// When the access token expires, in Unix milliseconds by the client's clock
@@ -56,7 +57,6 @@ impl fmt::Debug for TokenSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TokenSet")
             .field("access_token", &"[redacted]")
-            .field("id_token", &"[redacted]")
             .field(
                 "refresh_token",
                 &self.refresh_token.as_ref().map(|_| "[redacted]"),
@@ -66,29 +66,66 @@ impl fmt::Debug for TokenSet {
     }
 }
 
-/// The keyring form of [`TokenSet`]: versioned JSON.
+/// The keyring entry of the access token: versioned JSON, with the expiry that belongs
+/// to this access token, so the two are always written together.
 #[derive(Serialize)]
-struct StoredTokensOut<'a> {
+struct StoredAccessOut<'a> {
     v: u32,
     access_token: &'a str,
-    id_token: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    refresh_token: Option<&'a str>,
     expires_at_ms: i64,
 }
 
-/// Read side of [`StoredTokensOut`]. No `Debug`: it holds secrets in the clear.
+/// The keyring entry of the refresh token: versioned JSON.
+#[derive(Serialize)]
+struct StoredRefreshOut<'a> {
+    v: u32,
+    refresh_token: &'a str,
+}
+
+/// Read side of [`StoredAccessOut`]. No `Debug`: it holds a secret in the clear.
 #[derive(Deserialize)]
-struct StoredTokensIn {
+struct StoredAccessIn {
     v: u32,
     access_token: String,
-    id_token: String,
+    expires_at_ms: i64,
+}
+
+/// Read side of [`StoredRefreshOut`]. No `Debug`: it holds a secret in the clear.
+#[derive(Deserialize)]
+struct StoredRefreshIn {
+    v: u32,
+    refresh_token: String,
+}
+
+/// The single entry of every token that versions up to 1 wrote (`…#tokens`). Its ID
+/// token is skipped. No `Debug`: it holds secrets in the clear.
+#[derive(Deserialize)]
+struct LegacyTokensIn {
+    v: u32,
+    access_token: String,
     #[serde(default)]
     refresh_token: Option<String>,
     expires_at_ms: i64,
 }
 
-const STORED_TOKENS_VERSION: u32 = 1;
+const STORED_TOKENS_VERSION: u32 = 2;
+const LEGACY_TOKENS_VERSION: u32 = 1;
+
+fn damaged() -> Error {
+    Error::Keyring {
+        message: "The sign-in entry Flightdeck saved in the OS keyring is damaged; \
+                  sign out and sign in again."
+            .into(),
+    }
+}
+
+fn keyring_json<T: Serialize>(value: &T) -> Result<SecretString> {
+    serde_json::to_string(value)
+        .map(SecretString::from)
+        .map_err(|_| Error::Keyring {
+            message: "Flightdeck could not prepare the sign-in tokens for the OS keyring.".into(),
+        })
+}
 
 impl TokenSet {
     /// Whether the access token expires within `margin_ms` from now (client clock).
@@ -96,39 +133,67 @@ impl TokenSet {
         self.expires_at_ms.saturating_sub(now_ms()) <= margin_ms
     }
 
-    /// The JSON written to the keyring. Only [`TokenStore`](crate::token_store::TokenStore)
-    /// calls this.
-    pub(crate) fn to_keyring_json(&self) -> Result<SecretString> {
-        let out = StoredTokensOut {
+    /// The access token's keyring entry. Only
+    /// [`TokenStore`](crate::token_store::TokenStore) calls this.
+    pub(crate) fn access_keyring_json(&self) -> Result<SecretString> {
+        keyring_json(&StoredAccessOut {
             v: STORED_TOKENS_VERSION,
             access_token: self.access_token.expose_secret(),
-            id_token: self.id_token.expose_secret(),
-            refresh_token: self.refresh_token.as_ref().map(|t| t.expose_secret()),
             expires_at_ms: self.expires_at_ms,
-        };
-        serde_json::to_string(&out)
-            .map(SecretString::from)
-            .map_err(|_| Error::Keyring {
-                message: "Flightdeck could not prepare the sign-in tokens for the OS keyring."
-                    .into(),
-            })
+        })
     }
 
-    /// Reads the keyring JSON written by [`TokenSet::to_keyring_json`].
-    pub(crate) fn from_keyring_json(json: &SecretString) -> Result<TokenSet> {
-        let damaged = || Error::Keyring {
-            message: "The sign-in entry Flightdeck saved in the OS keyring is damaged; \
-                      sign out and sign in again."
-                .into(),
-        };
-        let stored: StoredTokensIn =
-            serde_json::from_str(json.expose_secret()).map_err(|_| damaged())?;
+    /// The refresh token's keyring entry; `None` when there is no refresh token.
+    pub(crate) fn refresh_keyring_json(&self) -> Result<Option<SecretString>> {
+        self.refresh_token
+            .as_ref()
+            .map(|t| {
+                keyring_json(&StoredRefreshOut {
+                    v: STORED_TOKENS_VERSION,
+                    refresh_token: t.expose_secret(),
+                })
+            })
+            .transpose()
+    }
+
+    /// Reads the entries written by [`TokenSet::access_keyring_json`] and
+    /// [`TokenSet::refresh_keyring_json`].
+    pub(crate) fn from_keyring_json(
+        access: &SecretString,
+        refresh: Option<&SecretString>,
+    ) -> Result<TokenSet> {
+        let stored: StoredAccessIn =
+            serde_json::from_str(access.expose_secret()).map_err(|_| damaged())?;
         if stored.v != STORED_TOKENS_VERSION {
+            return Err(damaged());
+        }
+        let refresh_token = match refresh {
+            Some(json) => {
+                let stored: StoredRefreshIn =
+                    serde_json::from_str(json.expose_secret()).map_err(|_| damaged())?;
+                if stored.v != STORED_TOKENS_VERSION {
+                    return Err(damaged());
+                }
+                Some(stored.refresh_token.into())
+            }
+            None => None,
+        };
+        Ok(TokenSet {
+            access_token: stored.access_token.into(),
+            refresh_token,
+            expires_at_ms: stored.expires_at_ms,
+        })
+    }
+
+    /// Reads the single entry of every token written by earlier versions.
+    pub(crate) fn from_legacy_keyring_json(json: &SecretString) -> Result<TokenSet> {
+        let stored: LegacyTokensIn =
+            serde_json::from_str(json.expose_secret()).map_err(|_| damaged())?;
+        if stored.v != LEGACY_TOKENS_VERSION {
             return Err(damaged());
         }
         Ok(TokenSet {
             access_token: stored.access_token.into(),
-            id_token: stored.id_token.into(),
             refresh_token: stored.refresh_token.map(SecretString::from),
             expires_at_ms: stored.expires_at_ms,
         })
@@ -137,7 +202,6 @@ impl TokenSet {
     /// Builds a set from a token answer received now.
     fn received(
         access_token: String,
-        id_token: String,
         refresh_token: Option<String>,
         expires_in_s: Option<u64>,
     ) -> TokenSet {
@@ -146,7 +210,6 @@ impl TokenSet {
             .saturating_mul(1000);
         TokenSet {
             access_token: access_token.into(),
-            id_token: id_token.into(),
             refresh_token: refresh_token.map(SecretString::from),
             expires_at_ms: now_ms().saturating_add(i64::try_from(lifetime_ms).unwrap_or(i64::MAX)),
         }
@@ -220,11 +283,11 @@ pub(crate) async fn read_token_answer(mut response: reqwest::Response) -> Result
         .ok_or_else(|| crate::client::too_large(status, TOKEN_ANSWER_MAX))
 }
 
-/// A token answer as sent. No `Debug`: it holds secrets in the clear.
+/// A token answer as sent; its ID token is not read (see [`TokenSet`]). No `Debug`: it
+/// holds secrets in the clear.
 #[derive(Deserialize)]
 struct TokenAnswer {
     access_token: String,
-    id_token: String,
     #[serde(default)]
     refresh_token: Option<String>,
     #[serde(default)]
@@ -263,7 +326,6 @@ async fn token_exchange(http: &reqwest::Client, request: reqwest::Request) -> Re
             serde_json::from_slice(&body).map_err(|e| decode_error(status, &e, &body))?;
         return Ok(TokenSet::received(
             answer.access_token,
-            answer.id_token,
             answer.refresh_token,
             answer.expires_in,
         ));
@@ -362,7 +424,6 @@ mod tests {
     fn sample() -> TokenSet {
         TokenSet {
             access_token: "acc-SECRET-1".into(),
-            id_token: "id-SECRET-2".into(),
             refresh_token: Some("ref-SECRET-3".into()),
             expires_at_ms: 42,
         }
@@ -377,22 +438,27 @@ mod tests {
 
     #[test]
     fn keyring_json_round_trips() {
-        let json = sample().to_keyring_json().unwrap();
-        let back = TokenSet::from_keyring_json(&json).unwrap();
+        let tokens = sample();
+        let access = tokens.access_keyring_json().unwrap();
+        let refresh = tokens.refresh_keyring_json().unwrap().unwrap();
+        let back = TokenSet::from_keyring_json(&access, Some(&refresh)).unwrap();
         assert_eq!(back.access_token.expose_secret(), "acc-SECRET-1");
-        assert_eq!(back.id_token.expose_secret(), "id-SECRET-2");
         assert_eq!(
             back.refresh_token.as_ref().map(|t| t.expose_secret()),
             Some("ref-SECRET-3")
         );
         assert_eq!(back.expires_at_ms, 42);
-        let damaged = TokenSet::from_keyring_json(&"{\"v\":9}".into()).unwrap_err();
+        let back = TokenSet::from_keyring_json(&access, None).unwrap();
+        assert!(back.refresh_token.is_none());
+        let damaged = TokenSet::from_keyring_json(&"{\"v\":9}".into(), None).unwrap_err();
         assert!(matches!(damaged, Error::Keyring { .. }));
+        let legacy = TokenSet::from_legacy_keyring_json(&access).unwrap_err();
+        assert!(matches!(legacy, Error::Keyring { .. }));
     }
 
     #[test]
     fn decode_errors_never_carry_tokens() {
-        let body = br#"{"access_token":"acc-SECRET","id_token":7,"refresh_token":"r-SECRET"}"#;
+        let body = br#"{"access_token":"acc-SECRET","expires_in":"7","refresh_token":"r-SECRET"}"#;
         let e = serde_json::from_slice::<TokenAnswer>(body).err().unwrap();
         let err = decode_error(200, &e, body);
         let text = format!("{err} {err:?}");

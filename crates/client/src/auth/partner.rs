@@ -21,12 +21,11 @@ use oauth2::basic::{
 };
 use oauth2::{
     AsyncHttpClient, AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken,
-    EndpointNotSet, EndpointSet, ExtraTokenFields, HttpClientError, HttpRequest, HttpResponse,
+    EmptyExtraTokenFields, EndpointNotSet, EndpointSet, HttpClientError, HttpRequest, HttpResponse,
     PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RefreshToken, RequestTokenError,
     StandardRevocableToken, StandardTokenResponse, TokenResponse, TokenUrl,
 };
 use secrecy::{ExposeSecret, SecretString};
-use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::{TokenSet, redacted_body, transport_error};
@@ -38,21 +37,9 @@ use crate::error::{Error, Result, TransportKind};
 /// claim it by accident.
 pub const DESKTOP_REDIRECT_URI: &str = "com.flightdeck.desktop:/oauth/callback";
 
-/// The ID token that the service adds to the standard token answer.
-#[derive(Clone, Deserialize, Serialize)]
-pub(crate) struct IdTokenField {
-    id_token: String,
-}
-
-impl fmt::Debug for IdTokenField {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("IdTokenField([redacted])")
-    }
-}
-
-impl ExtraTokenFields for IdTokenField {}
-
-type PartnerTokenResponse = StandardTokenResponse<IdTokenField, BasicTokenType>;
+/// The standard token answer. The service adds an ID token, which Flightdeck never
+/// reads, so it is left unparsed and never kept.
+type PartnerTokenResponse = StandardTokenResponse<EmptyExtraTokenFields, BasicTokenType>;
 
 /// An `oauth2` client with the login (authorization) and token URLs set.
 type OAuthClient = oauth2::Client<
@@ -335,7 +322,6 @@ fn check_redirect(pending: &PendingAuthorization, redirect: &Url) -> Result<Auth
 fn token_set(answer: &PartnerTokenResponse, keep: Option<&SecretString>) -> TokenSet {
     let mut tokens = TokenSet::received(
         answer.access_token().secret().clone(),
-        answer.extra_fields().id_token.clone(),
         answer.refresh_token().map(|t| t.secret().clone()),
         answer.expires_in().map(|d| d.as_secs()),
     );

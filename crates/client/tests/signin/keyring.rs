@@ -7,21 +7,20 @@ use std::time::{Duration, Instant};
 
 use flightdeck_client::auth::{PartnerAuth, PkceMethod, TokenSet};
 use flightdeck_client::session::Session;
-use flightdeck_client::token_store::{NO_KEYRING, Profile, SERVICE, TokenStore};
+use flightdeck_client::token_store::{MAX_ENTRY_BYTES, NO_KEYRING, Profile, SERVICE, TokenStore};
 use flightdeck_client::{Client, ClientConfig, Credentials, Error, ExposeSecret, SecretString};
 use reqwest::StatusCode;
 use url::Url;
 
 use crate::support::{
     APP_REDIRECT, CANARY_CLIENT, CANARY_PASSWORD, CANARY_SECRET, CANARY_USER, PAST_EXPIRY, Server,
-    all_files, files_containing, is_child, log_in, require_keyring_session, reveal, run_child,
-    unique_config,
+    all_files, files_containing, http, is_child, log_in, require_keyring_session, reveal,
+    run_child, unique_config,
 };
 
 fn sample(tag: &str) -> TokenSet {
     TokenSet {
         access_token: format!("access-{tag}").into(),
-        id_token: format!("id-{tag}").into(),
         refresh_token: Some(format!("refresh-{tag}").into()),
         expires_at_ms: 1_234_567,
     }
@@ -30,11 +29,7 @@ fn sample(tag: &str) -> TokenSet {
 fn assert_is_sample(t: &TokenSet, tag: &str) {
     assert_eq!(
         reveal(t),
-        (
-            format!("access-{tag}"),
-            format!("id-{tag}"),
-            Some(format!("refresh-{tag}"))
-        )
+        (format!("access-{tag}"), Some(format!("refresh-{tag}")))
     );
     assert_eq!(t.expires_at_ms, 1_234_567);
 }
@@ -58,11 +53,20 @@ fn tokens_and_secret_round_trip_through_fresh_entries() {
     );
     // The documented entry names, read with the keyring crate directly.
     let base = config.base_url.as_str();
-    let raw = keyring::Entry::new(SERVICE, &format!("{base}#user:alice#tokens"))
+    let raw = keyring::Entry::new(SERVICE, &format!("{base}#user:alice#access"))
         .unwrap()
         .get_password()
         .unwrap();
-    assert!(raw.contains("access-rt"), "tokens entry holds the JSON");
+    assert!(raw.contains("access-rt"), "the access entry holds the JSON");
+    assert!(!raw.contains("refresh-rt"), "{raw}");
+    let raw = keyring::Entry::new(SERVICE, &format!("{base}#user:alice#refresh"))
+        .unwrap()
+        .get_password()
+        .unwrap();
+    assert!(
+        raw.contains("refresh-rt"),
+        "the refresh entry holds the JSON"
+    );
     let raw = keyring::Entry::new(SERVICE, &format!("{base}#user:alice#secret"))
         .unwrap()
         .get_password()
@@ -368,16 +372,14 @@ async fn debug_output_shows_no_secret() {
     let text = format!(
         "{session:?} {session:#?} {store:?} {tokens:?} {tokens:#?} {partner:?} {partner_store:?} {partner_tokens:?}"
     );
-    let (access, id, refresh) = reveal(&tokens);
-    let (p_access, p_id, p_refresh) = reveal(&partner_tokens);
+    let (access, refresh) = reveal(&tokens);
+    let (p_access, p_refresh) = reveal(&partner_tokens);
     for secret in [
         CANARY_PASSWORD,
         CANARY_SECRET,
         &access,
-        &id,
         &refresh.unwrap(),
         &p_access,
-        &p_id,
         &p_refresh.unwrap(),
     ] {
         assert!(!text.contains(secret), "{text}");
@@ -408,17 +410,15 @@ async fn no_secret_is_written_in_plaintext() {
     let (partner, partner_store) = canary_partner(&s).await;
     let tokens = store.load_tokens().unwrap().unwrap();
     let partner_tokens = partner_store.load_tokens().unwrap().unwrap();
-    let (access, id, refresh) = reveal(&tokens);
-    let (p_access, p_id, p_refresh) = reveal(&partner_tokens);
+    let (access, refresh) = reveal(&tokens);
+    let (p_access, p_refresh) = reveal(&partner_tokens);
     let (refresh, p_refresh) = (refresh.unwrap(), p_refresh.unwrap());
     let needles: Vec<&[u8]> = vec![
         CANARY_PASSWORD.as_bytes(),
         CANARY_SECRET.as_bytes(),
         access.as_bytes(),
-        id.as_bytes(),
         refresh.as_bytes(),
         p_access.as_bytes(),
-        p_id.as_bytes(),
         p_refresh.as_bytes(),
     ];
 
@@ -462,4 +462,240 @@ async fn no_secret_is_written_in_plaintext() {
     drop((session, partner));
     store.clear().unwrap();
     partner_store.clear().unwrap();
+}
+
+/// One keyring entry's bytes as the platform holds them (`None` when there is none),
+/// read with the keyring crate directly.
+fn raw_entry(key: &str) -> Option<Vec<u8>> {
+    match keyring::Entry::new(SERVICE, key).unwrap().get_secret() {
+        Ok(bytes) => Some(bytes),
+        Err(keyring::Error::NoEntry) => None,
+        Err(e) => panic!("reading {key}: {e}"),
+    }
+}
+
+/// The token answer of `/v1/oauth2/authenticate` for the canary user, as the service
+/// sends it: access, ID and refresh tokens.
+async fn canary_token_answer(s: &Server) -> (String, String, String) {
+    let answer: serde_json::Value = http()
+        .post(s.url("/v1/oauth2/authenticate"))
+        .basic_auth(CANARY_USER, Some(CANARY_PASSWORD))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = |name: &str| answer[name].as_str().unwrap().to_owned();
+    (
+        token("access_token"),
+        token("id_token"),
+        token("refresh_token"),
+    )
+}
+
+/// Tokens of a real identity provider's size (RS256 JWTs of 1.2–1.6 KB, from the
+/// sandbox's RS256 setting) are kept in entries that Windows Credential Manager can hold
+/// (2,560 bytes each), for a user and a data partner; the session comes back from them,
+/// works, and its renewal is saved.
+#[tokio::test]
+async fn a_realistic_rs256_token_set_is_kept_in_entries_windows_can_hold() {
+    require_keyring_session();
+    let s = Server::start_canary_rs256().await;
+    let config = s.config();
+    // What the service sends would not fit one entry.
+    let (access, id, refresh) = canary_token_answer(&s).await;
+    assert!(access.len() >= 1200 && id.len() >= 1200, "{access} {id}");
+    assert!(access.len() + id.len() + refresh.len() > MAX_ENTRY_BYTES);
+
+    let (session, store) = canary_session(&s).await;
+    let (partner, partner_store) = canary_partner(&s).await;
+    let base = config.base_url.as_str();
+    for (kind, account) in [("user", CANARY_USER), ("partner", CANARY_CLIENT)] {
+        for what in ["access", "refresh", "secret"] {
+            let key = format!("{base}#{kind}:{account}#{what}");
+            let bytes = raw_entry(&key).unwrap_or_else(|| panic!("no entry {key}"));
+            assert!(
+                bytes.len() <= MAX_ENTRY_BYTES,
+                "{key}: {} bytes, more than {MAX_ENTRY_BYTES}",
+                bytes.len()
+            );
+        }
+        assert!(raw_entry(&format!("{base}#{kind}:{account}#tokens")).is_none());
+    }
+    let token = session.bearer().await.unwrap();
+    assert!(token.expose_secret().len() >= 1200);
+    assert!(partner.bearer().await.unwrap().expose_secret().len() >= 1200);
+    drop(session);
+
+    // The next start: restored from the entries, and the service takes the token.
+    let restored = Arc::new(
+        Session::restore(&config, store.clone())
+            .await
+            .unwrap()
+            .expect("a saved session"),
+    );
+    assert_eq!(
+        restored.bearer().await.unwrap().expose_secret(),
+        token.expose_secret()
+    );
+    assert_eq!(s.get_with("/v1/advertiser", &token).await, StatusCode::OK);
+    // A renewal is saved.
+    s.advance(PAST_EXPIRY);
+    let client = Client::new(config.clone(), Credentials::Session(Arc::clone(&restored))).unwrap();
+    client.advertisers(None).await.unwrap();
+    assert_eq!(restored.renewal_count(), 1);
+    let renewed = restored.bearer().await.unwrap();
+    assert_ne!(renewed.expose_secret(), token.expose_secret());
+    assert_eq!(
+        store
+            .load_tokens()
+            .unwrap()
+            .unwrap()
+            .access_token
+            .expose_secret(),
+        renewed.expose_secret()
+    );
+    store.clear().unwrap();
+    partner_store.clear().unwrap();
+}
+
+/// A user who signed in with an earlier version, whose tokens (the ID token too) are in
+/// one `…#tokens` entry, stays signed in: the first read moves the tokens to their own
+/// entries, deletes the old one, and keeps the ID token nowhere.
+#[tokio::test]
+async fn tokens_in_the_single_entry_of_earlier_versions_are_moved_on_first_read() {
+    require_keyring_session();
+    let s = Server::start_canary().await;
+    let config = s.config();
+    let (access, id, refresh) = canary_token_answer(&s).await;
+    let base = config.base_url.as_str();
+    let key = |what: &str| format!("{base}#user:{CANARY_USER}#{what}");
+    let old = serde_json::json!({
+        "v": 1,
+        "access_token": access,
+        "id_token": id,
+        "refresh_token": refresh,
+        "expires_at_ms": i64::MAX / 2,
+    });
+    keyring::Entry::new(SERVICE, &key("tokens"))
+        .unwrap()
+        .set_password(&old.to_string())
+        .unwrap();
+    keyring::Entry::new(SERVICE, &key("secret"))
+        .unwrap()
+        .set_password(CANARY_PASSWORD)
+        .unwrap();
+
+    let store = TokenStore::new(Profile::user(&config, CANARY_USER));
+    let restored = Arc::new(
+        Session::restore(&config, store.clone())
+            .await
+            .unwrap()
+            .expect("the session of the old entry"),
+    );
+    let token = restored.bearer().await.unwrap();
+    assert_eq!(token.expose_secret(), access);
+    assert_eq!(s.get_with("/v1/advertiser", &token).await, StatusCode::OK);
+
+    assert!(raw_entry(&key("tokens")).is_none(), "the old entry is gone");
+    let access_entry = String::from_utf8(raw_entry(&key("access")).unwrap()).unwrap();
+    let refresh_entry = String::from_utf8(raw_entry(&key("refresh")).unwrap()).unwrap();
+    assert!(access_entry.contains(&access), "{access_entry}");
+    assert!(refresh_entry.contains(&refresh), "{refresh_entry}");
+    assert!(!access_entry.contains(&id) && !refresh_entry.contains(&id));
+
+    // The moved refresh token renews the session, and a new store reads the same.
+    s.advance(PAST_EXPIRY);
+    let client = Client::new(config.clone(), Credentials::Session(Arc::clone(&restored))).unwrap();
+    client.advertisers(None).await.unwrap();
+    assert_eq!(restored.renewal_count(), 1);
+    let again = TokenStore::new(Profile::user(&config, CANARY_USER));
+    assert_eq!(
+        again
+            .load_tokens()
+            .unwrap()
+            .unwrap()
+            .access_token
+            .expose_secret(),
+        restored.bearer().await.unwrap().expose_secret()
+    );
+    store.clear().unwrap();
+    assert!(raw_entry(&key("access")).is_none() && raw_entry(&key("refresh")).is_none());
+}
+
+/// A token larger than one entry holds is refused with an error naming which token and
+/// the sizes, never its value, and the tokens saved before are still there.
+#[test]
+fn a_token_too_large_for_one_entry_is_refused_and_replaces_nothing() {
+    require_keyring_session();
+    let config = unique_config("too-large");
+    let store = TokenStore::new(Profile::user(&config, "dave"));
+    store.save_tokens(&sample("kept")).unwrap();
+    let huge = format!("{}-SECRET", "h".repeat(MAX_ENTRY_BYTES));
+    let mut big_access = sample("big");
+    big_access.access_token = huge.clone().into();
+    let mut big_refresh = sample("big");
+    big_refresh.refresh_token = Some(huge.clone().into());
+    for (tokens, which) in [(big_access, "access token"), (big_refresh, "refresh token")] {
+        let err = store.save_tokens(&tokens).unwrap_err();
+        match &err {
+            Error::KeyringEntryTooLarge {
+                entry,
+                bytes,
+                limit,
+            } => {
+                assert_eq!(*entry, which);
+                assert!(*bytes > MAX_ENTRY_BYTES, "{bytes}");
+                assert_eq!(*limit, MAX_ENTRY_BYTES);
+            }
+            other => panic!("expected KeyringEntryTooLarge, got {other:?}"),
+        }
+        let text = format!("{err} {err:?}");
+        assert!(!text.contains("SECRET") && !text.contains("hhhh"), "{text}");
+        assert!(text.contains(which), "{text}");
+        assert_is_sample(&store.load_tokens().unwrap().unwrap(), "kept");
+    }
+    store.clear().unwrap();
+}
+
+/// Moving a profile's entries to a new address (the embedded sandbox's port moved) takes
+/// the tokens, from either format, and the secret, and leaves none behind.
+#[test]
+fn moving_entries_to_a_new_address_takes_tokens_of_either_format() {
+    require_keyring_session();
+    let from = unique_config("move-from");
+    let to = unique_config("move-to");
+    let old = TokenStore::new(Profile::user(&from, "erin"));
+    let new = TokenStore::new(Profile::user(&to, "erin"));
+    old.save_tokens(&sample("mv")).unwrap();
+    old.save_secret(&"erin-password".into()).unwrap();
+    old.move_to(&new).unwrap();
+    assert_is_sample(&new.load_tokens().unwrap().unwrap(), "mv");
+    assert_eq!(
+        new.load_secret().unwrap().unwrap().expose_secret(),
+        "erin-password"
+    );
+    assert!(old.load_tokens().unwrap().is_none());
+    assert!(old.load_secret().unwrap().is_none());
+
+    // Tokens still in the single entry of earlier versions move too, split.
+    let legacy = serde_json::json!({
+        "v": 1, "access_token": "access-lg", "id_token": "id-lg",
+        "refresh_token": "refresh-lg", "expires_at_ms": 1_234_567,
+    });
+    let base = to.base_url.as_str();
+    new.clear_tokens().unwrap();
+    keyring::Entry::new(SERVICE, &format!("{base}#user:erin#tokens"))
+        .unwrap()
+        .set_password(&legacy.to_string())
+        .unwrap();
+    new.move_to(&old).unwrap();
+    assert_is_sample(&old.load_tokens().unwrap().unwrap(), "lg");
+    let from_base = from.base_url.as_str();
+    assert!(raw_entry(&format!("{from_base}#user:erin#access")).is_some());
+    assert!(raw_entry(&format!("{from_base}#user:erin#tokens")).is_none());
+    assert!(raw_entry(&format!("{base}#user:erin#tokens")).is_none());
+    assert!(new.load_tokens().unwrap().is_none());
+    old.clear().unwrap();
 }

@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use flightdeck_client::ClientConfig;
 use flightdeck_client::auth::TokenSet;
 use flightdeck_client::{ExposeSecret, SecretString};
+use flightdeck_sandbox::auth::TokenSigning;
 use flightdeck_sandbox::{Config, Running, Sandbox, Seed};
 use reqwest::StatusCode;
 use url::Url;
@@ -44,6 +45,15 @@ impl Server {
 
     /// One account with [`CANARY_USER`] and the partner [`CANARY_CLIENT`].
     pub async fn start_canary() -> Server {
+        Server::canary(TokenSigning::Hs256).await
+    }
+
+    /// [`Server::start_canary`] issuing RS256 tokens of a real identity provider's size.
+    pub async fn start_canary_rs256() -> Server {
+        Server::canary(TokenSigning::Rs256).await
+    }
+
+    async fn canary(token_signing: TokenSigning) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seed.json");
         let seed = serde_json::json!({"accounts": [{
@@ -56,13 +66,18 @@ impl Server {
             }],
         }]});
         std::fs::write(&path, seed.to_string()).unwrap();
-        Server::start_with(Seed::File(path)).await
+        Server::start_signing(Seed::File(path), token_signing).await
     }
 
     pub async fn start_with(seed: Seed) -> Server {
+        Server::start_signing(seed, TokenSigning::Hs256).await
+    }
+
+    async fn start_signing(seed: Seed, token_signing: TokenSigning) -> Server {
         let sandbox = Sandbox::open(&Config {
             seed,
             clock_start: Some(NOW),
+            token_signing,
             ..Config::default()
         })
         .expect("open sandbox");
@@ -299,11 +314,10 @@ pub fn all_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The three tokens as strings, for comparisons.
-pub fn reveal(t: &TokenSet) -> (String, String, Option<String>) {
+/// The tokens as strings, for comparisons.
+pub fn reveal(t: &TokenSet) -> (String, Option<String>) {
     (
         t.access_token.expose_secret().to_owned(),
-        t.id_token.expose_secret().to_owned(),
         t.refresh_token
             .as_ref()
             .map(|r| r.expose_secret().to_owned()),
