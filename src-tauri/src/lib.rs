@@ -83,6 +83,8 @@ macro_rules! specta_builder {
                 bulk::revert_step::<$r>,
                 bulk::edit_history,
                 bulk::money_summary,
+                bulk::pick_import_file::<$r>,
+                bulk::pick_export_file::<$r>,
                 bulk::import_file::<$r>,
                 bulk::export_file,
                 bulk::selected_targets,

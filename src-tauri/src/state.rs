@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use flightdeck_client::SecretString;
 use flightdeck_client::auth::DESKTOP_REDIRECT_URI;
+use flightdeck_core::files::ChosenFiles;
 use flightdeck_core::profiles::Profiles;
 use flightdeck_core::{Account, Core, OpenOptions, Selection};
 use flightdeck_sandbox::{Config as SandboxConfig, Running, Sandbox, Seed};
@@ -34,6 +35,7 @@ pub enum SandboxState {
 pub struct AppState {
     dir: PathBuf,
     ready: tokio::sync::OnceCell<Ready>,
+    files: ChosenFiles,
 }
 
 /// The state once started.
@@ -49,6 +51,7 @@ impl AppState {
         AppState {
             dir: dir.to_owned(),
             ready: tokio::sync::OnceCell::new(),
+            files: ChosenFiles::new(),
         }
     }
 
@@ -85,6 +88,12 @@ impl AppState {
     /// The data directory: profiles, workspaces, settings.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The files the buyer chose in the import and export dialogs since the app started:
+    /// the only ones a command reads or writes.
+    pub fn files(&self) -> &ChosenFiles {
+        &self.files
     }
 
     /// Starts the state now, without waiting for a command to ask.

@@ -986,6 +986,33 @@ class Scenario:
         self.save(k, "the campaign")
         self.wait_row(k, n.campaign, marker="new")
 
+    def step_unsaved_form(self) -> None:
+        """d2. Escape and Cancel in a half-typed new campaign ask before discarding it."""
+        s = self.s
+        k = "campaign"
+        name = f"{self.names.campaign} (unsaved)"
+        pending = self.pending_count()
+        self.open_new("campaigns", k)
+        self.fill(k, {"name": name})
+        ask = f'{self.form_css(k)} [data-confirm="discard"]'
+        # Escape (typed in the field, as a buyer would) asks; "Keep editing" keeps the text.
+        s.find(self.named(k, "name")).send_keys("\ue00c")
+        s.wait_for(ask, "Escape to ask before discarding the typed campaign", timeout=5)
+        if s.find(self.named(k, "name")).prop("value") != name:
+            raise StepFailed("the typed name changed while the form asked about discarding it")
+        self.screenshot("03b-unsaved-campaign")
+        self.click(f'{ask} [data-action="keep-editing"]')
+        s.wait_gone(ask, "Keep editing to close the question", timeout=5)
+        if s.find(self.named(k, "name")).prop("value") != name:
+            raise StepFailed("Keep editing lost the typed name")
+        # Cancel asks too; Discard closes the form and keeps nothing.
+        self.click(f'{self.form_css(k)} [data-action="cancel"]')
+        s.wait_for(ask, "Cancel to ask before discarding the typed campaign", timeout=5)
+        self.click(f'{ask} [data-action="discard"]')
+        s.wait_gone(self.form_css(k), "Discard to close the form", timeout=5)
+        if self.pending_count() != pending:
+            raise StepFailed(f"discarding the typed campaign changed the pending count from {pending} to {self.pending_count()}")
+
     def step_ad_order(self) -> None:
         """e. An ad order with one audience (weight, exchange include) and a frequency cap."""
         n = self.names
@@ -1561,6 +1588,7 @@ def main() -> int:
             ("b. download the demo account", sc.step_download),
             ("c. create an advertiser", sc.step_advertiser),
             ("d. campaign: overlap flagged, fixed, saved", sc.step_campaign),
+            ("d2. Escape and Cancel ask before discarding a typed campaign", sc.step_unsaved_form),
             ("e. ad order with an audience and a frequency cap", sc.step_ad_order),
             ("f. one creative of every matrix cell (14)", sc.step_creatives),
             ("g. rule-based site list and audience segment", sc.step_site_list_and_segment),

@@ -175,13 +175,20 @@ export const commands = {
 	editHistory: () => typedError<HistoryStep[], AppError>(__TAURI_INVOKE("edit_history")),
 	/**  What the pending changes do to budgets and bids, with roll-up warnings. */
 	moneySummary: () => typedError<MoneySummary, AppError>(__TAURI_INVOKE("money_summary")),
+	/**  Shows the open dialog for an import; `None` when the buyer closed it. */
+	pickImportFile: (title: string) => typedError<ChosenFile | null, AppError>(__TAURI_INVOKE("pick_import_file", { title })),
+	/**  Shows the save dialog for an export; `None` when the buyer closed it. */
+	pickExportFile: (title: string) => typedError<ChosenFile | null, AppError>(__TAURI_INVOKE("pick_export_file", { title })),
 	/**
-	 *  Imports a file the buyer picked (through the dialog plugin): a preview, or applied as
-	 *  one undo step.
+	 *  Imports the file chosen with `pick_import_file` (`file` is its token): a preview, or
+	 *  applied as one undo step.
 	 */
-	importFile: (path: string, kind: Kind | null, parent: EntityRef | null, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("import_file", { path, kind, parent, apply })),
-	/**  Writes the entities of `scope` to the file the buyer picked; returns the rows written. */
-	exportFile: (path: string, scope: Scope) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { path, scope })),
+	importFile: (file: string, kind: Kind | null, parent: EntityRef | null, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("import_file", { file, kind, parent, apply })),
+	/**
+	 *  Writes the entities of `scope` to the file chosen with `pick_export_file` (`file` is
+	 *  its token), whole or not at all; returns the rows written.
+	 */
+	exportFile: (file: string, scope: Scope) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { file, scope })),
 	/**  What a "select all" of a filtered table covers, less the rows unticked since. */
 	selectedTargets: (kind: Kind, query: TableQuery, except: EntityRef[]) => typedError<EntityRef[], AppError>(__TAURI_INVOKE("selected_targets", { kind, query, except })),
 	/**
@@ -654,6 +661,17 @@ export type CheckSummary = {
 	checked: number,
 	/**  Of those, the ones that break a rule (held back from posting). */
 	invalid: number,
+};
+
+/**
+ *  A file the buyer chose in a dialog: the token import and export take, and its path to
+ *  show. The page never hands a path to a command.
+ */
+export type ChosenFile = {
+	/**  Stands for the file until the app exits. */
+	token: string,
+	/**  Where it is, for the buyer to read. */
+	path: string,
 };
 
 /**  The buyer's choice for one conflicting field. */

@@ -194,10 +194,11 @@ impl Account {
         self.import_sheet(&text, &options, apply)
     }
 
-    /// Writes the entities of `scope` to a CSV or TSV file; returns the rows written.
+    /// Writes the entities of `scope` to a CSV or TSV file, whole or not at all (an
+    /// earlier file stays as it was when the write fails); returns the rows written.
     pub fn export_file(&self, path: &std::path::Path, scope: &Scope) -> Result<usize> {
         let text = self.export_sheet(scope, Delimiter::of_path(path))?;
-        std::fs::write(path, &text).map_err(|e| crate::Error::storage(path, e))?;
+        crate::files::replace_file(path, text.as_bytes())?;
         Ok(text.lines().count().saturating_sub(1))
     }
 }

@@ -10,7 +10,8 @@
 //! - [`pending`]: the pending-change views, with the kind's label and the row marker;
 //! - [`scope`]: what a download may fetch for the signed-in kind of account;
 //! - [`settings`] and [`logging`]: the app's settings (`settings.json`) and its log file;
-//! - [`updates`]: the update feed for the chosen channel.
+//! - [`updates`]: the update feed for the chosen channel;
+//! - [`files`]: files chosen in a host's dialog, as tokens, and whole-file writes.
 //!
 //! Hosts parse input, call one function here (or in `flightdeck-offline`), and map the
 //! error. No Tauri, no terminal: both are hosts' business.
@@ -18,6 +19,7 @@
 pub mod bulk;
 pub mod edits;
 pub mod error;
+pub mod files;
 pub mod forms;
 pub mod logging;
 pub mod paths;

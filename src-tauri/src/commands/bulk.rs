@@ -2,11 +2,15 @@
 //! duplicate, undo and redo, and the money review. Every operation previews with
 //! `apply: false` and applies as one undo step with `apply: true`.
 
-use tauri::{AppHandle, Runtime, State};
+use flightdeck_core::files::FileUse;
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use tauri::{AppHandle, Runtime, State, Window};
+use tauri_plugin_dialog::{DialogExt, FileDialogBuilder, FilePath};
 use tauri_specta::Event;
 
 use super::{WorkspaceChanged, announce, on_pool};
-use crate::error::Result;
+use crate::error::{AppError, Result};
 use crate::state::AppState;
 
 pub use flightdeck_offline::bulk::money::MoneySummary;
@@ -164,32 +168,105 @@ pub async fn money_summary(state: State<'_, AppState>) -> Result<MoneySummary> {
     on_pool(move || active.money_summary()).await
 }
 
-/// Imports a file the buyer picked (through the dialog plugin): a preview, or applied as
-/// one undo step.
+/// A file the buyer chose in a dialog: the token import and export take, and its path to
+/// show. The page never hands a path to a command.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ChosenFile {
+    /// Stands for the file until the app exits.
+    pub token: String,
+    /// Where it is, for the buyer to read.
+    pub path: String,
+}
+
+/// Shows the open dialog for an import; `None` when the buyer closed it.
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_import_file<R: Runtime>(
+    window: Window<R>,
+    state: State<'_, AppState>,
+    title: String,
+) -> Result<Option<ChosenFile>> {
+    let dialog = window.dialog().file().set_title(title);
+    let dialog = dialog.add_filter("CSV or TSV", &["csv", "tsv", "txt"]);
+    choose(&window, &state, dialog, FileUse::Read).await
+}
+
+/// Shows the save dialog for an export; `None` when the buyer closed it.
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_export_file<R: Runtime>(
+    window: Window<R>,
+    state: State<'_, AppState>,
+    title: String,
+) -> Result<Option<ChosenFile>> {
+    let dialog = window.dialog().file().set_title(title);
+    let dialog = dialog
+        .add_filter("CSV", &["csv"])
+        .add_filter("TSV", &["tsv"]);
+    choose(&window, &state, dialog, FileUse::Write).await
+}
+
+/// Waits for the dialog (shown by the plugin on the main thread) without blocking a
+/// thread, and gives the chosen file a token.
+async fn choose<R: Runtime>(
+    window: &Window<R>,
+    state: &AppState,
+    dialog: FileDialogBuilder<R>,
+    use_: FileUse,
+) -> Result<Option<ChosenFile>> {
+    // As the plugin's own commands do: GTK has no use for the parent.
+    #[cfg(any(windows, target_os = "macos"))]
+    let dialog = dialog.set_parent(window);
+    #[cfg(not(any(windows, target_os = "macos")))]
+    let _ = window;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let done = move |picked: Option<FilePath>| {
+        let _ = tx.send(picked);
+    };
+    match use_ {
+        FileUse::Read => dialog.pick_file(done),
+        FileUse::Write => dialog.save_file(done),
+    }
+    let Some(picked) = rx.await.ok().flatten() else {
+        return Ok(None);
+    };
+    let path = picked
+        .into_path()
+        .map_err(|e| AppError::state(format!("the file chosen cannot be opened: {e}")))?;
+    Ok(Some(ChosenFile {
+        path: path.display().to_string(),
+        token: state.files().choose(path, use_),
+    }))
+}
+
+/// Imports the file chosen with `pick_import_file` (`file` is its token): a preview, or
+/// applied as one undo step.
 #[tauri::command]
 #[specta::specta]
 pub async fn import_file<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
-    path: String,
+    file: String,
     kind: Option<flightdeck_offline::change::Kind>,
     parent: Option<EntityRef>,
     apply: bool,
 ) -> Result<Preview> {
+    let path = state.files().path(&file, FileUse::Read)?;
     let active = state.active().await?;
-    let preview =
-        on_pool(move || active.import_file(std::path::Path::new(&path), kind, parent, apply))
-            .await?;
+    let preview = on_pool(move || active.import_file(&path, kind, parent, apply)).await?;
     changed(&app, &state, &preview).await;
     Ok(preview)
 }
 
-/// Writes the entities of `scope` to the file the buyer picked; returns the rows written.
+/// Writes the entities of `scope` to the file chosen with `pick_export_file` (`file` is
+/// its token), whole or not at all; returns the rows written.
 #[tauri::command]
 #[specta::specta]
-pub async fn export_file(state: State<'_, AppState>, path: String, scope: Scope) -> Result<u32> {
+pub async fn export_file(state: State<'_, AppState>, file: String, scope: Scope) -> Result<u32> {
+    let path = state.files().path(&file, FileUse::Write)?;
     let active = state.active().await?;
-    let n = on_pool(move || active.export_file(std::path::Path::new(&path), &scope)).await?;
+    let n = on_pool(move || active.export_file(&path, &scope)).await?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 

@@ -4,7 +4,6 @@ import type { AdvertiserRow } from "../api/types";
 import type { MoneySummary, Preview } from "../bulk/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
-vi.mock("@tauri-apps/plugin-dialog", () => ({ open: vi.fn(() => Promise.resolve("/tmp/in.csv")), save: vi.fn(() => Promise.resolve("/tmp/out.csv")) }));
 
 import { clearToasts } from "../api/toast";
 import { commands, EMPTY_MONEY, EMPTY_PREVIEW, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
@@ -212,20 +211,40 @@ describe("copy and paste", () => {
 });
 
 describe("import, export, find and replace, duplicate", () => {
-  it("exports and imports through the file dialogs", async () => {
+  it("exports and imports the files chosen in the Rust side's dialogs, by their tokens", async () => {
+    commands.pickExportFile.mockReturnValue(ok({ token: "t-out", path: "/tmp/out.csv" }));
+    commands.pickImportFile.mockReturnValue(ok({ token: "t-in", path: "/tmp/in.csv" }));
     commands.exportFile.mockReturnValue(ok(2));
     commands.importFile.mockReturnValue(ok({ ...EMPTY_PREVIEW, updates: 1, rows: [{ target: acme.target, kind: "advertiser", label: "Acme Outdoor", line: 1, outcome: "update", diffs: [{ path: "category", before: "IAB1", after: "IAB2" }], errors: [] }] }));
     const { container } = await openAdvertisers();
     await click(container.querySelector('[data-action="export"]'));
-    expect(commands.exportFile).toHaveBeenCalledWith("/tmp/out.csv", { type: "kind", value: "advertiser" });
+    expect(commands.pickExportFile).toHaveBeenCalledWith("Export advertisers");
+    expect(commands.exportFile).toHaveBeenCalledWith("t-out", { type: "kind", value: "advertiser" });
+    expect(screen.getByText("Exported 2 rows to /tmp/out.csv.")).toBeTruthy();
     await click(container.querySelector('[data-action="export-account"]'));
-    expect(commands.exportFile).toHaveBeenLastCalledWith("/tmp/out.csv", { type: "account" });
+    expect(commands.pickExportFile).toHaveBeenLastCalledWith("Export the account");
+    expect(commands.exportFile).toHaveBeenLastCalledWith("t-out", { type: "account" });
 
     await click(container.querySelector('[data-action="import"]'));
-    expect(commands.importFile).toHaveBeenCalledWith("/tmp/in.csv", "advertiser", null, false);
+    expect(commands.pickImportFile).toHaveBeenCalledWith("Import advertisers");
+    expect(commands.importFile).toHaveBeenCalledWith("t-in", "advertiser", null, false);
+    expect(dialog()?.textContent).toContain("/tmp/in.csv");
     expect(dialog()?.querySelector('[data-preview-row="Acme Outdoor"]')?.textContent).toContain("IAB1 → IAB2");
     await click(dialog()!.querySelector('[data-action="apply"]'));
-    expect(commands.importFile).toHaveBeenLastCalledWith("/tmp/in.csv", "advertiser", null, true);
+    expect(commands.importFile).toHaveBeenLastCalledWith("t-in", "advertiser", null, true);
+  });
+
+  it("does nothing when the buyer closes the file dialog", async () => {
+    commands.pickExportFile.mockReturnValue(ok(null));
+    commands.pickImportFile.mockReturnValue(ok(null));
+    const { container } = await openAdvertisers();
+    await click(container.querySelector('[data-action="export"]'));
+    await click(container.querySelector('[data-action="import"]'));
+    expect(commands.pickExportFile).toHaveBeenCalled();
+    expect(commands.pickImportFile).toHaveBeenCalled();
+    expect(commands.exportFile).not.toHaveBeenCalled();
+    expect(commands.importFile).not.toHaveBeenCalled();
+    expect(dialog()).toBeNull();
   });
 
   it("find and replace shows matches per field and applies", async () => {

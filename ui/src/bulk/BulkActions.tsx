@@ -1,9 +1,8 @@
 import { useState } from "react";
-import { open as openFile, save as saveFile } from "@tauri-apps/plugin-dialog";
 import { commands } from "../bindings";
 import { call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
-import type { EntityRef, Kind } from "../api/types";
+import type { Arg, ChosenFile, EntityRef, Kind } from "../api/types";
 import type { Selection } from "../table/useSelection";
 import { plural } from "../util/format";
 import { parseRef } from "../util/refs";
@@ -34,7 +33,7 @@ type Open =
   | { type: "duplicate"; targets: EntityRef[] }
   | { type: "find"; targets: EntityRef[] }
   | { type: "paste"; text: string }
-  | { type: "import"; path: string };
+  | { type: "import"; file: ChosenFile };
 
 export type BulkActionsProps = {
   kind: Kind;
@@ -68,15 +67,11 @@ export function useBulkActions(p: BulkActionsProps) {
       }
     });
   const paste = async () => setOpen({ type: "paste", text: await clipboardText() });
-  const exportKind = async () => {
-    const path = await saveFile({ title: `Export ${p.kindLabel}`, filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
-    if (!path) return;
-    const r = await call(commands.exportFile(path, { type: "kind", value: p.kind }));
-    if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${path}.`, "success");
-  };
+  const exportKind = () => exportTo(`Export ${p.kindLabel}`, { type: "kind", value: p.kind });
   const importKind = async () => {
-    const path = await openFile({ title: `Import ${p.kindLabel}`, multiple: false, directory: false, filters: [{ name: "CSV or TSV", extensions: ["csv", "tsv", "txt"] }] });
-    if (typeof path === "string" && path) setOpen({ type: "import", path });
+    // The dialog is shown by the Rust side, which hands back a token for the file chosen.
+    const file = await unwrap(commands.pickImportFile(`Import ${p.kindLabel}`));
+    if (file) setOpen({ type: "import", file });
   };
 
   const n = p.count;
@@ -124,16 +119,21 @@ export function useBulkActions(p: BulkActionsProps) {
     ) : open.type === "paste" ? (
       <PasteDialog initial={open.text} kind={p.kind} parent={p.parent} onClose={close} />
     ) : (
-      <ImportFileDialog path={open.path} kind={p.kind} parent={p.parent} onClose={close} />
+      <ImportFileDialog file={open.file} kind={p.kind} parent={p.parent} onClose={close} />
     );
 
   return { buttons, dialog, paste, importKind };
 }
 
+/** Exports `scope` to a file the buyer picks in the save dialog the Rust side shows. */
+async function exportTo(title: string, scope: Arg<typeof commands.exportFile, 1>): Promise<void> {
+  const file = await unwrap(commands.pickExportFile(title));
+  if (!file) return;
+  const r = await call(commands.exportFile(file.token, scope));
+  if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${file.path}.`, "success");
+}
+
 /** Exports the whole account to a file the buyer picks. */
-export async function exportAccount(): Promise<void> {
-  const path = await saveFile({ title: "Export the account", filters: [{ name: "CSV", extensions: ["csv"] }, { name: "TSV", extensions: ["tsv"] }] });
-  if (!path) return;
-  const r = await call(commands.exportFile(path, { type: "account" }));
-  if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${path}.`, "success");
+export function exportAccount(): Promise<void> {
+  return exportTo("Export the account", { type: "account" });
 }

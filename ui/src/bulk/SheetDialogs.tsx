@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { commands } from "../bindings";
-import type { EntityRef, Kind } from "../api/types";
+import type { ChosenFile, EntityRef, Kind } from "../api/types";
 import { PreviewDialog } from "./PreviewDialog";
 
 /**
@@ -28,10 +28,10 @@ export function PasteDialog({ initial, kind, parent, onClose }: { initial: strin
 }
 
 /** Import a CSV or TSV file picked in the dialog: previewed at once, then applied. */
-export function ImportFileDialog({ path, kind, parent, onClose }: { path: string; kind: Kind; parent: EntityRef | null; onClose: () => void }) {
+export function ImportFileDialog({ file, kind, parent, onClose }: { file: ChosenFile; kind: Kind; parent: EntityRef | null; onClose: () => void }) {
   return (
-    <PreviewDialog title="Import file" run={(apply) => commands.importFile(path, kind, parent, apply)} onClose={onClose} autoPreview>
-      <p className="muted mono">{path}</p>
+    <PreviewDialog title="Import file" run={(apply) => commands.importFile(file.token, kind, parent, apply)} onClose={onClose} autoPreview>
+      <p className="muted mono">{file.path}</p>
     </PreviewDialog>
   );
 }

@@ -7,10 +7,15 @@ import { CampaignForm } from "./CampaignForm";
 import { CreativeForm } from "./CreativeForm";
 import { FlightCapsForm } from "./FlightCapsForm";
 import { SiteListForm } from "./SiteListForm";
+import { LeaveGroupProvider, useLeaveGroup } from "./kit";
 
-/** The side panel with the form of what is being edited. */
+/**
+ * The side panel with the form of what is being edited. Closing it (×, Cancel, Escape)
+ * with work not saved to the workspace asks first.
+ */
 export function EditPanel() {
   const { editor, closeEditor } = useEditor();
+  const group = useLeaveGroup();
   if (!editor) return null;
   const key = `${editor.kind}:${editor.kind === "flight_caps" ? refKey(editor.adOrder.target) : editor.row ? refKey(editor.row.target) : "new"}`;
   let body;
@@ -39,10 +44,10 @@ export function EditPanel() {
   }
   return (
     <aside className="edit-panel" aria-label="Edit panel">
-      <button type="button" className="icon-button panel-close" aria-label="Close the edit panel" onClick={closeEditor}>
+      <button type="button" className="icon-button panel-close" data-action="close-panel" aria-label="Close the edit panel" onClick={() => group.leave(closeEditor)}>
         ×
       </button>
-      {body}
+      <LeaveGroupProvider value={group}>{body}</LeaveGroupProvider>
     </aside>
   );
 }

@@ -20,9 +20,12 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
 
   const save = async (run: (target: EntityRef | null) => Promise<CommandResult<Saved>>): Promise<Saved | null> => {
     setBusy(true);
+    const sent = form.value;
     const r = await call(run(target), { onFieldErrors: form.setErrors });
     setBusy(false);
     if (!r.ok) return null;
+    // Saved, with problems or not: the workspace holds it, so leaving loses nothing.
+    form.markSaved(sent);
     setTarget(r.data.target);
     form.setErrors(r.data.errors);
     void reloadSnapshot();

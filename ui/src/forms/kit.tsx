@@ -35,7 +35,33 @@ export type FormState<V> = {
   dirty: boolean;
   /** Validate again (the parent or the create/update mode changed). */
   revalidate: () => void;
+  /**
+   * Whether the value differs from what the form opened with or last saved (a field
+   * typed and then emptied again does not count).
+   */
+  unsaved: () => boolean;
+  /** The workspace now holds `v`: closing the form loses nothing of it. */
+  markSaved: (v: V) => void;
 };
+
+/** A value as it would be saved, for comparing: empty members and nulls dropped. */
+function comparable(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(comparable);
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, m] of Object.entries(v)) {
+      const c = comparable(m);
+      if (c === null || c === undefined || (typeof c === "object" && !Array.isArray(c) && Object.keys(c).length === 0)) continue;
+      out[k] = c;
+    }
+    return out;
+  }
+  return v;
+}
+
+function sameContent(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(comparable(a)) === JSON.stringify(comparable(b));
+}
 
 /**
  * Holds a draft and asks the Rust side to validate it (debounced) whenever it changes;
@@ -78,7 +104,16 @@ export function useFormState<V>(initial: V, toDraft: ((v: V) => Validation) | nu
 
   const revalidate = useCallback(() => setTick((t) => t + 1), []);
 
-  return { value, setValue, set, errors, setErrors: setErrorsNow, dirty, revalidate };
+  // What the form opened with or last saved; read only when the buyer leaves the form.
+  const saved = useRef<V>(initial);
+  const current = useRef<V>(value);
+  current.current = value;
+  const unsaved = useCallback(() => !sameContent(current.current, saved.current), []);
+  const markSaved = useCallback((v: V) => {
+    saved.current = v;
+  }, []);
+
+  return { value, setValue, set, errors, setErrors: setErrorsNow, dirty, revalidate, unsaved, markSaved };
 }
 
 type FieldCtx = {
@@ -97,6 +132,45 @@ export function useField(): FieldCtx {
   const c = useContext(FieldContext);
   if (!c) throw new Error("field outside a FormFrame");
   return c;
+}
+
+/**
+ * The forms shown together in the edit panel (an ad order and its flight caps), so that
+ * closing the panel first asks each form that holds unsaved work.
+ */
+export type LeaveGroup = {
+  /** Adds a form's `leave`; returns its removal. */
+  register: (leave: Leave) => () => void;
+  /** Runs `then` once every form agreed to be left (asking where work is unsaved). */
+  leave: (then: () => void) => void;
+};
+type Leave = (then: () => void) => void;
+
+const LeaveContext = createContext<LeaveGroup | null>(null);
+
+/** Gives the forms inside one [`LeaveGroup`]. */
+export function LeaveGroupProvider({ children, value }: { children: ReactNode; value: LeaveGroup }) {
+  return <LeaveContext.Provider value={value}>{children}</LeaveContext.Provider>;
+}
+
+/** A group for the forms of one panel; its `leave` asks them in turn. */
+export function useLeaveGroup(): LeaveGroup {
+  const forms = useRef<Leave[]>([]);
+  return useMemo<LeaveGroup>(
+    () => ({
+      register: (leave) => {
+        forms.current = [...forms.current, leave];
+        return () => {
+          forms.current = forms.current.filter((f) => f !== leave);
+        };
+      },
+      leave: (then) => {
+        const chain = forms.current.reduceRight<() => void>((next, f) => () => f(next), then);
+        chain();
+      },
+    }),
+    [],
+  );
 }
 
 export type FormFrameProps<V> = {
@@ -128,6 +202,7 @@ const EMPTY = new Set<string>();
 export function FormFrame<V>(p: FormFrameProps<V>) {
   const ref = useRef<HTMLFormElement>(null);
   const [rendered, setRendered] = useState<string[]>([]);
+  const confirmId = useId();
   const { form } = p;
 
   // Which wire paths have an input (or an error slot) on screen, read after each render.
@@ -171,6 +246,18 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
   const locked = !!p.readOnly;
   const top = routes.get("") ?? [];
 
+  // Leaving with unsaved work asks first; `asking` holds what leaving then does.
+  const [asking, setAsking] = useState<{ go: () => void } | null>(null);
+  const { unsaved } = form;
+  const leave = useCallback<Leave>((then) => (unsaved() ? setAsking({ go: then }) : then()), [unsaved]);
+  const group = useContext(LeaveContext);
+  useEffect(() => group?.register(leave), [group, leave]);
+  const cancel = () => {
+    if (!p.onCancel) return;
+    if (group) group.leave(p.onCancel);
+    else leave(p.onCancel);
+  };
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!p.busy && !locked) void p.onSubmit();
@@ -179,9 +266,15 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
       e.preventDefault();
       if (!p.busy && !locked) void p.onSubmit();
+    } else if (e.key === "Escape" && asking) {
+      // Escape again keeps editing, as "Keep editing" does.
+      e.preventDefault();
+      e.stopPropagation();
+      setAsking(null);
     } else if (e.key === "Escape" && p.onCancel) {
       e.preventDefault();
-      p.onCancel();
+      e.stopPropagation();
+      cancel();
     }
   };
 
@@ -211,18 +304,42 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
         )}
         <div className="form-body">{p.children}</div>
         <footer className="form-foot">
-          {!locked && (
-            <button type="submit" className="primary" data-action="save" disabled={p.busy}>
-              {p.saveLabel ?? "Save"}
-            </button>
+          {asking ? (
+            <div className="form-confirm" role="alertdialog" aria-label="Unsaved changes" data-confirm="discard" aria-describedby={`${confirmId}-text`}>
+              <span id={`${confirmId}-text`}>
+                <strong>Discard what you typed in “{p.title}”?</strong> It is not saved in the workspace yet.
+              </span>
+              <button type="button" className="primary" data-action="keep-editing" autoFocus onClick={() => setAsking(null)}>
+                Keep editing
+              </button>
+              <button
+                type="button"
+                className="danger"
+                data-action="discard"
+                onClick={() => {
+                  setAsking(null);
+                  asking.go();
+                }}
+              >
+                Discard
+              </button>
+            </div>
+          ) : (
+            <>
+              {!locked && (
+                <button type="submit" className="primary" data-action="save" disabled={p.busy}>
+                  {p.saveLabel ?? "Save"}
+                </button>
+              )}
+              {p.onCancel && (
+                <button type="button" data-action="cancel" onClick={cancel}>
+                  Cancel
+                </button>
+              )}
+              {p.buttons}
+              {form.errors.length > 0 && <span className="form-count">{form.errors.length === 1 ? "1 problem" : `${form.errors.length} problems`}</span>}
+            </>
           )}
-          {p.onCancel && (
-            <button type="button" data-action="cancel" onClick={p.onCancel}>
-              Cancel
-            </button>
-          )}
-          {p.buttons}
-          {form.errors.length > 0 && <span className="form-count">{form.errors.length === 1 ? "1 problem" : `${form.errors.length} problems`}</span>}
         </footer>
       </form>
     </FieldContext.Provider>
