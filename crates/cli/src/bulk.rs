@@ -268,8 +268,8 @@ pub fn export(
     let text = ws.export_sheet(&targets, delimiter, kind.is_none())?;
     match out {
         Some(path) => {
-            std::fs::write(path, &text)
-                .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+            // Whole or not at all, as the app writes its exports.
+            flightdeck_core::files::replace_file(path, text.as_bytes())?;
             eprintln!("Wrote {} rows to {}.", targets.len(), path.display());
         }
         None => print!("{text}"),
