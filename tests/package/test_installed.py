@@ -173,7 +173,11 @@ class Check:
         if self.s is not None:
             self.s.quit()
             self.s = None
+            t0 = time.monotonic()
+            alive = bool(app_processes())
             wait("the app to exit after its session ended", lambda: not app_processes(), timeout=30)
+            if alive:
+                print(f"    the app was still running when its session ended; it exited {time.monotonic() - t0:.2f} s later")
 
     def banner(self) -> None:
         s = self.session()
