@@ -34,12 +34,12 @@ fn orders(ws: &Workspace, n: usize) -> Vec<EntityRef> {
 }
 
 fn bid(ws: &Workspace, t: &EntityRef) -> Value {
-    ws.working_of(t).unwrap().unwrap()["maxBid"].clone()
+    ws.working_of(t).unwrap().unwrap()["max_bid"].clone()
 }
 
 fn raise_bid(pct: f64) -> Vec<FieldEdit> {
     vec![FieldEdit {
-        field: "maxBid".into(),
+        field: "max_bid".into(),
         change: Change::Percent(pct),
     }]
 }
@@ -65,8 +65,8 @@ async fn a_bulk_edit_previews_without_saving_applies_as_one_step_and_undoes_exac
         let d = row
             .diffs
             .iter()
-            .find(|d| d.path == "maxBid")
-            .expect("maxBid diff");
+            .find(|d| d.path == "max_bid")
+            .expect("max_bid diff");
         assert_eq!(d.before, Some(json!(before)));
         let after = ((before * 1.1) * 100.0).round() / 100.0;
         assert_eq!(d.after, Some(json!(after)));
@@ -521,7 +521,7 @@ async fn pasted_rows_without_an_id_become_drafts_under_the_selected_campaign() {
         c["flights"][1]["endDate"].clone(),
     );
     let mut tsv =
-        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\n");
+        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmax_bid\n");
     for i in 0..5 {
         tsv.push_str(&format!(
             "Pasted {i}\tCPM\t{start}\t{end}\t{}\t2.5\n",
@@ -649,7 +649,7 @@ async fn the_money_review_sums_budget_changes_and_warns_without_blocking() {
         summary
             .bids
             .iter()
-            .all(|b| b.before == Some(4.5) && b.after == Some(4.95))
+            .all(|b| b.before == Some(10.0) && b.after == Some(11.0))
     );
     assert_eq!(summary.advertisers.len(), 1);
     let w = summary
@@ -663,6 +663,41 @@ async fn the_money_review_sums_budget_changes_and_warns_without_blocking() {
         "{}",
         w.message
     );
+}
+
+/// The bid of an ad order is the interface's snake-case `max_bid`: raising it on three
+/// downloaded orders lists each of them in the money review's bid changes, from what the
+/// service holds to the raised bid.
+#[tokio::test]
+async fn raising_max_bid_of_three_orders_shows_each_in_the_money_review() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let three = orders(&ws, 3);
+    assert_eq!(three.len(), 3);
+    assert_eq!(ws.money_summary(0).unwrap().bids, []);
+    let held: Vec<f64> = three
+        .iter()
+        .map(|t| {
+            bid(&ws, t)
+                .as_f64()
+                .expect("a downloaded order has a max_bid")
+        })
+        .collect();
+
+    ws.bulk_edit(&three, &raise_bid(10.0), true).unwrap();
+    let summary = ws.money_summary(0).unwrap();
+    assert_eq!(summary.bids.len(), 3, "{:?}", summary.bids);
+    for (target, before) in three.iter().zip(held) {
+        let change = summary
+            .bids
+            .iter()
+            .find(|b| &b.target == target)
+            .unwrap_or_else(|| panic!("no bid change for {target:?}: {:?}", summary.bids));
+        assert_eq!(change.label, name_of(&ws, target));
+        assert_eq!(change.before, Some(before));
+        assert_eq!(change.after, Some(((before * 1.1) * 100.0).round() / 100.0));
+    }
 }
 
 #[tokio::test]

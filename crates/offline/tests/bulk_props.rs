@@ -70,7 +70,7 @@ fn build(path: &Path, groups: &[Vec<Order>]) -> Workspace {
                 "endDate": NOW + 20 * DAY, "lifetimeBudget": o.budget
             });
             if let Some(b) = o.bid {
-                v["maxBid"] = json!(b);
+                v["max_bid"] = json!(b);
             }
             if let Some(cap) = o.cap {
                 v["frequencyCap"] = json!({"limit": cap, "duration": 1, "timePeriod": "DAY"});
@@ -151,7 +151,7 @@ fn run_once(ws: &mut Workspace, step: &Step, apply: bool) {
             .unwrap();
         }
         Step::Clear(p) => {
-            ws.bulk_edit(&pick(&orders, p), &edit("maxBid", Change::Clear), apply)
+            ws.bulk_edit(&pick(&orders, p), &edit("max_bid", Change::Clear), apply)
                 .unwrap();
         }
         Step::Suffix(p, s) => {

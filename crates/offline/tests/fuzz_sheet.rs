@@ -57,7 +57,7 @@ fn account() -> &'static Mutex<Account> {
             let o: AdOrder = serde_json::from_value(json!({
                 "name": format!("Order {i}\nline two"), "optimizationGoal": "CPM",
                 "startDate": NOW + DAY, "endDate": NOW + 20 * DAY, "lifetimeBudget": 100.0 + f64::from(i),
-                "maxBid": 2.5, "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
+                "max_bid": 2.5, "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
                 "channels": ["Display", "Video"]
             }))
             .unwrap();
