@@ -729,3 +729,140 @@ async fn a_copy_goes_only_where_its_kind_can_hang() {
     );
     assert_eq!(snapshot(&file(&dir)), before);
 }
+
+/// Names a spreadsheet would run as formulas, and their neighbours: each is exported as
+/// text and imported back as it was.
+const FORMULA_NAMES: [&str; 9] = [
+    "=HYPERLINK(\"http://x\",\"y\")",
+    "+1",
+    "-x",
+    "@SUM(A1)",
+    "\tx",
+    "\rx",
+    "'quoted",
+    "''twice",
+    "[]",
+];
+
+/// A workspace of draft ad orders named [`FORMULA_NAMES`], one with a negative daily
+/// budget, under one campaign.
+fn formula_orders(path: &std::path::Path) -> (Workspace, EntityRef, Vec<EntityRef>) {
+    let mut ws = open(path);
+    let a = ws
+        .create_advertiser(common::typed(json!({
+            "name": "Acme", "agencyId": 1, "currency": "USD", "category": "IAB3"
+        })))
+        .unwrap();
+    let campaign = ws
+        .create_campaign(
+            &a,
+            common::typed(json!({
+                "name": "Spring", "domain": "x.example", "maxBudget": 1000.0,
+                "startDate": 1_900_000_000_000_i64, "endDate": 1_901_000_000_000_i64,
+                "iabCategory": ["IAB3"]
+            })),
+        )
+        .unwrap();
+    let mut orders = Vec::new();
+    for (i, name) in FORMULA_NAMES.iter().enumerate() {
+        let mut o = json!({
+            "name": name, "optimizationGoal": "CPM", "startDate": 1_900_000_000_000_i64,
+            "endDate": 1_901_000_000_000_i64, "lifetimeBudget": 100.0, "max_bid": 2.5
+        });
+        if i == 0 {
+            o["dailyBudget"] = json!(-5.5);
+        }
+        orders.push(ws.create_ad_order(&campaign, common::typed(o)).unwrap());
+    }
+    (ws, campaign, orders)
+}
+
+/// What a spreadsheet does with a cell: runs it as a formula when it starts with one of
+/// OWASP's formula characters, unless it is a plain number.
+fn runs_in_a_spreadsheet(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err()
+}
+
+#[test]
+fn an_export_shows_formulas_as_text_and_imports_them_back_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, campaign, orders) = formula_orders(&file(&dir));
+    let before = snapshot(&file(&dir));
+    for delimiter in [Delimiter::Comma, Delimiter::Tab] {
+        let text = ws.export_sheet(&orders, delimiter, false).unwrap();
+        let byte = if delimiter == Delimiter::Comma {
+            b','
+        } else {
+            b'\t'
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(byte)
+            .from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (name_at, daily_at) = (at("name"), at("dailyBudget"));
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        // Each name is text behind one `'`, which spreadsheets show and do not run.
+        for (row, name) in rows.iter().zip(FORMULA_NAMES) {
+            assert_eq!(&row[name_at], format!("'{name}"), "{text}");
+        }
+        // A negative number stays a number.
+        assert_eq!(&rows[0][daily_at], "-5.5");
+        for cell in rows.iter().flat_map(|r| r.iter()) {
+            assert!(!runs_in_a_spreadsheet(cell), "{cell:?} runs in {text}");
+        }
+
+        // Imported back: nothing changes.
+        let back = ws
+            .import_sheet(
+                &text,
+                &sheet(Some(Kind::AdOrder), delimiter, None),
+                "Import",
+                true,
+            )
+            .unwrap();
+        assert_eq!(
+            (back.creates, back.updates, back.refused, back.unchanged),
+            (0, 0, 0, 9),
+            "{back:?}"
+        );
+        assert_eq!(
+            snapshot(&file(&dir)),
+            before,
+            "a round trip changes nothing"
+        );
+    }
+
+    // Pasted as new rows: the drafts carry the names and the negative budget as they were.
+    let text = ws.export_sheet(&orders, Delimiter::Tab, false).unwrap();
+    let pasted: String = text
+        .lines()
+        .map(|l| l.split_once('\t').map_or("", |(_, rest)| rest))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let preview = ws
+        .import_sheet(
+            &pasted,
+            &sheet(Some(Kind::AdOrder), Delimiter::Tab, Some(campaign)),
+            "Paste",
+            true,
+        )
+        .unwrap();
+    assert_eq!(preview.creates, 9, "{preview:?}");
+    for name in FORMULA_NAMES {
+        let found = ws
+            .find_where(Kind::AdOrder, &[("name".into(), json!(name))])
+            .unwrap();
+        assert_eq!(found.len(), 2, "{name:?}: the original and its copy");
+    }
+    let copy = ws
+        .find_where(Kind::AdOrder, &[("name".into(), json!(FORMULA_NAMES[0]))])
+        .unwrap()
+        .into_iter()
+        .find(|t| !orders.contains(t))
+        .unwrap();
+    assert_eq!(
+        ws.working_of(&copy).unwrap().unwrap()["dailyBudget"],
+        json!(-5.5)
+    );
+}
