@@ -866,3 +866,29 @@ fn an_export_shows_formulas_as_text_and_imports_them_back_unchanged() {
         json!(-5.5)
     );
 }
+
+/// A client id is text even when it is all digits, in the ad order's output spelling
+/// `io_number` as in the input one: a pasted row keeps "12345" as text.
+#[test]
+fn a_pasted_io_number_of_digits_stays_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, campaign, _) = formula_orders(&file(&dir));
+    let tsv = "name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tio_number\n\
+               Pasted\tCPM\t1900000000000\t1901000000000\t100\t12345\n";
+    let preview = ws
+        .import_sheet(
+            tsv,
+            &sheet(Some(Kind::AdOrder), Delimiter::Tab, Some(campaign)),
+            "Paste",
+            true,
+        )
+        .unwrap();
+    assert_eq!(preview.creates, 1, "{preview:?}");
+    let pasted = ws
+        .find_where(Kind::AdOrder, &[("name".into(), json!("Pasted"))])
+        .unwrap();
+    assert_eq!(
+        ws.working_of(&pasted[0]).unwrap().unwrap()["io_number"],
+        json!("12345")
+    );
+}

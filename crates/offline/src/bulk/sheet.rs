@@ -619,10 +619,13 @@ fn change_of(column: &str, text: &str, now: Option<&Value>) -> Result<Option<Cha
             Err(_) => return Err(bad("JSON")),
         },
         None | Some(Value::Null) => {
+            // A marked cell is text; so is a client id, even all digits, in both of the
+            // ad order's spellings (`ioNumber` in, `io_number` out).
             if marked
                 || is_text_field(column)
                 || column.starts_with("external")
                 || column == "ioNumber"
+                || column == "io_number"
             {
                 Value::String(text.to_owned())
             } else if let Some(b) = bool_of(text) {
