@@ -1731,7 +1731,7 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     h.refresh();
     let orders = h.query("query_ad_orders", Value::Null);
     let three: Vec<Value> = orders.iter().take(3).map(|r| r["target"].clone()).collect();
-    let edits = json!([{"field": "maxBid", "change": {"type": "percent", "value": 10.0}}]);
+    let edits = json!([{"field": "max_bid", "change": {"type": "percent", "value": 10.0}}]);
 
     // Preview: the diffs, nothing saved.
     let preview = h.ok(
@@ -1739,8 +1739,8 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
         json!({"targets": three, "edits": edits, "apply": false}),
     );
     assert_eq!(preview["updates"], 3, "{preview}");
-    assert_eq!(preview["rows"][0]["diffs"][0]["path"], "maxBid");
-    assert_eq!(preview["rows"][0]["diffs"][0]["after"], 4.95);
+    assert_eq!(preview["rows"][0]["diffs"][0]["path"], "max_bid");
+    assert_eq!(preview["rows"][0]["diffs"][0]["after"], 11.0);
     assert!(h.pending().is_empty());
 
     // Apply, undo, redo.
@@ -1767,7 +1767,7 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     assert_eq!(bids.len(), 3, "{money}");
     assert!(
         bids.iter()
-            .all(|b| b["before"] == 4.5 && b["after"] == 4.95),
+            .all(|b| b["before"] == 10.0 && b["after"] == 11.0),
         "{money}"
     );
 

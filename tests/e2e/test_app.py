@@ -668,20 +668,23 @@ class Scenario:
         return out
 
     def step_bulk_edit(self) -> None:
-        """p. Select 3 ad orders, raise maxBid by 10 %, undo, redo; the money review shows the bids; post."""
+        """p. Select 3 ad orders, raise max_bid by 10 %, undo, redo; the money review shows the bids; post."""
         s = self.s
         k = "ad_order"
         names = ["Acme Spring - Display Prospecting", "Acme Spring - Video", "Acme Spring - Second Wave"]
         before = self.sandbox_orders(names)
-        bids = {n: (rows[0].get("maxBid") if len(rows) == 1 else None) for n, rows in before.items()}
+        bids = {n: (rows[0].get("max_bid") if len(rows) == 1 else None) for n, rows in before.items()}
         if any(b is None for b in bids.values()):
-            raise StepFailed(f"the demo orders should each have one maxBid on the sandbox: {bids}")
+            raise StepFailed(f"the demo orders should each have one max_bid on the sandbox: {bids}")
+        stray = [n for n, rows in before.items() if any("maxBid" in r for r in rows)]
+        if stray:
+            raise StepFailed(f"the demo orders carry a maxBid the interface does not have: {stray}")
         self.nav("ad_orders")
         self.filter_table(k, "Acme Spring")
         self.select_only(k, names)
         self.click('[data-action="bulk-edit"]')
         s.wait_for('[data-form="bulk-edit"]', "the Edit 3 selected dialog", timeout=10)
-        self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "maxBid")
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "max_bid")
         self.set_input('[data-form="bulk-edit"] [name="edits[0].op"]', "percent")
         s.wait_until(
             lambda: s.find('[data-form="bulk-edit"] [name="edits[0].value"]').attribute("inputmode") == "decimal",
@@ -708,16 +711,18 @@ class Scenario:
         want = {n: round(b * 1.1 + 1e-9, 2) for n, b in bids.items()}
         s.wait_until(lambda: len(table.find_all("tbody tr")) == 3, "three bid changes in the money review", timeout=10)
         text = table.text
+        if "Max-bid changes" not in text:
+            raise StepFailed(f"the money review's bid table has no 'Max-bid changes' caption:\n{text}")
         for n, b in bids.items():
             if n not in text or f"{b:.2f}" not in text or f"{want[n]:.2f}" not in text:
                 raise StepFailed(f"the money review does not show {n}: {b:.2f} -> {want[n]:.2f}:\n{text}")
         self.screenshot("13-money-review")
         self.post_all()
         after = self.sandbox_orders(names)
-        got = {n: [r.get("maxBid") for r in rows] for n, rows in after.items()}
+        got = {n: [r.get("max_bid") for r in rows] for n, rows in after.items()}
         if got != {n: [want[n]] for n in names}:
             raise StepFailed(f"the sandbox's bids are {got}, not {want}")
-        print(f"    sandbox: maxBid {bids} -> {want}")
+        print(f"    sandbox: max_bid {bids} -> {want}")
 
     def step_bulk_replace(self) -> None:
         """q. Duplicate two creatives as drafts, replace their landing page URL, post."""
@@ -772,7 +777,7 @@ class Scenario:
             raise StepFailed(f"ad order {self.ad_order_id} is not on the sandbox")
         start, end = order[0]["startDate"], order[0]["endDate"]
         names = [f"E2E Pasted {self.names.run} {i}" for i in range(1, 6)]
-        tsv = "name\tcampaignId\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\n" + "".join(
+        tsv = "name\tcampaignId\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmax_bid\n" + "".join(
             f"{name}\t{campaign['id']}\tCPM\t{start}\t{end}\t{100 + i}\t2.5\n" for i, name in enumerate(names)
         )
         self.nav("ad_orders")
@@ -803,7 +808,7 @@ class Scenario:
         s.wait_until(lambda: path.exists() and path.stat().st_size > 0, f"the export to write {path}", timeout=20)
         rows = list(csv_module.reader(io.StringIO(path.read_text())))
         header = rows[0]
-        name_at, bid_at = header.index("name"), header.index("maxBid")
+        name_at, bid_at = header.index("name"), header.index("max_bid")
         target = self.pasted[0]
         hits = [r for r in rows[1:] if r[name_at] == target]
         if len(hits) != 1:
@@ -816,15 +821,15 @@ class Scenario:
         self.answer_file_dialog("Import ad orders", path, open_file=True)
         counts = s.wait_for('[role="dialog"] [data-preview-counts]', "the import preview", timeout=30)
         s.wait_until(lambda: "1 update" in counts.text, f"the import preview to read 1 update (it reads {counts.text!r})", timeout=30)
-        s.wait_for(f'[role="dialog"] [data-preview-row={json.dumps(target)}] [data-diff="maxBid"]', "the maxBid diff of the edited row", timeout=10)
+        s.wait_for(f'[role="dialog"] [data-preview-row={json.dumps(target)}] [data-diff="max_bid"]', "the max_bid diff of the edited row", timeout=10)
         self.screenshot("15-import-preview")
         self.click('[role="dialog"] [data-action="apply"]')
         s.wait_gone('[role="dialog"]', "the import dialog to close once applied", timeout=30)
         self.wait_pending(1, timeout=15)
         self.post_all()
-        bids = [o.get("maxBid") for o in self.sandbox_orders([target])[target]]
+        bids = [o.get("max_bid") for o in self.sandbox_orders([target])[target]]
         if bids != [3.25]:
-            raise StepFailed(f"{target!r} has maxBid {bids} on the sandbox, not 3.25")
+            raise StepFailed(f"{target!r} has max_bid {bids} on the sandbox, not 3.25")
 
     def step_bulk_duplicate_campaign(self) -> None:
         """t. Duplicate the e2e campaign with its flights into another advertiser; post."""

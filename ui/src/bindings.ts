@@ -426,7 +426,7 @@ export type AudioAsset = {
 	daast?: Value | null,
 };
 
-/**  A `maxBid` that changes. */
+/**  An ad order's `max_bid` that changes. */
 export type BidChange = {
 	/**  The ad order. */
 	target: EntityRef,
@@ -902,7 +902,7 @@ export type FieldDiff = {
 };
 
 /**
- *  One field and what to do to it. `field` is a wire path (`maxBid`, `frequencyCap.limit`,
+ *  One field and what to do to it. `field` is a wire path (`max_bid`, `frequencyCap.limit`,
  *  `flights[0].maxBudget`); `[*]` stands for every item of an array (`flights[*].maxBudget`,
  *  and `[*].maxBudget` for every cap of an ad order's flight caps).
  */

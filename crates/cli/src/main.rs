@@ -97,7 +97,7 @@ enum Command {
         advertiser: Option<i64>,
     },
     /// Edit entities in the workspace, offline, as one undo step; `push` posts them later.
-    /// Name them by id (`flightdeck edit adorder 12 --set maxBid=2.5`), by `--ids 1,2,3`,
+    /// Name them by id (`flightdeck edit adorder 12 --set max_bid=2.5`), by `--ids 1,2,3`,
     /// or by `--where FIELD=VALUE`. Fields the ad platform ignores on update, and posted
     /// creatives and segments (which it cannot update), are refused with the reason.
     Edit {
@@ -120,10 +120,10 @@ enum Command {
         /// Clear a field (null, or an empty list).
         #[arg(long, value_name = "FIELD")]
         clear: Vec<String>,
-        /// Add an amount to a number, rounded to cents (`--add maxBid=-0.25`).
+        /// Add an amount to a number, rounded to cents (`--add max_bid=-0.25`).
         #[arg(long, value_name = "FIELD=AMOUNT", allow_hyphen_values = true)]
         add: Vec<String>,
-        /// Change a number by a percentage, rounded to cents (`--percent maxBid=10`).
+        /// Change a number by a percentage, rounded to cents (`--percent max_bid=10`).
         #[arg(long, value_name = "FIELD=PERCENT", allow_hyphen_values = true)]
         percent: Vec<String>,
         /// Put text before a field's text.

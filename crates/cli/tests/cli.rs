@@ -633,12 +633,12 @@ async fn bulk_edit_export_import_undo_and_redo() {
         "--where",
         "name=Readers",
         "--set",
-        "maxBid=2",
+        "max_bid=2",
         "--dry-run",
     ]);
     let (stdout, err) = text(&out);
     assert!(out.status.success(), "{err}");
-    assert!(stdout.contains("maxBid: (absent) -> 2"), "{stdout}");
+    assert!(stdout.contains("max_bid: 10.0 -> 2"), "{stdout}");
     assert!(err.contains("nothing was saved"), "{err}");
     let ws = Workspace::open(&file).expect("workspace");
     assert!(ws.pending().expect("pending").is_empty());
@@ -650,7 +650,7 @@ async fn bulk_edit_export_import_undo_and_redo() {
         "--where",
         "name=Readers",
         "--set",
-        "maxBid=2",
+        "max_bid=2",
     ]);
     assert!(out.status.success(), "{}", text(&out).1);
     let out = run(&[
@@ -659,12 +659,12 @@ async fn bulk_edit_export_import_undo_and_redo() {
         "--where",
         "name=Readers",
         "--percent",
-        "maxBid=10",
+        "max_bid=10",
     ]);
     assert!(out.status.success(), "{}", text(&out).1);
     let (stdout, _) = text(&run(&["changes"]));
     assert!(stdout.contains("max bid of \"Readers\""), "{stdout}");
-    assert!(stdout.contains("none -> 2.20"), "{stdout}");
+    assert!(stdout.contains("10.00 -> 2.20"), "{stdout}");
 
     // Export, change a cell, import: one update, previewed first.
     let csv = cli.home.path().join("orders.csv");

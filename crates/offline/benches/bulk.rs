@@ -163,7 +163,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
     let mut tsv =
-        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\n");
+        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmax_bid\n");
     for i in 0..1_000 {
         tsv.push_str(&format!(
             "Pasted {i}\tCPM\t{}\t{}\t100\t2.5\n",

@@ -34,12 +34,12 @@ fn orders(ws: &Workspace, n: usize) -> Vec<EntityRef> {
 }
 
 fn bid(ws: &Workspace, t: &EntityRef) -> Value {
-    ws.working_of(t).unwrap().unwrap()["maxBid"].clone()
+    ws.working_of(t).unwrap().unwrap()["max_bid"].clone()
 }
 
 fn raise_bid(pct: f64) -> Vec<FieldEdit> {
     vec![FieldEdit {
-        field: "maxBid".into(),
+        field: "max_bid".into(),
         change: Change::Percent(pct),
     }]
 }
@@ -65,8 +65,8 @@ async fn a_bulk_edit_previews_without_saving_applies_as_one_step_and_undoes_exac
         let d = row
             .diffs
             .iter()
-            .find(|d| d.path == "maxBid")
-            .expect("maxBid diff");
+            .find(|d| d.path == "max_bid")
+            .expect("max_bid diff");
         assert_eq!(d.before, Some(json!(before)));
         let after = ((before * 1.1) * 100.0).round() / 100.0;
         assert_eq!(d.after, Some(json!(after)));
@@ -521,7 +521,7 @@ async fn pasted_rows_without_an_id_become_drafts_under_the_selected_campaign() {
         c["flights"][1]["endDate"].clone(),
     );
     let mut tsv =
-        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmaxBid\n");
+        String::from("name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tmax_bid\n");
     for i in 0..5 {
         tsv.push_str(&format!(
             "Pasted {i}\tCPM\t{start}\t{end}\t{}\t2.5\n",
@@ -649,7 +649,7 @@ async fn the_money_review_sums_budget_changes_and_warns_without_blocking() {
         summary
             .bids
             .iter()
-            .all(|b| b.before == Some(4.5) && b.after == Some(4.95))
+            .all(|b| b.before == Some(10.0) && b.after == Some(11.0))
     );
     assert_eq!(summary.advertisers.len(), 1);
     let w = summary
@@ -663,6 +663,41 @@ async fn the_money_review_sums_budget_changes_and_warns_without_blocking() {
         "{}",
         w.message
     );
+}
+
+/// The bid of an ad order is the interface's snake-case `max_bid`: raising it on three
+/// downloaded orders lists each of them in the money review's bid changes, from what the
+/// service holds to the raised bid.
+#[tokio::test]
+async fn raising_max_bid_of_three_orders_shows_each_in_the_money_review() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let three = orders(&ws, 3);
+    assert_eq!(three.len(), 3);
+    assert_eq!(ws.money_summary(0).unwrap().bids, []);
+    let held: Vec<f64> = three
+        .iter()
+        .map(|t| {
+            bid(&ws, t)
+                .as_f64()
+                .expect("a downloaded order has a max_bid")
+        })
+        .collect();
+
+    ws.bulk_edit(&three, &raise_bid(10.0), true).unwrap();
+    let summary = ws.money_summary(0).unwrap();
+    assert_eq!(summary.bids.len(), 3, "{:?}", summary.bids);
+    for (target, before) in three.iter().zip(held) {
+        let change = summary
+            .bids
+            .iter()
+            .find(|b| &b.target == target)
+            .unwrap_or_else(|| panic!("no bid change for {target:?}: {:?}", summary.bids));
+        assert_eq!(change.label, name_of(&ws, target));
+        assert_eq!(change.before, Some(before));
+        assert_eq!(change.after, Some(((before * 1.1) * 100.0).round() / 100.0));
+    }
 }
 
 #[tokio::test]
@@ -875,4 +910,167 @@ async fn the_workspace_refuses_to_store_what_it_could_not_read_back() {
     ));
     assert_eq!(snapshot(&file(&dir)), clean, "nothing was saved");
     still_reads_and_posts(&server, &mut ws).await;
+}
+
+/// Names a spreadsheet would run as formulas, and their neighbours: each is exported as
+/// text and imported back as it was.
+const FORMULA_NAMES: [&str; 9] = [
+    "=HYPERLINK(\"http://x\",\"y\")",
+    "+1",
+    "-x",
+    "@SUM(A1)",
+    "\tx",
+    "\rx",
+    "'quoted",
+    "''twice",
+    "[]",
+];
+
+/// A workspace of draft ad orders named [`FORMULA_NAMES`], one with a negative daily
+/// budget, under one campaign.
+fn formula_orders(path: &std::path::Path) -> (Workspace, EntityRef, Vec<EntityRef>) {
+    let mut ws = open(path);
+    let a = ws
+        .create_advertiser(common::typed(json!({
+            "name": "Acme", "agencyId": 1, "currency": "USD", "category": "IAB3"
+        })))
+        .unwrap();
+    let campaign = ws
+        .create_campaign(
+            &a,
+            common::typed(json!({
+                "name": "Spring", "domain": "x.example", "maxBudget": 1000.0,
+                "startDate": 1_900_000_000_000_i64, "endDate": 1_901_000_000_000_i64,
+                "iabCategory": ["IAB3"]
+            })),
+        )
+        .unwrap();
+    let mut orders = Vec::new();
+    for (i, name) in FORMULA_NAMES.iter().enumerate() {
+        let mut o = json!({
+            "name": name, "optimizationGoal": "CPM", "startDate": 1_900_000_000_000_i64,
+            "endDate": 1_901_000_000_000_i64, "lifetimeBudget": 100.0, "max_bid": 2.5
+        });
+        if i == 0 {
+            o["dailyBudget"] = json!(-5.5);
+        }
+        orders.push(ws.create_ad_order(&campaign, common::typed(o)).unwrap());
+    }
+    (ws, campaign, orders)
+}
+
+/// What a spreadsheet does with a cell: runs it as a formula when it starts with one of
+/// OWASP's formula characters, unless it is a plain number.
+fn runs_in_a_spreadsheet(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err()
+}
+
+#[test]
+fn an_export_shows_formulas_as_text_and_imports_them_back_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, campaign, orders) = formula_orders(&file(&dir));
+    let before = snapshot(&file(&dir));
+    for delimiter in [Delimiter::Comma, Delimiter::Tab] {
+        let text = ws.export_sheet(&orders, delimiter, false).unwrap();
+        let byte = if delimiter == Delimiter::Comma {
+            b','
+        } else {
+            b'\t'
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(byte)
+            .from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (name_at, daily_at) = (at("name"), at("dailyBudget"));
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        // Each name is text behind one `'`, which spreadsheets show and do not run.
+        for (row, name) in rows.iter().zip(FORMULA_NAMES) {
+            assert_eq!(&row[name_at], format!("'{name}"), "{text}");
+        }
+        // A negative number stays a number.
+        assert_eq!(&rows[0][daily_at], "-5.5");
+        for cell in rows.iter().flat_map(|r| r.iter()) {
+            assert!(!runs_in_a_spreadsheet(cell), "{cell:?} runs in {text}");
+        }
+
+        // Imported back: nothing changes.
+        let back = ws
+            .import_sheet(
+                &text,
+                &sheet(Some(Kind::AdOrder), delimiter, None),
+                "Import",
+                true,
+            )
+            .unwrap();
+        assert_eq!(
+            (back.creates, back.updates, back.refused, back.unchanged),
+            (0, 0, 0, 9),
+            "{back:?}"
+        );
+        assert_eq!(
+            snapshot(&file(&dir)),
+            before,
+            "a round trip changes nothing"
+        );
+    }
+
+    // Pasted as new rows: the drafts carry the names and the negative budget as they were.
+    let text = ws.export_sheet(&orders, Delimiter::Tab, false).unwrap();
+    let pasted: String = text
+        .lines()
+        .map(|l| l.split_once('\t').map_or("", |(_, rest)| rest))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let preview = ws
+        .import_sheet(
+            &pasted,
+            &sheet(Some(Kind::AdOrder), Delimiter::Tab, Some(campaign)),
+            "Paste",
+            true,
+        )
+        .unwrap();
+    assert_eq!(preview.creates, 9, "{preview:?}");
+    for name in FORMULA_NAMES {
+        let found = ws
+            .find_where(Kind::AdOrder, &[("name".into(), json!(name))])
+            .unwrap();
+        assert_eq!(found.len(), 2, "{name:?}: the original and its copy");
+    }
+    let copy = ws
+        .find_where(Kind::AdOrder, &[("name".into(), json!(FORMULA_NAMES[0]))])
+        .unwrap()
+        .into_iter()
+        .find(|t| !orders.contains(t))
+        .unwrap();
+    assert_eq!(
+        ws.working_of(&copy).unwrap().unwrap()["dailyBudget"],
+        json!(-5.5)
+    );
+}
+
+/// A client id is text even when it is all digits, in the ad order's output spelling
+/// `io_number` as in the input one: a pasted row keeps "12345" as text.
+#[test]
+fn a_pasted_io_number_of_digits_stays_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, campaign, _) = formula_orders(&file(&dir));
+    let tsv = "name\toptimizationGoal\tstartDate\tendDate\tlifetimeBudget\tio_number\n\
+               Pasted\tCPM\t1900000000000\t1901000000000\t100\t12345\n";
+    let preview = ws
+        .import_sheet(
+            tsv,
+            &sheet(Some(Kind::AdOrder), Delimiter::Tab, Some(campaign)),
+            "Paste",
+            true,
+        )
+        .unwrap();
+    assert_eq!(preview.creates, 1, "{preview:?}");
+    let pasted = ws
+        .find_where(Kind::AdOrder, &[("name".into(), json!("Pasted"))])
+        .unwrap();
+    assert_eq!(
+        ws.working_of(&pasted[0]).unwrap().unwrap()["io_number"],
+        json!("12345")
+    );
 }

@@ -31,9 +31,23 @@ struct Order {
     channels: Option<Vec<String>>,
 }
 
+/// Names: plain text with separators and quotes, and text a spreadsheet would run as a
+/// formula (which the export writes behind a `'`).
+fn name_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[A-Za-z ,\"'\t]{0,12}",
+        1 => "[=+\\-@\t\r'][A-Za-z0-9 ,\"'=+\\-@()\t\r]{0,10}",
+        1 => prop::sample::select(vec![
+            "=HYPERLINK(\"http://x\",\"y\")", "+1", "-x", "-5", "@SUM(A1)", "\tx", "\rx",
+            "'quoted", "''", "'", "[]", " [] ",
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
 fn order_strategy() -> impl Strategy<Value = Order> {
     (
-        "[A-Za-z ,\"'\t]{0,12}",
+        name_strategy(),
         (1u32..100_000).prop_map(|c| f64::from(c) / 100.0),
         proptest::option::of((1u32..2_000).prop_map(|c| f64::from(c) / 100.0)),
         proptest::option::of(1i64..20),
@@ -70,7 +84,7 @@ fn build(path: &Path, groups: &[Vec<Order>]) -> Workspace {
                 "endDate": NOW + 20 * DAY, "lifetimeBudget": o.budget
             });
             if let Some(b) = o.bid {
-                v["maxBid"] = json!(b);
+                v["max_bid"] = json!(b);
             }
             if let Some(cap) = o.cap {
                 v["frequencyCap"] = json!({"limit": cap, "duration": 1, "timePeriod": "DAY"});
@@ -151,7 +165,7 @@ fn run_once(ws: &mut Workspace, step: &Step, apply: bool) {
             .unwrap();
         }
         Step::Clear(p) => {
-            ws.bulk_edit(&pick(&orders, p), &edit("maxBid", Change::Clear), apply)
+            ws.bulk_edit(&pick(&orders, p), &edit("max_bid", Change::Clear), apply)
                 .unwrap();
         }
         Step::Suffix(p, s) => {
@@ -204,6 +218,20 @@ proptest! {
         let delimiter = if tab { Delimiter::Tab } else { Delimiter::Comma };
         let all = ws.targets(&Scope::Account).unwrap();
         let text = ws.export_sheet(&all, delimiter, true).unwrap();
+        // No cell runs as a formula in a spreadsheet; numbers stay numbers.
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(if tab { b'\t' } else { b',' })
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        for record in reader.records() {
+            for cell in record.unwrap().iter() {
+                prop_assert!(
+                    !cell.starts_with(['=', '+', '-', '@', '\t', '\r']) || cell.parse::<f64>().is_ok(),
+                    "{:?} would run in a spreadsheet", cell
+                );
+            }
+        }
         let options = ImportOptions { delimiter, kind: None, parent: None };
         let back = ws.import_sheet(&text, &options, "Import", true).unwrap();
         prop_assert_eq!((back.creates, back.updates, back.refused), (0, 0, 0), "{:?}", back);

@@ -4,8 +4,8 @@
 //!
 //! The text is made from a real export of a small account with cells replaced by
 //! generated ones (quotes, separators, line breaks, JSON, `[]`, numbers, ids of other
-//! rows), or wholly at random. CI runs proptest's default number of cases; the long run
-//! is `scripts/fuzz.sh --cases 1000000`.
+//! rows, formulas and the `'` that marks text), or wholly at random. CI runs proptest's
+//! default number of cases; the long run is `scripts/fuzz.sh --cases 1000000`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -53,11 +53,12 @@ fn account() -> &'static Mutex<Account> {
         }))
         .unwrap();
         let campaign = ws.create_campaign(&a, c).unwrap();
-        for i in 0..3 {
+        // Names a spreadsheet would run: the export writes them behind a `'`.
+        for (i, lead) in (0..3).zip(["=", "+", "@"]) {
             let o: AdOrder = serde_json::from_value(json!({
-                "name": format!("Order {i}\nline two"), "optimizationGoal": "CPM",
+                "name": format!("{lead}Order {i}\nline two"), "optimizationGoal": "CPM",
                 "startDate": NOW + DAY, "endDate": NOW + 20 * DAY, "lifetimeBudget": 100.0 + f64::from(i),
-                "maxBid": 2.5, "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
+                "max_bid": 2.5, "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"},
                 "channels": ["Display", "Video"]
             }))
             .unwrap();
@@ -95,6 +96,7 @@ fn cell() -> impl Strategy<Value = String> {
             "", "[]", "null", "\"", "\"\"", ",", "\t", "\n", "\r\n", "=1+1", "-0", "1e309",
             "NaN", "3", "2.555", "-4", "[1,2]", "{\"a\":1}", "{", "[", "CPM", "BANNER",
             "local:zzz", "id:1", "1800000000000", "https://new.example", "\u{feff}",
+            "'", "''", "'=1+1", "'[]", "'-4", "@SUM(A1)", "+1", "\rx",
         ])
         .prop_map(str::to_owned),
         1 => "[0-9.,-]{1,8}",

@@ -496,7 +496,8 @@ fn business(tx: &Transaction, account_id: i64, account: &SeedAccount, now: i64) 
 const HOUR: i64 = 3_600_000;
 const DAY: i64 = 24 * HOUR;
 
-/// An ad order `save` body.
+/// An ad order `save` body. It sends no bid: the default `max_bid` applies (DECISIONS.md,
+/// "Demo ad orders carry a max bid"), and only fields of the interface are written.
 fn order(name: &str, goal: &str, start: i64, end: i64, budget: f64) -> Value {
     json!({
         "name": name,
@@ -504,7 +505,6 @@ fn order(name: &str, goal: &str, start: i64, end: i64, budget: f64) -> Value {
         "startDate": start,
         "endDate": end,
         "lifetimeBudget": budget,
-        "maxBid": 4.5,
         "hourlyPacingMode": "ASAP",
     })
 }

@@ -96,7 +96,7 @@ describe("undo and redo", () => {
     const preview: Preview = {
       ...EMPTY_PREVIEW,
       updates: 1,
-      rows: [{ target: acme.target, kind: "ad_order", label: "Order A", line: null, outcome: "update", diffs: [{ path: "maxBid", before: 2.2, after: 2 }], errors: [] }],
+      rows: [{ target: acme.target, kind: "ad_order", label: "Order A", line: null, outcome: "update", diffs: [{ path: "max_bid", before: 2.2, after: 2 }], errors: [] }],
     };
     commands.revertStep.mockReturnValue(ok(preview));
     const { container } = await openAdvertisers();
@@ -111,7 +111,7 @@ describe("undo and redo", () => {
     await click(notice!.querySelector('[data-action="revert"]'));
     expect(commands.revertStep).toHaveBeenCalledWith(5, false);
     const row = dialog()?.querySelector('[data-preview-row="Order A"]');
-    expect(row?.textContent).toContain("maxBid");
+    expect(row?.textContent).toContain("max_bid");
     expect(row?.textContent).toContain("2.2 → 2");
 
     await click(dialog()!.querySelector('[data-action="apply"]'));

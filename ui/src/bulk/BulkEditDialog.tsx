@@ -72,7 +72,7 @@ export function BulkEditDialog({ targets, fields, onClose }: { targets: EntityRe
       <div className="bulk-edits" data-form="bulk-edit">
         {drafts.map((d, i) => (
           <div className="bulk-edit-row" key={i} data-edit={i}>
-            <input aria-label={`Field ${i + 1}`} name={`edits[${i}].field`} list={listId} placeholder="Field (e.g. maxBid, flights[*].maxBudget)" value={d.field} onChange={(e) => update(i, { field: e.target.value })} />
+            <input aria-label={`Field ${i + 1}`} name={`edits[${i}].field`} list={listId} placeholder="Field (e.g. max_bid, flights[*].maxBudget)" value={d.field} onChange={(e) => update(i, { field: e.target.value })} />
             <select aria-label={`Operation ${i + 1}`} name={`edits[${i}].op`} value={d.op} onChange={(e) => update(i, { op: OPS.find((o) => o.op === e.target.value)?.op ?? "set" })}>
               {OPS.map((o) => (
                 <option key={o.op} value={o.op}>

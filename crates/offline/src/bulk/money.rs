@@ -12,6 +12,9 @@ use crate::change::{EntityRef, Kind};
 use crate::workspace::Workspace;
 
 const DAY_MS: i64 = 86_400_000;
+/// The ad order's bid field. The service spells it in snake case, unlike its neighbours
+/// (docs/service-interface.md, Ad order); a camel-case `maxBid` is an unknown field.
+const MAX_BID: &str = "max_bid";
 /// Half a cent: sums of budgets in cents compare equal within it.
 const CENT: f64 = 0.005;
 
@@ -72,7 +75,7 @@ pub struct MoneyRow {
     pub after: Budgets,
 }
 
-/// A `maxBid` that changes.
+/// An ad order's `max_bid` that changes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -190,8 +193,8 @@ impl Workspace {
                     row.0.order_daily += num(base, "dailyBudget");
                     row.1.order_lifetime += num(Some(now), "lifetimeBudget");
                     row.1.order_daily += num(Some(now), "dailyBudget");
-                    let before = base.and_then(|b| b.get("maxBid")).and_then(Value::as_f64);
-                    let after = now.get("maxBid").and_then(Value::as_f64);
+                    let before = base.and_then(|b| b.get(MAX_BID)).and_then(Value::as_f64);
+                    let after = now.get(MAX_BID).and_then(Value::as_f64);
                     if before != after {
                         let campaign_name = self
                             .working_of(&campaign)?

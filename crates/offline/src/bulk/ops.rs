@@ -1,4 +1,4 @@
-//! Field edits as a buyer states them for many rows at once ("raise `maxBid` by 10%",
+//! Field edits as a buyer states them for many rows at once ("raise `max_bid` by 10%",
 //! "clear `dailyBudget`", "prefix the name with `Q3 `"), applied to one entity's wire JSON.
 
 use flightdeck_model::FieldError;
@@ -28,7 +28,7 @@ pub enum Change {
     Suffix(String),
 }
 
-/// One field and what to do to it. `field` is a wire path (`maxBid`, `frequencyCap.limit`,
+/// One field and what to do to it. `field` is a wire path (`max_bid`, `frequencyCap.limit`,
 /// `flights[0].maxBudget`); `[*]` stands for every item of an array (`flights[*].maxBudget`,
 /// and `[*].maxBudget` for every cap of an ad order's flight caps).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -315,11 +315,11 @@ mod tests {
 
     #[test]
     fn percent_and_amounts_round_to_cents_and_whole_numbers_stay_whole() {
-        let mut v = json!({"maxBid": 1.25, "dailyFrequencyCap": 7, "frequencyCap": {"limit": 3}, "dailyBudget": 2});
+        let mut v = json!({"max_bid": 1.25, "dailyFrequencyCap": 7, "frequencyCap": {"limit": 3}, "dailyBudget": 2});
         let errors = apply(
             &mut v,
             &[
-                edit("maxBid", Change::Percent(10.0)),
+                edit("max_bid", Change::Percent(10.0)),
                 edit("dailyFrequencyCap", Change::Percent(10.0)),
                 edit("frequencyCap.limit", Change::Add(2.0)),
                 // Money typed as a whole number is still money.
@@ -329,7 +329,7 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(
             v,
-            json!({"maxBid": 1.38, "dailyFrequencyCap": 8, "frequencyCap": {"limit": 5}, "dailyBudget": 2.25})
+            json!({"max_bid": 1.38, "dailyFrequencyCap": 8, "frequencyCap": {"limit": 5}, "dailyBudget": 2.25})
         );
     }
 
@@ -353,18 +353,18 @@ mod tests {
 
     #[test]
     fn an_edit_that_cannot_apply_names_its_field_and_the_others_still_apply() {
-        let mut v = json!({"name": "Spring", "maxBid": null});
+        let mut v = json!({"name": "Spring", "max_bid": null});
         let errors = apply(
             &mut v,
             &[
                 edit("name", Change::Percent(5.0)),
-                edit("maxBid", Change::Add(1.0)),
+                edit("max_bid", Change::Add(1.0)),
                 edit("name", Change::Prefix("Q3 ".into())),
                 edit("flights[3].maxBudget", Change::Set(json!(1))),
             ],
         );
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["name", "maxBid", "flights"]);
+        assert_eq!(fields, ["name", "max_bid", "flights"]);
         assert_eq!(v["name"], "Q3 Spring");
     }
 

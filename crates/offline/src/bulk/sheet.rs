@@ -14,10 +14,13 @@
 //! - A whole-account file starts with a `kind` column (`ad_order`, `campaign` …).
 //! - Flight caps are one row per ad order (`id` is the ad order's), with the caps as JSON
 //!   in `caps`.
+//! - A text cell that a spreadsheet would run as a formula is written behind a `'`, and
+//!   a `'` in front of a cell is taken away on import (`text_cell`, `text_of_cell`).
 //!
 //! Export, then import with no edit, gives no change: a value is written as the text it
 //! is read back from, and the empty and null values it cannot write are blank.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use flightdeck_model::FieldError;
@@ -117,7 +120,7 @@ pub fn id_cell(key: &Key) -> String {
 }
 
 fn key_of_cell(kind: Kind, cell: &str) -> Option<Key> {
-    let cell = cell.trim();
+    let cell = text_of_cell(cell.trim()).0;
     if let Some(local) = cell.strip_prefix(DRAFT_PREFIX) {
         return Some(Key::Local(local.to_owned()));
     }
@@ -127,11 +130,47 @@ fn key_of_cell(kind: Kind, cell: &str) -> Option<Key> {
     }
 }
 
+/// The first characters of a cell that Excel and LibreOffice read as a formula (or, for
+/// tab and carriage return, strip before reading one), after OWASP's CSV-injection
+/// guidance.
+const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+/// Marks a cell as text. Spreadsheets show the text after it and run nothing.
+const TEXT_MARK: char = '\'';
+
+/// The cell of a text (a name, a column name, an id): the text itself, or the text
+/// behind a [`TEXT_MARK`] when it
+/// - starts with a formula character ([`FORMULA_START`]), so that `=HYPERLINK(…)` in a
+///   name is shown, not run, when the file is opened in a spreadsheet;
+/// - starts with the mark itself, so that the mark taken away on import
+///   ([`text_of_cell`]) gives back `'quoted` from `''quoted`;
+/// - reads as the clear cell `[]`, which would otherwise empty the field on import.
+///
+/// Only text is marked. A number is written as JSON: `-5` is a number to a spreadsheet
+/// too, runs nothing, and is read back as a number; lists and objects start with `[` or
+/// `{`. So an export imported back unchanged changes nothing.
+fn text_cell(text: &str) -> Cow<'_, str> {
+    if text.starts_with(FORMULA_START) || text.starts_with(TEXT_MARK) || text.trim() == "[]" {
+        Cow::Owned(format!("{TEXT_MARK}{text}"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// The text of a cell: a cell with a leading [`TEXT_MARK`] is text, whatever the field,
+/// and loses exactly that one mark (the one [`text_cell`] or a spreadsheet user put
+/// there). Returns the text and whether the cell was marked.
+fn text_of_cell(cell: &str) -> (&str, bool) {
+    match cell.strip_prefix(TEXT_MARK) {
+        Some(text) => (text, true),
+        None => (cell, false),
+    }
+}
+
 /// The cell text of a value; `None` for what is written blank (null, absent).
 fn cell_of(v: &Value) -> Option<String> {
     match v {
         Value::Null => None,
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(text_cell(s).into_owned()),
         other => Some(other.to_string()),
     }
 }
@@ -276,7 +315,8 @@ impl Workspace {
             header.push(KIND_COLUMN);
         }
         header.push(ID_COLUMN);
-        header.extend(columns.names.iter().map(String::as_str));
+        let names: Vec<Cow<'_, str>> = columns.names.iter().map(|n| text_cell(n)).collect();
+        header.extend(names.iter().map(|n| n.as_ref()));
         w.write_record(&header).map_err(csv_error)?;
         let mut record: Vec<&str> = vec![""; columns.names.len()];
         for line in &lines {
@@ -287,7 +327,8 @@ impl Workspace {
             if with_kind {
                 w.write_field(kind_name(line.kind)).map_err(csv_error)?;
             }
-            w.write_field(&line.id).map_err(csv_error)?;
+            w.write_field(text_cell(&line.id).as_ref())
+                .map_err(csv_error)?;
             w.write_record(&record).map_err(csv_error)?;
         }
         let bytes = w
@@ -309,7 +350,11 @@ impl Workspace {
             .headers()
             .map_err(csv_error)?
             .iter()
-            .map(|h| h.trim().trim_start_matches('\u{feff}').to_owned())
+            .map(|h| {
+                text_of_cell(h.trim().trim_start_matches('\u{feff}'))
+                    .0
+                    .to_owned()
+            })
             .collect();
         let kind_at = header.iter().position(|h| h == KIND_COLUMN);
         let id_at = header.iter().position(|h| h == ID_COLUMN);
@@ -556,7 +601,8 @@ fn change_of(column: &str, text: &str, now: Option<&Value>) -> Result<Option<Cha
     if text.is_empty() {
         return Ok(None);
     }
-    if text.trim() == "[]" {
+    let (text, marked) = text_of_cell(text);
+    if !marked && text.trim() == "[]" {
         return Ok(Some(Change::Clear));
     }
     let bad =
@@ -576,7 +622,14 @@ fn change_of(column: &str, text: &str, now: Option<&Value>) -> Result<Option<Cha
             Err(_) => return Err(bad("JSON")),
         },
         None | Some(Value::Null) => {
-            if is_text_field(column) || column.starts_with("external") || column == "ioNumber" {
+            // A marked cell is text; so is a client id, even all digits, in both of the
+            // ad order's spellings (`ioNumber` in, `io_number` out).
+            if marked
+                || is_text_field(column)
+                || column.starts_with("external")
+                || column == "ioNumber"
+                || column == "io_number"
+            {
                 Value::String(text.to_owned())
             } else if let Some(b) = bool_of(text) {
                 Value::Bool(b)
