@@ -364,6 +364,11 @@ export type AppSnapshot = {
 	/**  A post is running. */
 	posting: boolean,
 	/**
+	 *  Why posting waits: the last post could not reach the service. The changes wait
+	 *  (none failed), and posting resumes by itself once the service answers.
+	 */
+	postWaiting: string | null,
+	/**
 	 *  Why the last account is not signed in after a start (the OS keyring was locked
 	 *  or missing), for the sign-in screen.
 	 */
@@ -1516,8 +1521,14 @@ export type SyncFinished = {
 	held: number,
 	/**  Not settled (offline, transient failures); posted next time. */
 	unsent: number,
-	/**  Why the post stopped early, if it did. */
+	/**  Why the post stopped early (sign-in, permission), if it did. */
 	stopped: string | null,
+	/**
+	 *  Set when the service could not be reached: the post stopped at once, nothing
+	 *  failed for it, the changes wait, and posting resumes by itself once the service
+	 *  answers (see `AppSnapshot.postWaiting`).
+	 */
+	unreachable: string | null,
 };
 
 /**  A post's progress, after each change settles. */
