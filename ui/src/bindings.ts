@@ -152,7 +152,9 @@ export const commands = {
 	/**
 	 *  Starts posting in the background: all pending changes, or `seqs` and what they
 	 *  depend on. Progress arrives as `SyncProgress` events, the end as `SyncFinished`.
-	 *  Editing stays possible meanwhile (posting has its own workspace connection).
+	 *  Editing stays possible meanwhile (posting has its own workspace connection). When the
+	 *  service cannot be reached, the post stops at once (`SyncFinished.unreachable`), the
+	 *  changes wait, and posting resumes by itself once the service answers again.
 	 */
 	postChanges: (seqs: number[] | null) => typedError<null, AppError>(__TAURI_INVOKE("post_changes", { seqs })),
 	/**  "Edit N selected": previews, or applies as one undo step. */
