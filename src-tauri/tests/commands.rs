@@ -1991,8 +1991,8 @@ fn review_commands_refuse_a_change_that_needs_no_review() {
 }
 
 /// Stopping the embedded sandbox leaves nothing pointed at its port: another program
-/// that binds it receives no connection (no token, no password on a renewal) when the
-/// buyer posts or downloads; both are refused in plain words, the buyer still shows as
+/// that binds it receives no connection (no token, no password on a renewal or a
+/// sign-in) when the buyer posts, downloads or signs in; all are refused in plain words, the buyer still shows as
 /// signed in (the keyring keeps the sign-in), and once the sandbox is started again
 /// posting works, exactly once.
 #[test]
@@ -2025,6 +2025,7 @@ fn a_stopped_sandbox_is_sent_nothing_even_when_another_program_takes_its_port() 
     for (cmd, args) in [
         ("post_changes", json!({"seqs": null})),
         ("refresh", json!({})),
+        ("sign_in", json!({"username": "demo", "password": "demo"})),
     ] {
         let e = h.err(cmd, args);
         assert_eq!(e["code"], "offline", "{cmd}: {e}");
