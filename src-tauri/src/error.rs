@@ -152,6 +152,8 @@ impl From<flightdeck_core::Error> for AppError {
             E::NotFound(m) => AppError::new(ErrorCode::NotFound, m),
             E::State(m) => AppError::state(m),
             E::SignInRequired(m) => AppError::new(ErrorCode::SignInRequired, m),
+            // Nothing was sent: to the buyer, the sandbox's service is offline.
+            e @ E::SandboxStopped => AppError::new(ErrorCode::Offline, e.to_string()),
             E::Storage(m) => AppError::storage(m),
         }
     }

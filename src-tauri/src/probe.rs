@@ -16,15 +16,7 @@ pub async fn probe_now<R: Runtime>(app: &AppHandle<R>, state: &AppState) {
     let Ok(active) = state.active().await else {
         return;
     };
-    let online = match active.config.http_client() {
-        Ok(http) => http
-            .get(active.config.base_url.clone())
-            .timeout(Duration::from_secs(2))
-            .send()
-            .await
-            .is_ok(),
-        Err(_) => false,
-    };
+    let online = active.probe().await;
     if active.set_online(online) {
         announce(app, state).await;
     }

@@ -143,7 +143,8 @@ impl AppState {
     }
 
     /// Stops or restarts the embedded sandbox (on the same address, so the session and
-    /// its keyring entries stay valid). Stopping is how a buyer tries working offline.
+    /// its keyring entries stay valid). Stopping is how a buyer tries working offline;
+    /// while stopped, the core sends nothing to its address and holds no session for it.
     pub async fn set_sandbox_running(&self, running: bool) -> Result<()> {
         let ready = self.ready().await?;
         let mut slot = ready.sandbox.lock().await;
@@ -157,13 +158,18 @@ impl AppState {
                 let dir = ready.core.dir().to_owned();
                 let started = start_sandbox(&dir, Some(addr)).await?;
                 if started.addr != addr {
+                    // Still stopped to the core: nothing goes to whoever has the port.
                     return Err(AppError::state(format!(
                         "the local sandbox's address {addr} is taken by another program"
                     )));
                 }
                 *slot = Some(started);
+                ready.core.embedded_started().await?;
             }
             (false, true) => {
+                // First: from here on nothing is sent to the port, which another
+                // program may take once the sandbox lets go of it.
+                ready.core.embedded_stopping()?;
                 if let Some(r) = slot.take() {
                     r.stop().await?;
                 }

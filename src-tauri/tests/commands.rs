@@ -706,15 +706,16 @@ fn edits_made_offline_wait_and_post_when_back_online() {
     assert_eq!(row["marker"], "changed");
     assert_eq!(h.snapshot()["pendingCount"], 1);
 
-    let report = h.post_all();
-    assert_eq!(
-        report["applied"], 0,
-        "nothing reaches a stopped sandbox: {report}"
+    // Nothing is sent to a stopped sandbox: posting says so at once.
+    let e = h.err("post_changes", json!({"seqs": null}));
+    assert_eq!(e["code"], "offline", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the local sandbox is stopped; start it to post"),
+        "{e}"
     );
-    assert_eq!(report["unsent"], 1, "kept for the next post: {report}");
-    for k in ["failed", "needsReview", "conflicts", "held"] {
-        assert_eq!(report[k], 0, "{k}: {report}");
-    }
     let pending = h.pending();
     assert_eq!(pending.len(), 1, "the edit is still pending: {pending:?}");
     assert_eq!(pending[0]["status"], "pending", "{pending:?}");
@@ -2116,4 +2117,152 @@ fn an_export_replaces_its_file_whole_so_no_reader_sees_part_of_it() {
         .map(|e| e.expect("entry").file_name())
         .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("account.csv")]);
+}
+
+/// Stopping the embedded sandbox leaves nothing pointed at its port: another program
+/// that binds it receives no connection (no token, no password on a renewal or a
+/// sign-in) when the buyer posts, downloads or signs in; all are refused in plain words, the buyer still shows as
+/// signed in (the keyring keeps the sign-in), and once the sandbox is started again
+/// posting works, exactly once.
+#[test]
+fn a_stopped_sandbox_is_sent_nothing_even_when_another_program_takes_its_port() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let agency = demo_agency_id(&h);
+    let base = h.base_url();
+    h.ok(
+        "save_advertiser",
+        json!({"target": null, "value": new_advertiser("Posted after the restart", &agency)}),
+    );
+
+    let snap = h.ok("set_sandbox_running", json!({"running": false}));
+    assert_eq!(snap["sandbox"], "stopped", "{snap}");
+    assert_eq!(
+        snap["session"],
+        json!({"account": "demo", "kind": "user"}),
+        "{snap}"
+    );
+    let port = url::Url::parse(&base)
+        .expect("a URL")
+        .port()
+        .expect("a port");
+    let squatter = std::net::TcpListener::bind(("127.0.0.1", port)).expect("take the port");
+    squatter.set_nonblocking(true).expect("non-blocking");
+
+    for (cmd, args) in [
+        ("post_changes", json!({"seqs": null})),
+        ("refresh", json!({})),
+        ("sign_in", json!({"username": "demo", "password": "demo"})),
+    ] {
+        let e = h.err(cmd, args);
+        assert_eq!(e["code"], "offline", "{cmd}: {e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("the local sandbox is stopped; start it to post"),
+            "{cmd}: {e}"
+        );
+    }
+    let snap = h.snapshot();
+    assert_eq!(snap["online"], false, "{snap}");
+    assert_eq!(snap["posting"], false, "{snap}");
+    assert_eq!(snap["pendingCount"], 1, "{snap}");
+    std::thread::sleep(Duration::from_millis(300));
+    match squatter.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        Ok((_, from)) => panic!("a connection from {from} reached the stopped sandbox's port"),
+        Err(e) => panic!("accept: {e}"),
+    }
+    // The sign-in of the sandbox's own demo account stays for its restart.
+    assert!(keyring_holds_session(&base, "demo", false));
+    drop(squatter);
+
+    let snap = h.ok("set_sandbox_running", json!({"running": true}));
+    assert_eq!(snap["sandbox"], "running", "{snap}");
+    assert_eq!(snap["online"], true, "{snap}");
+    let report = h.post_all();
+    assert_eq!(report["applied"], 1, "{report}");
+    let on_server = sandbox_get(&base, "v1/advertiser");
+    assert_eq!(
+        count_named(&on_server, "Posted after the restart"),
+        1,
+        "{on_server}"
+    );
+    h.close();
+}
+
+/// A post that cannot reach the service says so at once (`SyncFinished.unreachable`,
+/// nothing failed, the change waits `pending`, `AppSnapshot.postWaiting`), and posting
+/// resumes by itself once the service is back: a second `SyncFinished` arrives without
+/// another `post_changes`, and the service holds the change exactly once.
+#[test]
+fn a_post_that_cannot_reach_the_service_says_so_and_resumes_when_it_is_back() {
+    use flightdeck_sandbox::{Config, Sandbox, Seed};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    let remote = Sandbox::open(&Config {
+        seed: Seed::Demo,
+        ..Config::default()
+    })
+    .expect("open a second sandbox");
+    let running = tauri::async_runtime::block_on(
+        remote
+            .clone()
+            .spawn("127.0.0.1:0".parse().expect("an address")),
+    )
+    .expect("serve it");
+    let addr = running.addr;
+    let url = format!("{}/", running.base_url());
+    h.ok("add_profile", json!({"name": "Remote", "baseUrl": url}));
+    h.sign_in_demo();
+    h.refresh();
+    let agency = demo_agency_id(&h);
+    h.ok(
+        "save_advertiser",
+        json!({"target": null, "value": new_advertiser("Posted once it is back", &agency)}),
+    );
+    tauri::async_runtime::block_on(running.stop()).expect("stop it");
+
+    let finished = h.on_sync_finished();
+    assert_eq!(h.ok("post_changes", json!({"seqs": null})), Value::Null);
+    let report = finished
+        .recv_timeout(POST_TIMEOUT)
+        .expect("SyncFinished arrives");
+    let why = report["unreachable"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.contains("could not reach"), "{report}");
+    for k in ["applied", "failed", "needsReview", "conflicts"] {
+        assert_eq!(report[k], 0, "{k}: {report}");
+    }
+    assert_eq!(report["unsent"], 1, "{report}");
+    assert_eq!(report["stopped"], Value::Null, "{report}");
+    let snap = h.snapshot();
+    assert_eq!(snap["postWaiting"], json!(why), "{snap}");
+    let pending = h.pending();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0]["status"], "pending", "{pending:?}");
+
+    // Back on the same address: posting resumes with nobody pressing Post.
+    let running = tauri::async_runtime::block_on(remote.clone().spawn(addr)).expect("serve again");
+    let report = finished
+        .recv_timeout(POST_TIMEOUT)
+        .expect("the post resumes by itself");
+    assert_eq!(report["applied"], 1, "{report}");
+    assert_eq!(report["unreachable"], Value::Null, "{report}");
+    let snap = h.snapshot();
+    assert_eq!(snap["postWaiting"], Value::Null, "{snap}");
+    assert_eq!(snap["pendingCount"], 0, "{snap}");
+    let on_server = sandbox_get(&url, "v1/advertiser");
+    assert_eq!(
+        count_named(&on_server, "Posted once it is back"),
+        1,
+        "{on_server}"
+    );
+    h.close();
+    let _ = tauri::async_runtime::block_on(running.stop());
 }

@@ -152,7 +152,9 @@ export const commands = {
 	/**
 	 *  Starts posting in the background: all pending changes, or `seqs` and what they
 	 *  depend on. Progress arrives as `SyncProgress` events, the end as `SyncFinished`.
-	 *  Editing stays possible meanwhile (posting has its own workspace connection).
+	 *  Editing stays possible meanwhile (posting has its own workspace connection). When the
+	 *  service cannot be reached, the post stops at once (`SyncFinished.unreachable`), the
+	 *  changes wait, and posting resumes by itself once the service answers again.
 	 */
 	postChanges: (seqs: number[] | null) => typedError<null, AppError>(__TAURI_INVOKE("post_changes", { seqs })),
 	/**  "Edit N selected": previews, or applies as one undo step. */
@@ -370,6 +372,11 @@ export type AppSnapshot = {
 	pendingCount: number,
 	/**  A post is running. */
 	posting: boolean,
+	/**
+	 *  Why posting waits: the last post could not reach the service. The changes wait
+	 *  (none failed), and posting resumes by itself once the service answers.
+	 */
+	postWaiting: string | null,
 	/**
 	 *  Why the last account is not signed in after a start (the OS keyring was locked
 	 *  or missing), for the sign-in screen.
@@ -1534,8 +1541,14 @@ export type SyncFinished = {
 	held: number,
 	/**  Not settled (offline, transient failures); posted next time. */
 	unsent: number,
-	/**  Why the post stopped early, if it did. */
+	/**  Why the post stopped early (sign-in, permission), if it did. */
 	stopped: string | null,
+	/**
+	 *  Set when the service could not be reached: the post stopped at once, nothing
+	 *  failed for it, the changes wait, and posting resumes by itself once the service
+	 *  answers (see `AppSnapshot.postWaiting`).
+	 */
+	unreachable: string | null,
 };
 
 /**  A post's progress, after each change settles. */

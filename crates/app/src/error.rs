@@ -19,6 +19,12 @@ pub enum Error {
     /// Nobody is signed in on the active profile; pending work is kept.
     #[error("{0}")]
     SignInRequired(String),
+    /// The app's local sandbox is stopped: nothing is sent to its address until it is
+    /// started again.
+    #[error(
+        "the local sandbox is stopped; start it to post, download or sign in (pending changes are kept)"
+    )]
+    SandboxStopped,
     /// Settings or the data directory could not be read or written.
     #[error("{0}")]
     Storage(String),

@@ -2,9 +2,11 @@
 //! carries, so neither host re-derives labels or markers.
 
 use flightdeck_model::FieldError;
+use flightdeck_model::MessageLevel;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Kind, Op};
 use flightdeck_offline::diff::FieldDiff;
 use flightdeck_offline::merge::FieldConflict;
+use flightdeck_offline::sync;
 use flightdeck_offline::workspace::{ChangeMessage, Marker, PendingRef, Pick, Review, Workspace};
 use serde::Serialize;
 
@@ -52,6 +54,29 @@ pub fn marker_of(status: ChangeStatus, op: Op) -> Marker {
     )
 }
 
+/// What a `Sending` change waits for, in the buyer's words: its request left and no
+/// answer was recorded (it is in flight, or its answer was lost). The post settles it by
+/// itself; the buyer need not press Post again.
+fn in_flight_note(kind: Kind, op: Op) -> ChangeMessage {
+    let message = if op == Op::Create && kind.lost_create_lookup() {
+        "sent, with no answer recorded yet: Flightdeck checks whether the ad platform has it, \
+         and sends it again only once a late arrival is ruled out (twice the request timeout \
+         after it was sent); the post does this by itself, no need to press Post again"
+    } else if op == Op::Create || op == Op::AudienceData {
+        "sent, with no answer recorded yet; the ad platform offers no way to look it up, so \
+         if no answer comes the next post asks you to check it on the ad platform"
+    } else {
+        "sent, with no answer recorded yet; sending it again is harmless, and the post does \
+         so by itself if no answer comes"
+    };
+    ChangeMessage {
+        level: MessageLevel::Info,
+        code: sync::LOOKUP_WAIT_CODE.to_owned(),
+        message: message.to_owned(),
+        field: None,
+    }
+}
+
 /// A row's label: its name, or its kind and key when it has none.
 pub fn label(name: Option<&str>, target: &EntityRef) -> String {
     match name {
@@ -66,7 +91,12 @@ fn view(ws: &Workspace, r: &PendingRef) -> Result<Option<ChangeView>> {
         return Ok(None);
     };
     let diff = ws.pending_diff(c.seq)?;
-    let messages = ws.change_messages(c.seq)?;
+    let mut messages = ws.change_messages(c.seq)?;
+    if c.status == ChangeStatus::Sending
+        && !messages.iter().any(|m| m.code == sync::LOOKUP_WAIT_CODE)
+    {
+        messages.push(in_flight_note(c.target.kind, c.op));
+    }
     let conflicts = if c.status == ChangeStatus::Conflict {
         ws.conflicts(c.seq)?
     } else {

@@ -3,11 +3,22 @@
 //! Locks are short: the workspace mutex is held only for one local read or write, never
 //! across a network call. Downloads and posting open their own connection to the same
 //! workspace file (SQLite WAL), so editing stays possible while they run.
+//!
+//! A post that finds the service unreachable stops at once and leaves its changes
+//! waiting; [`Account::await_resume`] watches for the service to come back (a cheap
+//! probe with backoff) and hands a host the guard to post again with.
+//!
+//! While the app's embedded sandbox is stopped, its profile sends nothing to its
+//! address (another program may listen there): the session is dropped from memory, a
+//! running post or download ends, and [`Account::require_signed`] refuses with
+//! [`Error::SandboxStopped`] until [`Core::embedded_started`] restores the session from
+//! the keyring.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
 
 use flightdeck_client::auth::{PartnerAuth, PendingAuthorization, PkceMethod};
 use flightdeck_client::session::Session;
@@ -18,7 +29,7 @@ use flightdeck_offline::sync;
 use flightdeck_offline::workspace::{Progress, PullOptions, PullReport, PullScope, Workspace};
 
 use crate::paths::{self, anonymous_workspace_file, workspace_file, workspaces_dir};
-use crate::profiles::{Profiles, StoredProfile};
+use crate::profiles::{LastAccount, Profiles, StoredProfile};
 use crate::query::{Row, TableQuery, Tables, Window};
 use crate::{Error, Result};
 
@@ -100,6 +111,20 @@ pub struct Account {
     /// missing keyring), until someone signs in.
     restore_problem: Mutex<Option<String>>,
     posting: Arc<AtomicBool>,
+    /// Why posting waits: the last post stopped because the service could not be
+    /// reached. Cleared once a post reaches it.
+    waiting: Mutex<Option<String>>,
+    /// Someone waits in [`Account::await_resume`].
+    resuming: AtomicBool,
+    /// Wakes [`Account::await_resume`] early (the embedded sandbox started).
+    wake: tokio::sync::Notify,
+    /// Bumped to end a running post or download at once (the embedded sandbox stops).
+    halt: tokio::sync::watch::Sender<u64>,
+    /// Shared with the [`Core`] on the embedded profile: set while its sandbox is stopped.
+    sandbox_stopped: Option<Arc<AtomicBool>>,
+    /// The account whose session was dropped when the embedded sandbox stopped; its
+    /// sign-in is restored from the keyring when the sandbox starts again.
+    parked: Mutex<Option<LastAccount>>,
     /// The service answered the last probe.
     pub online: AtomicBool,
     /// The table indexes of the workspace in use.
@@ -118,6 +143,23 @@ impl Drop for PostingGuard {
         self.0.store(false, Ordering::SeqCst);
     }
 }
+
+/// Clears its flag when dropped.
+struct FlagGuard<'a>(&'a AtomicBool);
+
+impl Drop for FlagGuard<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// The first wait of [`Account::await_resume`] between probes; it doubles up to
+/// [`RESUME_MAX_WAIT`].
+const RESUME_FIRST_WAIT: Duration = Duration::from_secs(1);
+/// The longest wait between two probes while a post waits for the service.
+const RESUME_MAX_WAIT: Duration = Duration::from_secs(15);
+/// How long a probe waits for any answer.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The embedded sandbox moved from `before` to `now` (its port was taken): its current
 /// account's keyring entries (filed per address) move with it, so the sign-in is
@@ -156,7 +198,12 @@ fn unavailable() -> Error {
 }
 
 impl Account {
-    fn open(dir: &Path, profile: StoredProfile, warm: bool) -> Result<Account> {
+    fn open(
+        dir: &Path,
+        profile: StoredProfile,
+        warm: bool,
+        sandbox_stopped: Option<Arc<AtomicBool>>,
+    ) -> Result<Account> {
         let config = profile.client_config()?;
         let workspaces = workspaces_dir(dir);
         paths::create_private_dir(&workspaces)?;
@@ -173,6 +220,12 @@ impl Account {
             partner: Mutex::new(None),
             restore_problem: Mutex::new(None),
             posting: Arc::new(AtomicBool::new(false)),
+            waiting: Mutex::new(None),
+            resuming: AtomicBool::new(false),
+            wake: tokio::sync::Notify::new(),
+            halt: tokio::sync::watch::Sender::new(0),
+            sandbox_stopped,
+            parked: Mutex::new(None),
             online: AtomicBool::new(false),
             tables: Tables::default(),
             warm,
@@ -223,8 +276,12 @@ impl Account {
         self.signed.read().ok().and_then(|s| s.clone())
     }
 
-    /// The session, or the error that sends the buyer to sign in.
+    /// The session, or the error that sends the buyer to sign in; while the embedded
+    /// sandbox is stopped, [`Error::SandboxStopped`]: nothing goes to its address.
     pub fn require_signed(&self) -> Result<Signed> {
+        if self.sandbox_is_stopped() {
+            return Err(Error::SandboxStopped);
+        }
         self.signed().ok_or_else(|| {
             Error::SignInRequired(format!(
                 "sign in to {} to talk to the ad platform; your pending changes are kept",
@@ -233,12 +290,36 @@ impl Account {
         })
     }
 
+    /// Who is signed in, as the shell shows it: the account and whether it is a data
+    /// partner. Also while the embedded sandbox is stopped, when the session itself is
+    /// not held (it is restored from the keyring when the sandbox starts).
+    pub fn signed_in_as(&self) -> Option<LastAccount> {
+        if let Some(s) = self.signed() {
+            return Some(LastAccount {
+                account: s.session.account().to_owned(),
+                partner: s.partner,
+            });
+        }
+        self.parked.lock().ok().and_then(|p| p.clone())
+    }
+
+    /// This is the embedded profile and its sandbox is stopped.
+    pub fn sandbox_is_stopped(&self) -> bool {
+        self.sandbox_stopped
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    }
+
     fn set_signed(&self, signed: Option<Signed>) {
         // Once someone signs in, why the start could not restore the sign-in is old news,
         // also after they sign out again.
         if signed.is_some()
             && let Ok(mut p) = self.restore_problem.lock()
         {
+            *p = None;
+        }
+        // A sign-in or sign-out settles who the account is; nothing parked remains.
+        if let Ok(mut p) = self.parked.lock() {
             *p = None;
         }
         if let Ok(mut s) = self.signed.write() {
@@ -268,6 +349,13 @@ impl Account {
             return Ok(());
         };
         self.use_account(&last.account, last.partner)?;
+        if self.sandbox_is_stopped() {
+            // No session for a stopped sandbox's address: restored when it starts.
+            if let Ok(mut p) = self.parked.lock() {
+                *p = Some(last.clone());
+            }
+            return Ok(());
+        }
         let store = self.token_store(&last.account, last.partner);
         match Session::restore(&self.config, store).await {
             Ok(Some(session)) => {
@@ -309,6 +397,129 @@ impl Account {
     /// A post is running.
     pub fn is_posting(&self) -> bool {
         self.posting.load(Ordering::SeqCst)
+    }
+
+    /// Why posting waits: the last post stopped because the service could not be
+    /// reached (its reason), until a post reaches it. Changes wait meanwhile, none failed.
+    pub fn post_waiting(&self) -> Option<String> {
+        self.waiting.lock().ok().and_then(|w| w.clone())
+    }
+
+    fn set_waiting(&self, why: Option<String>) {
+        if let Ok(mut w) = self.waiting.lock() {
+            *w = why;
+        }
+    }
+
+    /// Nothing is to be resumed any more (the profile is left, the buyer signed out).
+    pub fn cancel_resume(&self) {
+        self.set_waiting(None);
+        self.wake.notify_one();
+    }
+
+    /// Whether the service answers now: any HTTP answer counts; a failure to connect,
+    /// or no answer within 2 s, does not. Sends no credentials, and nothing at all while
+    /// the embedded sandbox is stopped.
+    pub async fn probe(&self) -> bool {
+        if self.sandbox_is_stopped() {
+            return false;
+        }
+        let Ok(http) = self.config.http_client() else {
+            return false;
+        };
+        http.get(self.config.base_url.clone())
+            .timeout(PROBE_TIMEOUT)
+            .send()
+            .await
+            .is_ok()
+    }
+
+    /// After a post stopped because the service could not be reached: waits until it
+    /// answers again (a probe after 1 s, then twice as long each time up to 15 s; while
+    /// the embedded sandbox is stopped, no probe at all until it starts), then returns
+    /// the guard to post with, so changes post again without the buyer pressing Post.
+    /// `None` when there is nothing to resume (a post reached the service meanwhile,
+    /// nothing is pending, nobody is signed in), when a post is running already (it
+    /// settles what waits), or when another caller already waits here.
+    pub async fn await_resume(&self) -> Option<PostingGuard> {
+        if self.resuming.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        let _waiting_here = FlagGuard(&self.resuming);
+        let mut wait = RESUME_FIRST_WAIT;
+        loop {
+            self.post_waiting()?;
+            if self.pending_count().map_or(true, |n| n == 0) {
+                self.set_waiting(None);
+                return None;
+            }
+            self.signed_in_as()?;
+            let stopped = self.sandbox_is_stopped();
+            if !stopped && self.probe().await {
+                tracing::info!("the service answers again; posting resumes");
+                return self.begin_posting().ok();
+            }
+            // A stopped sandbox comes back only when started, which wakes this.
+            let sleep = if stopped {
+                Duration::from_secs(3_600)
+            } else {
+                wait
+            };
+            tokio::select! {
+                () = tokio::time::sleep(sleep) => {}
+                () = self.wake.notified() => {}
+            }
+            if !stopped {
+                wait = wait.saturating_mul(2).min(RESUME_MAX_WAIT);
+            }
+        }
+    }
+
+    /// The embedded sandbox stops: a running post or download ends at once (what was in
+    /// flight stays `Sending`, looked up by the next post), and the session is dropped
+    /// from memory, so no token (nor the password a renewal sends) can reach whatever
+    /// listens on its port next. The keyring keeps the sign-in for
+    /// [`Account::sandbox_started`].
+    fn sandbox_stopping(&self) {
+        self.halt.send_modify(|n| *n = n.wrapping_add(1));
+        let taken = self.signed.write().ok().and_then(|mut s| s.take());
+        if let Some(s) = taken
+            && let Ok(mut p) = self.parked.lock()
+        {
+            *p = Some(LastAccount {
+                account: s.session.account().to_owned(),
+                partner: s.partner,
+            });
+        }
+    }
+
+    /// The embedded sandbox started again: the parked sign-in comes back from the
+    /// keyring, and a post waiting for the sandbox goes on.
+    async fn sandbox_started(&self) {
+        let parked = self.parked.lock().ok().and_then(|p| p.clone());
+        if let Some(last) = parked {
+            let store = self.token_store(&last.account, last.partner);
+            match Session::restore(&self.config, store).await {
+                Ok(Some(session)) => match signed(&self.config, session, last.partner) {
+                    Ok(s) => self.set_signed(Some(s)),
+                    Err(e) => tracing::warn!(error = %e, "the sign-in could not be restored"),
+                },
+                // Signed out meanwhile (the other host): the buyer signs in again.
+                Ok(None) => self.set_signed(None),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the sign-in could not be restored");
+                    if let Ok(mut p) = self.restore_problem.lock() {
+                        *p = Some(format!(
+                            "The sign-in of {} could not be read back from the OS keyring ({e}). \
+                             Sign in again once the keyring works; pending changes are kept.",
+                            last.account
+                        ));
+                    }
+                    self.set_signed(None);
+                }
+            }
+        }
+        self.wake.notify_one();
     }
 
     /// Records the probe's result; true when it changed.
@@ -382,24 +593,41 @@ impl Account {
     /// once, on a connection of its own so editing goes on meanwhile. `guard` (from
     /// [`Account::begin_posting`]) is held until the post ends, so a host can mark the
     /// post as running before it hands the work to a task.
+    ///
+    /// When the service cannot be reached the push stops at once
+    /// ([`sync::PushReport::unreachable`]) and the account remembers why
+    /// ([`Account::post_waiting`]) for [`Account::await_resume`]. A post the embedded
+    /// sandbox's stop ends is [`Error::SandboxStopped`], and waits for it the same way.
     pub async fn post(
         self: &Arc<Self>,
         guard: PostingGuard,
         only: Option<BTreeSet<i64>>,
         progress: impl FnMut(sync::PushProgress) + Send,
     ) -> Result<sync::PushReport> {
+        // Watched from before the session is read, so a stop in between ends the post.
+        let mut halt = self.halt.subscribe();
         let signed = self.require_signed()?;
         let mut ws = self.open_workspace()?;
         let options = sync::PushOptions {
             only,
             ..sync::PushOptions::default()
         };
-        let report = sync::push(&mut ws, &signed.client, &options, progress).await;
+        let report = tokio::select! {
+            r = sync::push(&mut ws, &signed.client, &options, progress) => r.map_err(Error::from),
+            // Dropping the push loses nothing: what was in flight stays `Sending`.
+            _ = halt.changed() => Err(Error::SandboxStopped),
+        };
+        drop(signed);
+        match &report {
+            Ok(r) => self.set_waiting(r.unreachable.clone()),
+            Err(Error::SandboxStopped) => self.set_waiting(Some(Error::SandboxStopped.to_string())),
+            Err(_) => {}
+        }
         // Applied changes rewrote rows and swapped draft keys for ids.
         self.tables.clear();
         self.warm_tables();
         drop(guard);
-        Ok(report?)
+        report
     }
 
     /// Downloads the account into the workspace, on a connection of its own; what it may
@@ -410,14 +638,19 @@ impl Account {
         scope: PullScope,
         progress: impl FnMut(Progress) + Send,
     ) -> Result<PullReport> {
+        let mut halt = self.halt.subscribe();
         let signed = self.require_signed()?;
         let mut ws = self.open_workspace()?;
-        let report = ws
-            .pull_with(&signed.client, scope, signed.pull_options(), progress)
-            .await;
+        let report = tokio::select! {
+            r = ws.pull_with(&signed.client, scope, signed.pull_options(), progress) => {
+                r.map_err(Error::from)
+            }
+            _ = halt.changed() => Err(Error::SandboxStopped),
+        };
+        drop(signed);
         self.tables.clear();
         self.warm_tables();
-        Ok(report?)
+        report
     }
 }
 
@@ -450,6 +683,9 @@ pub struct Core {
     warm: bool,
     profiles: Mutex<Profiles>,
     active: RwLock<Arc<Account>>,
+    /// Set while the app's embedded sandbox is stopped; shared with the embedded
+    /// profile's account.
+    sandbox_stopped: Arc<AtomicBool>,
 }
 
 impl Core {
@@ -487,12 +723,14 @@ impl Core {
         if let Some((before, url)) = moved {
             move_embedded_sign_in(&file, &before, url);
         }
-        let active = activate(dir, &file, &id, options.warm_tables).await?;
+        let sandbox_stopped = Arc::new(AtomicBool::new(false));
+        let active = activate(dir, &file, &id, options.warm_tables, &sandbox_stopped).await?;
         Ok(Core {
             dir: dir.to_owned(),
             warm: options.warm_tables,
             profiles: Mutex::new(file),
             active: RwLock::new(active),
+            sandbox_stopped,
         })
     }
 
@@ -542,8 +780,10 @@ impl Core {
             file.write(&self.dir)?;
             file.clone()
         };
-        let active = activate(&self.dir, &file, id, self.warm).await?;
+        let active = activate(&self.dir, &file, id, self.warm, &self.sandbox_stopped).await?;
         if let Ok(mut a) = self.active.write() {
+            // The profile left posts nothing more by itself.
+            a.cancel_resume();
             *a = active;
         }
         Ok(())
@@ -561,6 +801,10 @@ impl Core {
             return Err(Error::invalid("password", "REQUIRED", "is required"));
         }
         let active = self.active()?;
+        // The password would go to whatever listens on a stopped sandbox's port.
+        if active.sandbox_is_stopped() {
+            return Err(Error::SandboxStopped);
+        }
         let store = active.token_store(username, false);
         let session = Session::user(&active.config, username, password, Some(store)).await?;
         active.use_account(username, false)?;
@@ -586,6 +830,9 @@ impl Core {
             return Err(Error::invalid("clientSecret", "REQUIRED", "is required"));
         }
         let active = self.active()?;
+        if active.sandbox_is_stopped() {
+            return Err(Error::SandboxStopped);
+        }
         let auth = PartnerAuth::new(&active.config, client_id, client_secret, redirect)?;
         let pending = auth.begin(PkceMethod::S256);
         let url = pending.authorize_url().clone();
@@ -641,6 +888,10 @@ impl Core {
         let (Some(PendingPartner { auth, pending }), Some(redirect)) = (taken, parsed) else {
             return Ok(PartnerCallback::NoneWaiting);
         };
+        // The code exchange sends the client secret: never to a stopped sandbox's port.
+        if active.sandbox_is_stopped() {
+            return Err(Error::SandboxStopped);
+        }
         let tokens = auth.finish(&pending, &redirect).await?;
         let client_id = auth.client_id().to_owned();
         let store = active.token_store(&client_id, true);
@@ -657,9 +908,11 @@ impl Core {
     /// changes the next start shows, and the keyring has no session left to restore.
     pub async fn sign_out(&self) -> Result<()> {
         let active = self.active()?;
+        active.cancel_resume();
+        let parked = active.parked.lock().ok().and_then(|p| p.clone());
         if let Some(s) = active.signed() {
             s.session.sign_out().await?;
-        } else if let Some(last) = &active.profile.last_account {
+        } else if let Some(last) = parked.as_ref().or(active.profile.last_account.as_ref()) {
             // Signed out elsewhere (the other host) or never restored: clear the keyring
             // entries all the same, so "signed out" means no token is left behind.
             active.token_store(&last.account, last.partner).clear()?;
@@ -678,15 +931,49 @@ impl Core {
     pub fn embedded_addr(&self) -> Result<Option<std::net::SocketAddr>> {
         Ok(self.lock_profiles()?.embedded_addr())
     }
+
+    /// The host is about to stop its embedded sandbox: from now on nothing is sent to
+    /// its address (another program could bind the port and take the token, or the
+    /// password on a renewal, and answer posts that never land). A running post or
+    /// download of the embedded profile ends, its session is dropped from memory, and
+    /// its requests are refused with [`Error::SandboxStopped`] until
+    /// [`Core::embedded_started`]. The keyring keeps the sign-in: it names this
+    /// sandbox's own account, and is read back when the sandbox starts.
+    pub fn embedded_stopping(&self) -> Result<()> {
+        self.sandbox_stopped.store(true, Ordering::SeqCst);
+        let active = self.active()?;
+        if active.profile.embedded {
+            active.sandbox_stopping();
+        }
+        Ok(())
+    }
+
+    /// The embedded sandbox serves again (on the same address): its sign-in is
+    /// restored from the keyring, and a post waiting for it resumes.
+    pub async fn embedded_started(&self) -> Result<()> {
+        self.sandbox_stopped.store(false, Ordering::SeqCst);
+        let active = self.active()?;
+        if active.profile.embedded {
+            active.sandbox_started().await;
+        }
+        Ok(())
+    }
 }
 
-async fn activate(dir: &Path, file: &Profiles, id: &str, warm: bool) -> Result<Arc<Account>> {
+async fn activate(
+    dir: &Path,
+    file: &Profiles,
+    id: &str,
+    warm: bool,
+    sandbox_stopped: &Arc<AtomicBool>,
+) -> Result<Arc<Account>> {
     let profile = file
         .get(id)
         .or_else(|| file.profiles.first())
         .cloned()
         .ok_or_else(|| Error::State("no profile is saved".into()))?;
-    let account = Account::open(dir, profile, warm)?;
+    let stopped = profile.embedded.then(|| Arc::clone(sandbox_stopped));
+    let account = Account::open(dir, profile, warm, stopped)?;
     // A keyring that cannot give the session back is not fatal: the buyer signs in again.
     let _ = account.restore().await;
     let account = Arc::new(account);

@@ -312,3 +312,45 @@ async fn pending_changes_come_in_windows_and_filter_by_name_kind_or_status() {
     let none = flightdeck_core::pending::window(&ws, &query("campaign", None, 0, 10)).unwrap();
     assert_eq!(none.total, 0, "only ad orders are pending");
 }
+
+/// A change left `Sending` (its request left, no answer recorded) says in its row what
+/// the post waits for, and that the buyer need not press Post again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sending_change_says_what_the_post_waits_for() {
+    let (_dir, mut ws, campaign) = downloaded().await;
+    let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
+    let order = ws
+        .create_ad_order(
+            &parent,
+            serde_json::from_value(testing::ad_order_body(campaign, 900, 0)).unwrap(),
+        )
+        .unwrap();
+    let seq = ws
+        .pending()
+        .unwrap()
+        .into_iter()
+        .find(|c| c.target == order)
+        .unwrap()
+        .seq;
+    let before = flightdeck_core::pending::window(&ws, &query("", None, 0, 10)).unwrap();
+    assert!(before.rows[0].messages.is_empty(), "{:?}", before.rows[0]);
+
+    ws.mark_sending(seq, Some("fd-00000000000000aa")).unwrap();
+    let w = flightdeck_core::pending::window(&ws, &query("", None, 0, 10)).unwrap();
+    let row = &w.rows[0];
+    assert_eq!(row.seq, seq);
+    let note = row
+        .messages
+        .iter()
+        .find(|m| m.code == flightdeck_offline::sync::LOOKUP_WAIT_CODE)
+        .unwrap_or_else(|| panic!("no note: {row:?}"));
+    assert!(
+        note.message
+            .contains("checks whether the ad platform has it"),
+        "{note:?}"
+    );
+    assert!(
+        note.message.contains("no need to press Post again"),
+        "{note:?}"
+    );
+}

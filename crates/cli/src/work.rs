@@ -406,6 +406,12 @@ pub async fn push(
         if let Some(why) = &report.stopped {
             println!("stopped: {why}");
         }
+        if let Some(why) = &report.unreachable {
+            println!(
+                "not posted: the ad platform cannot be reached ({why}); nothing failed, every \
+                 change waits: run `flightdeck push` again once it is back"
+            );
+        }
     }
     if report.is_complete() {
         Ok(())

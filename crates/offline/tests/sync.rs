@@ -1205,3 +1205,131 @@ async fn a_push_that_dies_leaves_at_most_one_create_the_service_cannot_look_up()
         "ad orders go in parallel: {sending:?}"
     );
 }
+
+/// The service is gone (nothing listens on its port): the push says so at once instead
+/// of retrying change after change (its retries here would wait an hour), and fails
+/// nothing: every change waits, `Pending`. Once the service is back on the same address,
+/// the next push posts each change exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_service_stops_the_push_at_once_and_fails_nothing() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let adv = ws.create_advertiser(advertiser("Offline Co")).unwrap();
+    let camp = ws
+        .create_campaign(&adv, campaign("Offline campaign", true))
+        .unwrap();
+    ws.create_ad_order(&camp, order("Offline order")).unwrap();
+    ws.create_advertiser(advertiser("Offline Two")).unwrap();
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let mut mine: Advertiser = typed(ws.get(&acme).unwrap().unwrap().working);
+    mine.name = Some("Acme Outdoor (offline)".into());
+    ws.update_advertiser(&acme, mine).unwrap();
+    let planned = ws.pending().unwrap().len();
+    assert_eq!(planned, 5);
+
+    let Server { sandbox, running } = server;
+    let addr = running.addr;
+    running.stop().await.unwrap();
+    let patient = PushOptions {
+        retry: RetryPolicy {
+            max_attempts: 6,
+            base_delay: Duration::from_secs(3_600),
+            max_delay: Duration::from_secs(3_600),
+        },
+        ..options(8)
+    };
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        sync::push(&mut ws, &client, &patient, |_| {}),
+    )
+    .await
+    .expect("the push stops at once instead of retrying")
+    .unwrap();
+
+    let reason = report.unreachable.as_deref().expect("says unreachable");
+    assert!(reason.contains("could not reach"), "{reason}");
+    assert_eq!(report.stopped, None, "{report:#?}");
+    assert!(report.applied.is_empty(), "{report:#?}");
+    assert!(report.failed.is_empty(), "nothing fails: {report:#?}");
+    assert!(report.needs_review.is_empty(), "{report:#?}");
+    assert!(!report.is_complete());
+    let left = ws.pending().unwrap();
+    assert_eq!(left.len(), planned);
+    for c in &left {
+        assert_eq!(c.status, ChangeStatus::Pending, "{c:?}");
+    }
+
+    let running = sandbox.clone().spawn(addr).await.unwrap();
+    let server = Server { sandbox, running };
+    let report = push(&mut ws, &client, 8).await;
+    assert!(report.is_complete(), "{report:#?}");
+    assert_eq!(report.applied.len(), planned);
+    assert!(ws.pending().unwrap().is_empty());
+    // Over HTTP: each exactly once.
+    let advertisers = client.advertisers(None).await.unwrap().entity;
+    for name in ["Offline Co", "Offline Two", "Acme Outdoor (offline)"] {
+        let n = advertisers
+            .iter()
+            .filter(|a| a.name.as_deref() == Some(name))
+            .count();
+        assert_eq!(n, 1, "{name}");
+    }
+    let orders = client.all_ad_orders().await.unwrap().entity;
+    let n = orders
+        .iter()
+        .filter(|o| o.name.as_deref() == Some("Offline order"))
+        .count();
+    assert_eq!(n, 1);
+    assert_eq!(server.count("campaigns", "Offline campaign"), 1);
+}
+
+/// A create that may have landed (its push died between the commit and recording the
+/// answer) stays `Sending` when the service is gone at the next push: that push stops
+/// without failing it, and the one after, once the service is back, finds it instead of
+/// sending it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_in_doubt_stays_sending_while_the_service_is_gone_and_is_found_later() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let adv = ws
+        .create_advertiser(advertiser("Landed Then Gone"))
+        .unwrap();
+    let seq = seq_of(&ws, &adv);
+    let other = ws.create_advertiser(advertiser("Waiting Co")).unwrap();
+    let other_seq = seq_of(&ws, &other);
+    let reference = "fd-00000000feedf00d";
+    ws.mark_sending(seq, Some(reference)).unwrap();
+    let mut body = advertiser("Landed Then Gone");
+    body.external_advertiser_id = Some(reference.into());
+    #[allow(deprecated)]
+    client.advertiser_save(&body).await.unwrap();
+
+    let Server { sandbox, running } = server;
+    let addr = running.addr;
+    running.stop().await.unwrap();
+    let report = tokio::time::timeout(
+        Duration::from_secs(60),
+        sync::push(&mut ws, &client, &options(2), |_| {}),
+    )
+    .await
+    .expect("the push stops at once")
+    .unwrap();
+    assert!(report.unreachable.is_some(), "{report:#?}");
+    assert!(report.failed.is_empty() && report.needs_review.is_empty());
+    assert_eq!(status_of(&ws, seq), ChangeStatus::Sending, "still in doubt");
+    assert_eq!(status_of(&ws, other_seq), ChangeStatus::Pending);
+
+    let running = sandbox.clone().spawn(addr).await.unwrap();
+    let server = Server { sandbox, running };
+    let report = push(&mut ws, &client, 2).await;
+    assert!(report.is_complete(), "{report:#?}");
+    let found = report.applied.iter().find(|a| a.seq == seq).unwrap();
+    assert!(
+        found.messages.iter().any(|m| m.code == sync::FOUND_CODE),
+        "found, not sent again: {report:#?}"
+    );
+    assert_eq!(server.count("advertisers", "Landed Then Gone"), 1);
+    assert_eq!(server.count("advertisers", "Waiting Co"), 1);
+}

@@ -94,6 +94,9 @@ pub struct AppSnapshot {
     pub pending_count: u32,
     /// A post is running.
     pub posting: bool,
+    /// Why posting waits: the last post could not reach the service. The changes wait
+    /// (none failed), and posting resumes by itself once the service answers.
+    pub post_waiting: Option<String>,
     /// Why the last account is not signed in after a start (the OS keyring was locked
     /// or missing), for the sign-in screen.
     pub notice: Option<String>,
@@ -129,8 +132,12 @@ pub struct SyncFinished {
     pub held: u32,
     /// Not settled (offline, transient failures); posted next time.
     pub unsent: u32,
-    /// Why the post stopped early, if it did.
+    /// Why the post stopped early (sign-in, permission), if it did.
     pub stopped: Option<String>,
+    /// Set when the service could not be reached: the post stopped at once, nothing
+    /// failed for it, the changes wait, and posting resumes by itself once the service
+    /// answers (see `AppSnapshot.postWaiting`).
+    pub unreachable: Option<String>,
 }
 
 /// A download's progress, after each listing and each batch of flight caps.
@@ -233,8 +240,8 @@ pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
         active: active_id,
     } = state.core().await?.profiles()?;
     let embedded = active.profile.embedded;
-    let session = active.signed().map(|s| SessionInfo {
-        account: s.session.account().to_owned(),
+    let session = active.signed_in_as().map(|s| SessionInfo {
+        account: s.account,
         kind: if s.partner {
             AccountType::Partner
         } else {
@@ -263,6 +270,7 @@ pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
         },
         pending_count: u32::try_from(pending_count).unwrap_or(u32::MAX),
         posting: active.is_posting(),
+        post_waiting: active.post_waiting(),
         notice: active.restore_problem(),
     })
 }

@@ -2,12 +2,15 @@
 //! resolve conflicts field by field.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
+use flightdeck_core::{Account, PostingGuard};
+use flightdeck_offline::sync::PushReport;
 use tauri::{AppHandle, Manager, Runtime, State};
 use tauri_specta::Event;
 
 use super::{SyncFinished, SyncProgress, WorkspaceChanged, announce, on_pool, on_session_error};
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::state::AppState;
 
 pub use flightdeck_core::pending::{ChangeView, CheckSummary, ConflictPick, ReviewView};
@@ -106,7 +109,9 @@ pub async fn settle_review<R: Runtime>(
 
 /// Starts posting in the background: all pending changes, or `seqs` and what they
 /// depend on. Progress arrives as `SyncProgress` events, the end as `SyncFinished`.
-/// Editing stays possible meanwhile (posting has its own workspace connection).
+/// Editing stays possible meanwhile (posting has its own workspace connection). When the
+/// service cannot be reached, the post stops at once (`SyncFinished.unreachable`), the
+/// changes wait, and posting resumes by itself once the service answers again.
 #[tauri::command]
 #[specta::specta]
 pub async fn post_changes<R: Runtime>(
@@ -119,49 +124,85 @@ pub async fn post_changes<R: Runtime>(
     let guard = active.begin_posting()?;
     announce(&app, &state).await;
     let only = seqs.map(|s| s.into_iter().collect::<BTreeSet<i64>>());
-    let task_app = app.clone();
     tauri::async_runtime::spawn(async move {
-        let progress_app = task_app.clone();
-        let result = active
-            .post(guard, only, move |p| {
-                let _ = SyncProgress {
-                    done: u32::try_from(p.done).unwrap_or(u32::MAX),
-                    total: u32::try_from(p.total).unwrap_or(u32::MAX),
-                    seq: p.seq,
-                    status: p.status,
-                }
-                .emit(&progress_app);
-            })
-            .await;
-        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        let finished = match result {
-            Ok(report) => SyncFinished {
-                applied: n(report.applied.len()),
-                failed: n(report.failed.len()),
-                needs_review: n(report.needs_review.len()),
-                conflicts: n(report.conflicts.len()),
-                held: n(report.held.len()),
-                unsent: n(report.unsent.len()),
-                stopped: report.stopped,
-            },
-            Err(e) => {
-                let e = on_session_error(&task_app, &active, e.into());
-                SyncFinished {
-                    applied: 0,
-                    failed: 0,
-                    needs_review: 0,
-                    conflicts: 0,
-                    held: 0,
-                    unsent: 0,
-                    stopped: Some(e.message),
-                }
-            }
-        };
-        let _ = finished.emit(&task_app);
-        let _ = WorkspaceChanged::everything().emit(&task_app);
-        if let Some(state) = task_app.try_state::<AppState>() {
-            announce(&task_app, &state).await;
-        }
+        run_post(&app, &active, guard, only.clone()).await;
+        resume_when_back(&app, &active, only).await;
     });
     Ok(())
+}
+
+/// While posting waits for the service (the last post could not reach it), posts again
+/// as soon as it answers ([`Account::await_resume`]), with the events of any post.
+pub async fn resume_when_back<R: Runtime>(
+    app: &AppHandle<R>,
+    active: &Arc<Account>,
+    only: Option<BTreeSet<i64>>,
+) {
+    while let Some(guard) = active.await_resume().await {
+        run_post(app, active, guard, only.clone()).await;
+    }
+}
+
+/// One post: progress as `SyncProgress`, the end as `SyncFinished`, then the views and
+/// the shell refresh.
+async fn run_post<R: Runtime>(
+    app: &AppHandle<R>,
+    active: &Arc<Account>,
+    guard: PostingGuard,
+    only: Option<BTreeSet<i64>>,
+) {
+    let progress_app = app.clone();
+    let result = active
+        .post(guard, only, move |p| {
+            let _ = SyncProgress {
+                done: u32::try_from(p.done).unwrap_or(u32::MAX),
+                total: u32::try_from(p.total).unwrap_or(u32::MAX),
+                seq: p.seq,
+                status: p.status,
+            }
+            .emit(&progress_app);
+        })
+        .await;
+    let _ = finished(app, active, result).emit(app);
+    let _ = WorkspaceChanged::everything().emit(app);
+    if let Some(state) = app.try_state::<AppState>() {
+        announce(app, &state).await;
+    }
+}
+
+/// How a post ended, as the UI hears it.
+fn finished<R: Runtime>(
+    app: &AppHandle<R>,
+    active: &Arc<Account>,
+    result: flightdeck_core::Result<PushReport>,
+) -> SyncFinished {
+    let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+    match result {
+        Ok(report) => SyncFinished {
+            applied: n(report.applied.len()),
+            failed: n(report.failed.len()),
+            needs_review: n(report.needs_review.len()),
+            conflicts: n(report.conflicts.len()),
+            held: n(report.held.len()),
+            unsent: n(report.unsent.len()),
+            stopped: report.stopped,
+            unreachable: report.unreachable,
+        },
+        Err(e) => {
+            let e = on_session_error(app, active, e.into());
+            // Offline (the local sandbox stopped mid-post): the changes wait, as when
+            // the service cannot be reached.
+            let offline = e.code == ErrorCode::Offline;
+            SyncFinished {
+                applied: 0,
+                failed: 0,
+                needs_review: 0,
+                conflicts: 0,
+                held: 0,
+                unsent: 0,
+                stopped: (!offline).then(|| e.message.clone()),
+                unreachable: offline.then_some(e.message),
+            }
+        }
+    }
 }

@@ -324,3 +324,46 @@ describe("pending changes view", () => {
     expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("Checked 2 changes: no problems.");
   });
 });
+
+describe("posting while the ad platform cannot be reached", () => {
+  beforeEach(() => {
+    vi.clearAllMocks();
+    clearToasts();
+  });
+
+  const reason = "could not reach the ad platform; check your network connection and try again";
+
+  it("says so at once, with the reason, and that the changes wait and posting resumes", async () => {
+    commands.queryPendingChanges.mockImplementation(tableOf([plain], searchText));
+    const waiting = { ...SIGNED_IN, pendingCount: 3, online: false, postWaiting: reason };
+    commands.appSnapshot.mockReturnValue(ok(waiting));
+    const { container } = renderScreen(3);
+    await settle();
+    expect(container.querySelector('[data-banner="post-waiting"]')).toBeNull();
+
+    await act(async () => {
+      events.syncFinished.emit({ applied: 0, failed: 0, needsReview: 0, conflicts: 0, held: 2, unsent: 1, stopped: null, unreachable: reason });
+    });
+    await settle();
+    const toastText = container.querySelector('[data-toast="error"]')?.textContent ?? "";
+    expect(toastText).toContain("cannot be reached");
+    expect(toastText).toContain(reason);
+    expect(toastText).toContain("3 changes wait, none failed");
+    const banner = container.querySelector('[data-banner="post-waiting"]');
+    expect(banner?.getAttribute("role")).toBe("alert");
+    expect(banner?.querySelector('[data-field="reason"]')?.textContent).toContain("Could not reach the ad platform");
+    expect(banner?.textContent).toContain("3 changes wait, none failed: posting resumes by itself");
+    // Post stays available to try at once.
+    expect(button(container, "post-all").disabled).toBe(false);
+
+    // The service is back and the resumed post went through: the banner goes.
+    commands.appSnapshot.mockReturnValue(ok({ ...SIGNED_IN, pendingCount: 0 }));
+    await act(async () => {
+      events.syncFinished.emit({ applied: 3, failed: 0, needsReview: 0, conflicts: 0, held: 0, unsent: 0, stopped: null, unreachable: null });
+    });
+    await settle();
+    expect(container.querySelector('[data-banner="post-waiting"]')).toBeNull();
+    expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("3 applied");
+    commands.appSnapshot.mockReturnValue(ok(SIGNED_IN));
+  });
+});

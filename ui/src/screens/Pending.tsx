@@ -324,6 +324,26 @@ function PendingActions({ count, selection, selected, busy, onCheck, onDiscard, 
 }
 
 /**
+ * Says, while it lasts, that posting waits for the ad platform: the last post could not
+ * reach it (the reason is the Rust side's), the changes wait and none failed, and posting
+ * goes on by itself once the platform answers. Post stays there to try again at once.
+ */
+export function PostWaitingBanner() {
+  const { snapshot } = useSession();
+  const { pendingCount, posting } = useSync();
+  const why = snapshot.postWaiting;
+  if (!why || pendingCount === 0) return null;
+  return (
+    <div className="post-waiting-banner" role="alert" data-banner="post-waiting">
+      <strong>Not posted: the ad platform cannot be reached.</strong> <span data-field="reason">{capitalized(why)}.</span>{" "}
+      {posting
+        ? "Posting again now…"
+        : `${plural(pendingCount, "change")} ${pendingCount === 1 ? "waits" : "wait"}, none failed: posting resumes by itself once the ad platform answers, or press Post all to try now.`}
+    </div>
+  );
+}
+
+/**
  * The review of the pending changes: a window of them at a time (`queryPendingChanges`),
  * fetched again whenever the workspace changes, since a change of any kind shows here.
  */
@@ -403,6 +423,7 @@ export function PendingScreen() {
         <h1>Pending changes</h1>
         <span className="muted">{countText}</span>
       </div>
+      <PostWaitingBanner />
       <MoneyReview />
       <DataTable
         kind="pending"

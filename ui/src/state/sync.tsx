@@ -34,6 +34,11 @@ export function useSync(): SyncState {
 }
 
 function finishedText(f: SyncFinished): string {
+  if (f.unreachable) {
+    // Nothing failed: the changes wait, and posting resumes once the platform answers.
+    const waiting = f.unsent + f.held;
+    return `Not posted: the ad platform cannot be reached (${f.unreachable}).${waiting ? ` ${plural(waiting, "change")} wait, none failed;` : ""} posting resumes by itself once it answers.`;
+  }
   const parts = [`${f.applied} applied`];
   if (f.failed) parts.push(`${f.failed} failed`);
   if (f.needsReview) parts.push(`${f.needsReview} need review`);
@@ -55,7 +60,7 @@ export function SyncProvider({ children }: { children: ReactNode }) {
       listenSafely(events.syncProgress.listen, (p: SyncProgress) => setProgress({ done: p.done, total: p.total })),
       listenSafely(events.syncFinished.listen, (f: SyncFinished) => {
         setProgress(null);
-        toast(finishedText(f), f.failed || f.conflicts || f.stopped ? "error" : "success");
+        toast(finishedText(f), f.failed || f.conflicts || f.stopped || f.unreachable ? "error" : "success");
         void reloadSnapshot();
       }),
       listenSafely(events.downloadProgress.listen, (p: DownloadProgress) => {

@@ -16,6 +16,7 @@ export const SIGNED_IN: AppSnapshot = {
   sandbox: "running",
   pendingCount: 0,
   posting: false,
+  postWaiting: null,
   notice: null,
 };
 

@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use flightdeck_client::Error as ClientError;
 use flightdeck_client::retry::{self, Decision, RetryPolicy};
+use flightdeck_client::{Error as ClientError, TransportKind};
 use serde_json::Value;
 
 use super::notes;
@@ -26,6 +26,23 @@ pub(super) struct Ctx<'c> {
     /// How long after a create's request left a look-up that finds nothing is believed
     /// (see [`super::PushOptions::lookup_grace`]).
     pub(super) grace: Duration,
+    /// Set once the service was found unreachable: a step waiting ends as it is.
+    pub(super) halt: tokio::sync::watch::Sender<bool>,
+}
+
+impl Ctx<'_> {
+    /// Sleeps until `until`; false when the push halted first (the service is gone).
+    async fn sleep_until(&self, until: Instant) -> bool {
+        let mut halt = self.halt.subscribe();
+        tokio::select! {
+            () = tokio::time::sleep_until(until.into()) => true,
+            _ = halt.wait_for(|halted| *halted) => false,
+        }
+    }
+
+    fn halted(&self) -> bool {
+        *self.halt.borrow()
+    }
 }
 
 /// How a step's run ends: settled, or a create to send again once the driving task has
@@ -86,6 +103,13 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> Run {
     let mut must_mark = job.was_sending;
     let mut attempt = job.attempts;
     loop {
+        if ctx.halted() {
+            // The service was found unreachable meanwhile: nothing more is sent.
+            return Run::End(StepEnd::Unsent {
+                status: pending_or_sending(unknown),
+                messages: Vec::new(),
+            });
+        }
         attempt += 1;
         tracing::Span::current().record("attempt", attempt);
         if creates && let Some(sent) = unknown {
@@ -115,7 +139,12 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> Run {
                         "the lost create is not on the service yet; waiting out the grace \
                          period, in case it still commits"
                     );
-                    tokio::time::sleep_until(believed.into()).await;
+                    if !ctx.sleep_until(believed).await {
+                        return Run::End(StepEnd::Unsent {
+                            status: ChangeStatus::Sending,
+                            messages: vec![notes::grace_note()],
+                        });
+                    }
                     continue;
                 }
                 Err(e) => {
@@ -227,6 +256,20 @@ fn lost_answer(op: Op, e: &ClientError) -> bool {
     }
 }
 
+/// Whether `e` says the service cannot be reached at all: the connection was refused,
+/// the name did not resolve, or connecting timed out (the client's `Connect` kind, for a
+/// change too: nothing was sent). A timeout or a connection lost after connecting is
+/// not this: the request may have reached the service.
+fn unreachable(e: &ClientError) -> bool {
+    matches!(
+        e,
+        ClientError::Transport {
+            kind: TransportKind::Connect,
+            ..
+        }
+    )
+}
+
 /// `Sending` while an earlier attempt's outcome is still unknown, else `Pending`.
 fn pending_or_sending(unknown_since: Option<Instant>) -> ChangeStatus {
     if unknown_since.is_some() {
@@ -253,6 +296,14 @@ async fn after_error(
         | ClientError::Keyring { .. }
         | ClientError::Token { .. } => {
             return Some(StepEnd::Stop {
+                status,
+                messages: notes::error_notes(e),
+                reason: e.to_string(),
+            });
+        }
+        _ if unreachable(e) => {
+            tracing::warn!(error = ?e.kind(), "the service cannot be reached; the push stops");
+            return Some(StepEnd::Unreachable {
                 status,
                 messages: notes::error_notes(e),
                 reason: e.to_string(),
@@ -297,8 +348,14 @@ async fn after_error(
                 wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                 "the step failed; trying again"
             );
-            tokio::time::sleep(wait).await;
-            None
+            if ctx.sleep_until(Instant::now() + wait).await {
+                None
+            } else {
+                Some(StepEnd::Unsent {
+                    status,
+                    messages: notes::error_notes(e),
+                })
+            }
         }
         Decision::Stop => Some(StepEnd::Unsent {
             status,

@@ -76,6 +76,12 @@
 //! change is `Failed` with the service's messages (field paths kept). Either way only the
 //! changes that depend on it are held; the rest of the plan goes on. Signing-in and
 //! permission errors stop the push: every further request would fail the same way.
+//! So does a service that cannot be reached at all (the connection refused, the name not
+//! resolved, connecting timed out: nothing was sent): the push stops at the first such
+//! failure, without retrying, steps waiting on a backoff or a look-up's grace end as they
+//! are, and [`PushReport::unreachable`] says why. Nothing is failed for it: a change whose
+//! request may have landed stays `Sending` for the next push's look-up, the rest
+//! `Pending`.
 //! A change Flightdeck cannot turn into a request (a stored payload that does not fit its
 //! resource, an operation with no endpoint) is `Failed` without anything being sent,
 //! with Flightdeck's own message ([`crate::Error::Unpostable`]), never one made to look
@@ -120,6 +126,9 @@ pub use remote::wire_body;
 pub const CONFLICT_CODE: &str = "CONFLICT";
 /// Message code of a change whose outcome is unknown and cannot be looked up.
 pub const NEEDS_REVIEW_CODE: &str = "OUTCOME_UNKNOWN";
+/// Message code of a create whose answer was lost and which the service does not list
+/// yet: it is looked for again once a late arrival is ruled out (the grace period).
+pub const LOOKUP_WAIT_CODE: &str = "WAITING_FOR_LOOKUP";
 /// Message code of a change found on the service by its client reference.
 pub const FOUND_CODE: &str = "FOUND_BY_REFERENCE";
 /// Message code of an update (or site-list operation) the service answered with another
@@ -224,6 +233,13 @@ pub struct PushReport {
     pub unsent: Vec<ChangeOutcome>,
     /// Why the push stopped early (sign-in or permission), if it did.
     pub stopped: Option<String>,
+    /// Set when the service could not be reached (the connection was refused, the name
+    /// did not resolve, or connecting timed out): the push stopped at the first such
+    /// failure instead of retrying every change. Nothing was failed for it: the changes
+    /// not applied are `Pending`, or `Sending` when a request of theirs may have landed
+    /// (looked up by the next push). The text says why, for the buyer.
+    #[serde(default)]
+    pub unreachable: Option<String>,
 }
 
 impl PushReport {
@@ -235,6 +251,13 @@ impl PushReport {
             && self.held.is_empty()
             && self.unsent.is_empty()
             && self.stopped.is_none()
+            && self.unreachable.is_none()
+    }
+
+    /// The push stopped early: signing in or permission ([`PushReport::stopped`]), or
+    /// the service could not be reached ([`PushReport::unreachable`]).
+    pub fn halted(&self) -> Option<&str> {
+        self.stopped.as_deref().or(self.unreachable.as_deref())
     }
 }
 
@@ -284,6 +307,7 @@ pub async fn push(
         grace: options
             .lookup_grace
             .unwrap_or_else(|| client.config().request_timeout.saturating_mul(2)),
+        halt: tokio::sync::watch::Sender::new(false),
     };
     let total = plan.steps.len();
     let bound = options.concurrency.max(1);
@@ -295,7 +319,7 @@ pub async fn push(
     loop {
         // Start what is free, up to the bound.
         let mut jobs = std::mem::take(&mut again);
-        if report.stopped.is_some() && !jobs.is_empty() {
+        if report.halted().is_some() && !jobs.is_empty() {
             // Nothing of these is on the service (a look-up believed, or a refusal
             // before the handler): pending for the next push.
             let ends = jobs
@@ -320,7 +344,7 @@ pub async fn push(
             notify(&mut progress, &mut done, total, settled);
         }
         let mut deferred = Vec::new();
-        while report.stopped.is_none() && inflight.len() + jobs.len() < bound {
+        while report.halted().is_none() && inflight.len() + jobs.len() < bound {
             let Some(i) = graph.next_ready() else { break };
             let seq = graph.steps[i].seq;
             let one_at_a_time = unverifiable.contains(&seq);
@@ -375,6 +399,11 @@ pub async fn push(
             }
         }
         let settled = record::record(ws, &mut graph, &mut report, ends)?;
+        if report.unreachable.is_some() {
+            // Steps waiting (a retry's backoff, a look-up's grace) end now, as they are:
+            // every further request would find the service gone too.
+            ctx.halt.send_replace(true);
+        }
         unverifiable_inflight = unverifiable_inflight.saturating_sub(
             settled
                 .iter()
@@ -383,7 +412,7 @@ pub async fn push(
         );
         notify(&mut progress, &mut done, total, settled);
     }
-    if let Some(reason) = &report.stopped {
+    if let Some(reason) = report.halted().map(str::to_owned) {
         for i in graph.never_started() {
             report.held.push(Held {
                 seq: graph.steps[i].seq,

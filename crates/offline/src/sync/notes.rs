@@ -6,7 +6,8 @@ use flightdeck_client::{Error as ClientError, ServerMessage};
 use flightdeck_model::MessageLevel;
 
 use super::{
-    BLOCKED_CODE, CONFLICT_CODE, FOUND_CODE, ID_TAKEN_CODE, NEEDS_REVIEW_CODE, WRONG_ID_CODE,
+    BLOCKED_CODE, CONFLICT_CODE, FOUND_CODE, ID_TAKEN_CODE, LOOKUP_WAIT_CODE, NEEDS_REVIEW_CODE,
+    WRONG_ID_CODE,
 };
 use crate::Error;
 use crate::change::{EntityRef, Kind, Op};
@@ -29,6 +30,17 @@ pub(super) fn note(level: MessageLevel, code: &str, message: impl Into<String>) 
         message: message.into(),
         field: None,
     }
+}
+
+/// A create whose request may have landed, still not listed by the service, when the
+/// push stopped before the grace period ended: the next push looks again.
+pub(super) fn grace_note() -> ChangeMessage {
+    note(
+        MessageLevel::Info,
+        LOOKUP_WAIT_CODE,
+        "no answer came when this was sent, and the ad platform does not list it yet; the next \
+         post looks for it again and sends it only once a late arrival can be ruled out",
+    )
 }
 
 pub(super) fn blocked_note(reason: &str) -> ChangeMessage {

@@ -40,6 +40,14 @@ pub(super) enum StepEnd {
         status: ChangeStatus,
         messages: Vec<ChangeMessage>,
     },
+    /// The service cannot be reached: the push stops, and the change waits (`Pending`,
+    /// or `Sending` when an earlier request of it may have landed).
+    Unreachable {
+        status: ChangeStatus,
+        messages: Vec<ChangeMessage>,
+        /// Why, for [`PushReport::unreachable`].
+        reason: String,
+    },
     /// Sign-in or permission: the push stops.
     Stop {
         status: ChangeStatus,
@@ -60,6 +68,7 @@ impl StepEnd {
             StepEnd::NeedsReview(_) => "needs_review",
             StepEnd::Conflict { .. } => "conflict",
             StepEnd::Unsent { .. } => "unsent",
+            StepEnd::Unreachable { .. } => "unreachable",
             StepEnd::Stop { .. } => "stopped",
         }
     }
@@ -172,6 +181,20 @@ fn record_unapplied(
             ws.mark_status(seq, status, &messages)?;
             report.unsent.push(ChangeOutcome { seq, messages });
             (status, "could not be sent yet", false)
+        }
+        StepEnd::Unreachable {
+            status,
+            messages,
+            reason,
+        } => {
+            ws.mark_status(seq, status, &messages)?;
+            report.unsent.push(ChangeOutcome { seq, messages });
+            report.unreachable.get_or_insert(reason);
+            (
+                status,
+                "could not be sent: the ad platform cannot be reached",
+                false,
+            )
         }
         StepEnd::Stop {
             status,
