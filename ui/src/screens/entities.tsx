@@ -16,7 +16,7 @@ import { FlightCapsPane } from "./FlightCapsPane";
 export type EntityKind = "advertiser" | "campaign" | "ad_order" | "creative" | "site_list" | "audience_segment";
 
 /**
- * The columns the query commands filter and sort by, per kind (`crates/app/src/query.rs`,
+ * The columns the query commands filter and sort by, per kind (`crates/core/src/query.rs`,
  * consts ADVERTISER … AUDIENCE_SEGMENT). Only these headers sort: a column the Rust side
  * does not know would be refused.
  */
