@@ -41,6 +41,42 @@ impl Kind {
         Kind::AudienceSegment,
     ];
 
+    /// The kind's one name in every file, command line and binding: the serde name
+    /// (`ad_order`, `flight_caps`). Stored in the workspace, so it never changes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Advertiser => "advertiser",
+            Kind::Campaign => "campaign",
+            Kind::Flight => "flight",
+            Kind::AdOrder => "ad_order",
+            Kind::FlightCaps => "flight_caps",
+            Kind::Creative => "creative",
+            Kind::SiteList => "site_list",
+            Kind::AudienceSegment => "audience_segment",
+        }
+    }
+
+    /// The kind [`Kind::name`] names, exactly; `None` for anything else.
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The kind a person typed: [`Kind::name`] or [`Kind::label`], in any case, with
+    /// spaces, dashes or underscores between the words or none (`Ad order`, `ad-order`,
+    /// `adorder`); a plural reads as its kind (`ad orders`).
+    pub fn parse(text: &str) -> Option<Kind> {
+        let squash = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !matches!(c, ' ' | '-' | '_'))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let typed = squash(text.trim());
+        Kind::ALL
+            .into_iter()
+            .find(|k| typed == squash(k.name()) || typed == squash(k.plural()))
+    }
+
     /// What the buyer reads for the kind, lower case, so hosts need no table of their own
     /// ("ad order", "flight caps").
     pub fn label(self) -> &'static str {
@@ -53,6 +89,58 @@ impl Kind {
             Kind::Creative => "creative",
             Kind::SiteList => "site list",
             Kind::AudienceSegment => "audience segment",
+        }
+    }
+
+    /// More than one, lower case ("ad orders"; flight caps are already plural).
+    pub fn plural(self) -> &'static str {
+        match self {
+            Kind::Advertiser => "advertisers",
+            Kind::Campaign => "campaigns",
+            Kind::Flight => "flights",
+            Kind::AdOrder => "ad orders",
+            Kind::FlightCaps => "flight caps",
+            Kind::Creative => "creatives",
+            Kind::SiteList => "site lists",
+            Kind::AudienceSegment => "audience segments",
+        }
+    }
+
+    /// Whether the service can change a posted entity of the kind. Creatives and
+    /// audience segments have no update (`creative/save` and `POST /v1/audiences` only
+    /// create): once posted they are read-only, and "Duplicate as new" is the way to
+    /// change one (`validate::NO_UPDATE_ENDPOINT` says so to the buyer).
+    pub fn has_update(self) -> bool {
+        !matches!(self, Kind::Creative | Kind::AudienceSegment)
+    }
+
+    /// Whether the buyer edits entities of the kind on their own. Flights are edited
+    /// inside their campaign and posted with it.
+    pub fn editable(self) -> bool {
+        self != Kind::Flight
+    }
+
+    /// Whether the kind has a table of its own (a screen, a CSV, a CLI listing). Flights
+    /// show inside their campaign and flight caps beside their ad order.
+    pub fn has_table(self) -> bool {
+        !matches!(self, Kind::Flight | Kind::FlightCaps)
+    }
+
+    /// The kinds with a table, in posting order.
+    pub fn tables() -> impl Iterator<Item = Kind> {
+        Kind::ALL.into_iter().filter(|k| k.has_table())
+    }
+
+    /// Everything a host shows about the kind, for the UI's bindings.
+    pub fn info(self) -> KindInfo {
+        KindInfo {
+            kind: self,
+            name: self.name().to_owned(),
+            label: self.label().to_owned(),
+            plural: self.plural().to_owned(),
+            has_update: self.has_update(),
+            editable: self.editable(),
+            has_table: self.has_table(),
         }
     }
 
@@ -96,6 +184,28 @@ impl Kind {
             Kind::Advertiser | Kind::Campaign | Kind::AdOrder | Kind::AudienceSegment
         )
     }
+}
+
+/// The facts of one [`Kind`], as the UI reads them through the bindings: the same
+/// words the CLI and CSV files use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct KindInfo {
+    /// The kind.
+    pub kind: Kind,
+    /// [`Kind::name`].
+    pub name: String,
+    /// [`Kind::label`].
+    pub label: String,
+    /// [`Kind::plural`].
+    pub plural: String,
+    /// [`Kind::has_update`].
+    pub has_update: bool,
+    /// [`Kind::editable`].
+    pub editable: bool,
+    /// [`Kind::has_table`].
+    pub has_table: bool,
 }
 
 /// Identity of an entity in the workspace.

@@ -933,3 +933,24 @@ async fn list_as_gives_typed_working_copies_filtered_by_parent() {
         "only the edited order is pending"
     );
 }
+
+/// A kind has one name everywhere: the one stored and sent to the UI (serde's), which a
+/// person may also type as its label, plural or without separators.
+#[test]
+fn every_kind_reads_back_from_its_one_name_and_what_a_person_types() {
+    for kind in Kind::ALL {
+        assert_eq!(serde_json::to_value(kind).expect("kind"), kind.name());
+        assert_eq!(Kind::from_name(kind.name()), Some(kind));
+        assert_eq!(Kind::parse(kind.label()), Some(kind), "{kind:?}");
+        assert_eq!(Kind::parse(&kind.plural().to_uppercase()), Some(kind));
+    }
+    assert_eq!(Kind::parse("adorder"), Some(Kind::AdOrder));
+    assert_eq!(Kind::parse("Site-list"), Some(Kind::SiteList));
+    assert_eq!(Kind::from_name("adorder"), None);
+    assert_eq!(Kind::parse("order"), None);
+    assert!(!Kind::Creative.has_update() && !Kind::AudienceSegment.has_update());
+    assert!(Kind::AdOrder.has_update());
+    let tables: Vec<Kind> = Kind::tables().collect();
+    assert_eq!(tables.len(), 6);
+    assert!(!tables.contains(&Kind::Flight) && !tables.contains(&Kind::FlightCaps));
+}

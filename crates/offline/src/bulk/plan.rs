@@ -8,9 +8,7 @@ use serde_json::Value;
 use super::ops::{self, FieldEdit};
 use super::replace::{Counts, Find, Matcher};
 use crate::change::{EntityRef, Kind};
-use crate::workspace::{
-    Asked, Planned, Preview, ReadCopy, Workspace, key_text, kind_text, parse_json,
-};
+use crate::workspace::{Asked, Planned, Preview, ReadCopy, Workspace, key_text, parse_json};
 use crate::{Error, Result};
 
 /// Which entities an operation reaches.
@@ -237,7 +235,7 @@ fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> 
         "SELECT COALESCE(working_json, remote_json), working_json IS NULL, \
          parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",
     )?;
-    let mut rows = stmt.query(params![kind_text(target.kind), key_text(&target.key)])?;
+    let mut rows = stmt.query(params![target.kind.name(), key_text(&target.key)])?;
     let Some(row) = rows.next()? else {
         return Ok(None);
     };

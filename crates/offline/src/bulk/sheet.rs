@@ -92,22 +92,8 @@ fn parent_field(kind: Kind, parent_kind: Kind) -> Option<&'static str> {
     }
 }
 
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Advertiser => "advertiser",
-        Kind::Campaign => "campaign",
-        Kind::Flight => "flight",
-        Kind::AdOrder => "ad_order",
-        Kind::FlightCaps => "flight_caps",
-        Kind::Creative => "creative",
-        Kind::SiteList => "site_list",
-        Kind::AudienceSegment => "audience_segment",
-    }
-}
-
 fn kind_of_name(name: &str) -> Option<Kind> {
-    let norm = name.trim().to_ascii_lowercase().replace([' ', '-'], "_");
-    Kind::ALL.into_iter().find(|k| kind_name(*k) == norm)
+    Kind::parse(name)
 }
 
 /// The `id` cell of an entity.
@@ -325,7 +311,7 @@ impl Workspace {
                 record[*i] = cell;
             }
             if with_kind {
-                w.write_field(kind_name(line.kind)).map_err(csv_error)?;
+                w.write_field(Kind::name(line.kind)).map_err(csv_error)?;
             }
             w.write_field(text_cell(&line.id).as_ref())
                 .map_err(csv_error)?;

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::edit::{Batch, Current, Hop};
 use super::kept::{Seen, Write};
-use super::{Workspace, key_from_text, key_text, kind_from_text, kind_text, parse_json};
+use super::{Workspace, key_from_text, key_text, kind_from_text, parse_json};
 use crate::bulk::replace::Counts;
 use crate::change::{EntityRef, Kind};
 use crate::diff::{self, FieldDiff};
@@ -255,7 +255,7 @@ impl Batch<'_> {
         let parent: Option<(Option<String>, Option<String>)> = self
             .row(
                 "SELECT parent_kind, parent_key FROM entities WHERE kind = ?1 AND key = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
@@ -362,7 +362,7 @@ impl Batch<'_> {
         let text: Option<String> = self
             .row(
                 "SELECT errors FROM outbox WHERE kind = ?1 AND key = ?2 ORDER BY seq DESC LIMIT 1",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| r.get(0),
             )
             .optional()?;

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::edit::{fill_parents, numeric_id, read_only_reason, set_pointer};
 use super::validate::{Payload, check_one, check_unsaved};
-use super::{Batch, Workspace, canonical, key_text, kind_text, parse_json, to_value};
+use super::{Batch, Workspace, canonical, key_text, parse_json, to_value};
 use crate::change::{EntityRef, Key, Kind, Op, ParentRef};
 use crate::{Error, Result};
 
@@ -405,7 +405,7 @@ impl Workspace {
         let Some(current) = self.working_text(target)? else {
             return Err(Error::NotFound(format!(
                 "{} {} is not in the workspace",
-                kind_text(target.kind),
+                target.kind.name(),
                 target.key
             )));
         };
@@ -431,10 +431,9 @@ impl Workspace {
         let base: Option<String> = self
             .conn
             .prepare_cached("SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2")?
-            .query_row(
-                params![kind_text(target.kind), key_text(&target.key)],
-                |r| r.get(0),
-            )
+            .query_row(params![target.kind.name(), key_text(&target.key)], |r| {
+                r.get(0)
+            })
             .optional()?
             .flatten();
         if let Some(base) = &base
@@ -466,7 +465,7 @@ impl Workspace {
                 if flight.kind != Kind::Flight {
                     return Err(Error::Invalid(format!(
                         "a flight cap caps a flight, not a {}",
-                        kind_text(flight.kind)
+                        flight.kind.name()
                     )));
                 }
                 let landed = match &flight.key {
@@ -609,7 +608,7 @@ impl Workspace {
                 if self.working_text(parent)?.is_none() {
                     return Err(Error::NotFound(format!(
                         "the draft {} {} is not in the workspace (discarded?)",
-                        kind_text(parent.kind),
+                        parent.kind.name(),
                         parent.key
                     )));
                 }
@@ -642,7 +641,7 @@ impl Workspace {
                 "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
             )?
             .query_row(
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| r.get::<_, Option<String>>(0),
             )
             .optional()?
@@ -653,7 +652,7 @@ impl Workspace {
         self.working_text(target)?.ok_or_else(|| {
             Error::NotFound(format!(
                 "{} {} is not in the workspace",
-                kind_text(target.kind),
+                target.kind.name(),
                 target.key
             ))
         })
@@ -795,8 +794,8 @@ fn expect_kind(target: &EntityRef, kind: Kind) -> Result<()> {
     } else {
         Err(Error::Invalid(format!(
             "expected a {} but got a {}",
-            kind_text(kind),
-            kind_text(target.kind)
+            kind.name(),
+            target.kind.name()
         )))
     }
 }

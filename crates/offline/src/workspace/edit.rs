@@ -16,8 +16,8 @@ use serde_json::Value;
 use super::kept::{Arg, Log, Write, bound};
 use super::validate::{PENDING_SEGMENT_ID, Payload, Timezones, check_one_in};
 use super::{
-    Workspace, canonical, key_from_text, key_text, kind_from_text, kind_text, now_ms, op_text,
-    parse_json, status_text, to_json, to_value,
+    Workspace, canonical, key_from_text, key_text, kind_from_text, now_ms, op_text, parse_json,
+    status_text, to_json, to_value,
 };
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef};
 use crate::{Error, Result};
@@ -342,7 +342,7 @@ impl Batch<'_> {
                 if flight.kind != Kind::Flight {
                     return Err(Error::Invalid(format!(
                         "a flight cap caps a flight, not a {}",
-                        kind_text(flight.kind)
+                        flight.kind.name()
                     )));
                 }
                 let landed = match &flight.key {
@@ -569,7 +569,7 @@ impl Batch<'_> {
         let parent: Option<(String, String)> = self
             .row(
                 "SELECT parent_kind, parent_key FROM entities WHERE kind = ?1 AND key = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?
@@ -727,7 +727,7 @@ impl Batch<'_> {
             Kind::Flight | Kind::FlightCaps => {
                 return Err(Error::Invalid(format!(
                     "a {} cannot be duplicated on its own; duplicate its {} instead",
-                    kind_text(kind),
+                    kind.name(),
                     if kind == Kind::Flight {
                         "campaign"
                     } else {
@@ -740,7 +740,7 @@ impl Batch<'_> {
         let Value::Object(map) = &mut value else {
             return Err(Error::Corrupt(format!(
                 "the stored {} is not an object",
-                kind_text(kind)
+                kind.name()
             )));
         };
         map.remove("id");
@@ -840,7 +840,7 @@ impl Batch<'_> {
         ignored: &[IgnoredOnUpdate],
         known: Option<&Current>,
     ) -> Result<i64> {
-        let (kind, key) = (kind_text(target.kind), key_text(&target.key));
+        let (kind, key) = (target.kind.name(), key_text(&target.key));
         // The base, read once (for the check against it, the change's base, and telling
         // whether the edit went back to it), with the fields the service ignores on update
         // (from the working copy a bulk run holds, else out of the stored one), and the
@@ -988,7 +988,7 @@ impl Batch<'_> {
         self.write(
             "UPDATE entities SET working_json = ?3, updated_at = ?4 WHERE kind = ?1 AND key = ?2",
             vec![
-                kind_text(list.kind).to_owned().into(),
+                list.kind.name().to_owned().into(),
                 key_text(&list.key).into(),
                 canonical(&to_value(&working)?)?.into(),
                 Arg::Now,
@@ -1049,7 +1049,7 @@ impl Batch<'_> {
                 if scope.is_none() {
                     return Err(Error::NotFound(format!(
                         "the draft {} {} is not in the workspace (discarded?)",
-                        kind_text(parent.kind),
+                        parent.kind.name(),
                         parent.key
                     )));
                 }
@@ -1077,7 +1077,7 @@ impl Batch<'_> {
         let remote: Option<String> = self
             .row(
                 "SELECT remote FROM id_map WHERE kind = ?1 AND local = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| r.get(0),
             )
             .optional()?;
@@ -1089,7 +1089,7 @@ impl Batch<'_> {
         let scope = self
             .row(
                 "SELECT scope FROM entities WHERE kind = ?1 AND key = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| r.get::<_, Option<i64>>(0),
             )
             .optional()?;
@@ -1115,14 +1115,14 @@ impl Batch<'_> {
         self.row(
             "SELECT COALESCE(working_json, remote_json), working_json IS NULL \
              FROM entities WHERE kind = ?1 AND key = ?2",
-            params![kind_text(target.kind), key_text(&target.key)],
+            params![target.kind.name(), key_text(&target.key)],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?
         .ok_or_else(|| {
             Error::NotFound(format!(
                 "{} {} is not in the workspace",
-                kind_text(target.kind),
+                target.kind.name(),
                 target.key
             ))
         })
@@ -1137,7 +1137,7 @@ impl Batch<'_> {
             .row(
                 "SELECT parents FROM outbox WHERE kind = ?1 AND key = ?2 AND op = 'create' \
                  ORDER BY seq DESC LIMIT 1",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| r.get(0),
             )
             .optional()?;
@@ -1158,10 +1158,10 @@ impl Batch<'_> {
             "INSERT INTO entities (kind, key, working_json, parent_kind, parent_key, scope, updated_at) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             vec![
-                kind_text(target.kind).to_owned().into(),
+                target.kind.name().to_owned().into(),
                 key_text(&target.key).into(),
                 canonical(working)?.into(),
-                parent.map(|p| kind_text(p.kind).to_owned()).into(),
+                parent.map(|p| p.kind.name().to_owned()).into(),
                 parent.map(|p| key_text(&p.key)).into(),
                 scope.into(),
                 Arg::Now,
@@ -1183,7 +1183,7 @@ impl Batch<'_> {
             "INSERT INTO outbox (kind, key, op, payload, parents, base, errors, status, created_at, updated_at) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
             vec![
-                kind_text(target.kind).to_owned().into(),
+                target.kind.name().to_owned().into(),
                 key_text(&target.key).into(),
                 op_text(op).to_owned().into(),
                 payload.into(),
@@ -1296,8 +1296,8 @@ fn expect_kind(target: &EntityRef, kind: Kind) -> Result<()> {
     } else {
         Err(Error::Invalid(format!(
             "expected a {} but got a {}",
-            kind_text(kind),
-            kind_text(target.kind)
+            kind.name(),
+            target.kind.name()
         )))
     }
 }
@@ -1331,12 +1331,7 @@ pub(super) fn remote_value(target: &EntityRef) -> Value {
 /// update on the service (`creative/save` and `POST /v1/audiences` only create). `None`
 /// for drafts and for every other kind. Hosts grey out the form with this text.
 pub fn read_only_reason(target: &EntityRef) -> Option<&'static str> {
-    match target.kind {
-        Kind::Creative | Kind::AudienceSegment if !target.key.is_local() => {
-            Some(validate::NO_UPDATE_ENDPOINT)
-        }
-        _ => None,
-    }
+    (!target.kind.has_update() && !target.key.is_local()).then_some(validate::NO_UPDATE_ENDPOINT)
 }
 
 /// [`Error::Refused`] for an edit of a read-only entity (see [`read_only_reason`]).

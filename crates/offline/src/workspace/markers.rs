@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use super::{Workspace, key_from_text, key_text, kind_text};
+use super::{Workspace, key_from_text, key_text};
 use crate::Result;
 use crate::change::{EntityRef, Kind};
 
@@ -72,7 +72,7 @@ impl Workspace {
         // Drafts keep their local key until their create is applied, so "never posted"
         // is the key's prefix: the query needs nothing beyond the index.
         let mut stmt = self.conn.prepare_cached(MARKERS)?;
-        let mut rows = stmt.query(params![kind_text(kind)])?;
+        let mut rows = stmt.query(params![kind.name()])?;
         let mut out = HashMap::new();
         while let Some(r) = rows.next()? {
             let key: String = r.get(0)?;
@@ -97,7 +97,7 @@ impl Workspace {
         for target in targets {
             let key = key_text(&target.key);
             let (conflict, invalid, failed, n): (Option<bool>, Option<bool>, Option<bool>, i64) =
-                stmt.query_row(params![kind_text(target.kind), key], |r| {
+                stmt.query_row(params![target.kind.name(), key], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
                 })?;
             if n == 0 {

@@ -201,7 +201,7 @@ impl Workspace {
             .conn
             .query_row(
                 &format!("{ENTITY_SELECT} WHERE e.kind = ?1 AND e.key = ?2"),
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 raw_entity,
             )
             .optional()?;
@@ -213,7 +213,7 @@ impl Workspace {
         let mut stmt = self
             .conn
             .prepare(&format!("{ENTITY_SELECT} WHERE e.kind = ?1 ORDER BY e.key"))?;
-        let rows = stmt.query_map(params![kind_text(kind)], raw_entity)?;
+        let rows = stmt.query_map(params![kind.name()], raw_entity)?;
         let mut out = Vec::new();
         for row in rows {
             out.push(row?.into_entity()?);
@@ -235,10 +235,10 @@ impl Workspace {
              AND (?2 IS NULL OR (e.parent_kind = ?2 AND e.parent_key = ?3)) ORDER BY e.key";
         let mut stmt = self.conn.prepare(sql)?;
         let (parent_kind, parent_key) = match parent {
-            Some(p) => (Some(kind_text(p.kind)), Some(key_text(&p.key))),
+            Some(p) => (Some(p.kind.name()), Some(key_text(&p.key))),
             None => (None, None),
         };
-        let mut rows = stmt.query(params![kind_text(kind), parent_kind, parent_key])?;
+        let mut rows = stmt.query(params![kind.name(), parent_kind, parent_key])?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let key: String = r.get(0)?;
@@ -267,7 +267,7 @@ impl Workspace {
     pub fn count(&self, kind: Kind) -> Result<usize> {
         let n: i64 = self.conn.query_row(
             "SELECT COUNT(*) FROM entities WHERE kind = ?1",
-            params![kind_text(kind)],
+            params![kind.name()],
             |r| r.get(0),
         )?;
         Ok(usize::try_from(n).unwrap_or(0))
@@ -283,7 +283,7 @@ impl Workspace {
             .conn
             .query_row(
                 "SELECT remote FROM id_map WHERE kind = ?1 AND local = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| r.get(0),
             )
             .optional()?;
@@ -297,7 +297,7 @@ impl Workspace {
             .conn
             .query_row(
                 "SELECT COALESCE(server_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 |r| r.get(0),
             )
             .optional()?;
@@ -397,31 +397,8 @@ impl RawEntity {
 
 // ---- Text encodings of the shared vocabulary (stable: they are in the file) ----
 
-pub(crate) fn kind_text(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Advertiser => "advertiser",
-        Kind::Campaign => "campaign",
-        Kind::Flight => "flight",
-        Kind::AdOrder => "ad_order",
-        Kind::FlightCaps => "flight_caps",
-        Kind::Creative => "creative",
-        Kind::SiteList => "site_list",
-        Kind::AudienceSegment => "audience_segment",
-    }
-}
-
 pub(crate) fn kind_from_text(s: &str) -> Result<Kind> {
-    Ok(match s {
-        "advertiser" => Kind::Advertiser,
-        "campaign" => Kind::Campaign,
-        "flight" => Kind::Flight,
-        "ad_order" => Kind::AdOrder,
-        "flight_caps" => Kind::FlightCaps,
-        "creative" => Kind::Creative,
-        "site_list" => Kind::SiteList,
-        "audience_segment" => Kind::AudienceSegment,
-        other => return Err(Error::Corrupt(format!("unknown entity kind {other:?}"))),
-    })
+    Kind::from_name(s).ok_or_else(|| Error::Corrupt(format!("unknown entity kind {s:?}")))
 }
 
 pub(crate) fn key_text(key: &Key) -> String {

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::edit::{apply_site_op, fill_parents, numeric_id, set_pointer, status_for};
 use super::validate::{Checker, Payload, Timezones, With, needs_timezone, needs_workspace};
 use super::{
-    Workspace, canonical, hash_text, key_from_text, key_text, kind_from_text, kind_text, now_ms,
-    op_from_text, op_text, parse_json, status_from_text, status_text, to_json, to_value,
+    Workspace, canonical, hash_text, key_from_text, key_text, kind_from_text, now_ms, op_from_text,
+    op_text, parse_json, status_from_text, status_text, to_json, to_value,
 };
 use crate::change::{ChangeStatus, EntityRef, Key, Kind, Op, ParentRef, PendingChange};
 use crate::diff::{self, FieldDiff};
@@ -190,7 +190,7 @@ impl Workspace {
                     "{CHANGE_SELECT} WHERE kind = ?1 AND key = ?2 AND status <> 'applied' \
                      ORDER BY seq DESC LIMIT 1"
                 ),
-                params![kind_text(target.kind), key_text(&target.key)],
+                params![target.kind.name(), key_text(&target.key)],
                 raw_change,
             )
             .optional()?;
@@ -728,13 +728,13 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
         purge_identifiers(tx, seq, &payload)?;
         return Ok(());
     }
-    if kind == kind_text(Kind::Campaign) {
+    if kind == Kind::Campaign.name() {
         map_new_flights(tx, &key, &payload, server_json)?;
     }
     if key != remote_text {
         rekey(tx, &kind, &key, remote)?;
-        if kind == kind_text(Kind::AdOrder) {
-            rekey(tx, kind_text(Kind::FlightCaps), &key, remote)?;
+        if kind == Kind::AdOrder.name() {
+            rekey(tx, Kind::FlightCaps.name(), &key, remote)?;
         }
     }
     let server_json = match kind.as_str() {
@@ -837,7 +837,7 @@ fn map_new_flights(
             let flight = EntityRef::draft_flight(&campaign, start);
             rekey(
                 tx,
-                kind_text(Kind::Flight),
+                Kind::Flight.name(),
                 &key_text(&flight.key),
                 &Key::Id(id),
             )?;
@@ -1168,7 +1168,7 @@ fn rekey(tx: &Transaction<'_>, kind: &str, local: &str, remote: &Key) -> Result<
         "UPDATE outbox SET key = ?3 WHERE kind = ?1 AND key = ?2",
         params![kind, local, remote_text],
     )?;
-    if let (Some(id), false) = (numeric_id(remote), kind == kind_text(Kind::FlightCaps)) {
+    if let (Some(id), false) = (numeric_id(remote), kind == Kind::FlightCaps.name()) {
         for (seq, payload) in own {
             let mut payload: Value = parse_json(&payload)?;
             if payload.is_object() {

@@ -14,7 +14,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use super::{Workspace, hash_text, key_text, kind_text, now_ms, to_json};
+use super::{Workspace, hash_text, key_text, now_ms, to_json};
 use crate::change::{EntityRef, Key, Kind};
 use crate::{Error, Result};
 
@@ -577,7 +577,7 @@ impl Workspace {
         written: &mut dyn FnMut(usize),
     ) -> Result<Vec<String>> {
         let prepared = prepare(items);
-        let kt = kind_text(kind);
+        let kt = kind.name();
         let tx = self.conn.transaction()?;
         let mut known = match covers {
             Covers::Nothing => Known::PerKey,
@@ -635,7 +635,7 @@ impl Workspace {
                         p.key_text,
                         p.text,
                         p.hash,
-                        p.parent.as_ref().map(|e| kind_text(e.kind)),
+                        p.parent.as_ref().map(|e| e.kind.name()),
                         p.parent.as_ref().map(|e| key_text(&e.key)),
                         p.scope,
                         now

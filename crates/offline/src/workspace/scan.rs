@@ -4,7 +4,7 @@
 
 use rusqlite::params;
 
-use super::{Workspace, key_from_text, key_text, kind_text};
+use super::{Workspace, key_from_text, key_text};
 use crate::Result;
 use crate::change::{EntityRef, Kind};
 
@@ -38,7 +38,7 @@ impl Workspace {
     /// Calls `f` with every entity of `kind`, in no particular order.
     pub fn scan(&self, kind: Kind, mut f: impl FnMut(Scanned<'_>) -> Result<()>) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(SCAN)?;
-        let mut rows = stmt.query(params![kind_text(kind)])?;
+        let mut rows = stmt.query(params![kind.name()])?;
         while let Some(r) = rows.next()? {
             let key: String = r.get(0)?;
             let Some(json) = r
@@ -68,7 +68,7 @@ impl Workspace {
         let mut stmt = self
             .conn
             .prepare_cached(&format!("{SCAN} AND e.key = ?2"))?;
-        let mut rows = stmt.query(params![kind_text(target.kind), key_text(&target.key)])?;
+        let mut rows = stmt.query(params![target.kind.name(), key_text(&target.key)])?;
         if let Some(r) = rows.next()?
             && let Some(json) = r
                 .get_ref(1)?

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::edit::Hop;
-use super::{key_from_text, key_text, kind_text};
+use super::{key_from_text, key_text};
 use crate::change::{EntityRef, Key, Kind, Op, ParentRef};
 use crate::{Error, Result};
 
@@ -295,7 +295,7 @@ impl<'c> Checker<'c> {
             .prepare_cached(
                 "SELECT json_extract(COALESCE(working_json, remote_json), '$.typeId') FROM entities WHERE kind = ?1 AND key = ?2",
             )?
-            .query_row(params![kind_text(Kind::SiteList), k], |r| r.get(0))
+            .query_row(params![Kind::SiteList.name(), k], |r| r.get(0))
             .optional()?;
         let t = t.flatten();
         self.site_types.insert(k, t);
@@ -313,7 +313,7 @@ impl<'c> Checker<'c> {
             .prepare_cached(
                 "SELECT json_extract(COALESCE(working_json, remote_json), '$.dataType') FROM entities WHERE kind = ?1 AND key = ?2",
             )?
-            .query_row(params![kind_text(Kind::AudienceSegment), k], |r| r.get(0))
+            .query_row(params![Kind::AudienceSegment.name(), k], |r| r.get(0))
             .optional()?;
         let t = t.flatten().map(|s| DataType::from_wire(&s));
         self.segment_types.insert(k, t.clone());
@@ -464,8 +464,7 @@ pub(crate) struct Timezones {
 impl Timezones {
     /// Notes the parent an edit read of entity `(kind, key)` for its timezone's look-up.
     pub(crate) fn first_hop(&mut self, kind: Kind, key: &str, hop: Hop) {
-        self.first =
-            needs_timezone(kind).then(|| ((kind_text(kind).to_owned(), key.to_owned()), hop));
+        self.first = needs_timezone(kind).then(|| ((kind.name().to_owned(), key.to_owned()), hop));
     }
 
     /// The timezone of the advertiser `(kind, key)` belongs to: the entity's parent
@@ -476,13 +475,13 @@ impl Timezones {
         kind: Kind,
         key: &Key,
     ) -> Result<Option<TimezoneName>> {
-        let mut at = (kind_text(kind).to_owned(), key_text(key));
+        let mut at = (kind.name().to_owned(), key_text(key));
         let mut passed: Vec<(String, String)> = Vec::new();
         // advertiser <- campaign <- ad order <- caps: never more than a few hops.
         let mut advertiser = None;
         let mut first = self.first.take();
         for _ in 0..4 {
-            if at.0 == kind_text(Kind::Advertiser) {
+            if at.0 == Kind::Advertiser.name() {
                 advertiser = Some(at.1);
                 break;
             }
