@@ -56,6 +56,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+/// The wall clock's one home is the client crate; the workspace's modules take it from
+/// here.
+pub(crate) use flightdeck_client::now_ms;
 use flightdeck_model::validate::limits::READABLE_NESTING_MAX;
 use flightdeck_model::{Campaign, CampaignFlight, TimezoneName};
 
@@ -605,13 +608,6 @@ pub(crate) fn hash_text(text: &str) -> String {
         hex.push(char::from_digit(u32::from(b & 15), 16).unwrap_or('0'));
     }
     hex
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 /// Whether SQLite refused the file itself: not a database, or its pages damaged.
