@@ -91,19 +91,22 @@ type RawChange = (
     Option<String>,
 );
 
+/// A row of [`CHANGE_SELECT`], column by column (rusqlite reads a tuple in order).
 fn raw_change(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawChange> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-        r.get(6)?,
-        r.get(7)?,
-        r.get(8)?,
-        r.get(9)?,
-    ))
+    RawChange::try_from(r)
+}
+
+/// One change (applied ones included), or `None`, read inside a transaction as well as
+/// outside one: the one mapping from an outbox row that listing and resolving share.
+pub(super) fn change_in(conn: &rusqlite::Connection, seq: i64) -> Result<Option<PendingChange>> {
+    let raw = conn
+        .query_row(
+            &format!("{CHANGE_SELECT} WHERE seq = ?1"),
+            [seq],
+            raw_change,
+        )
+        .optional()?;
+    raw.map(into_change).transpose()
 }
 
 fn into_change(raw: RawChange) -> Result<PendingChange> {
@@ -169,15 +172,7 @@ impl Workspace {
 
     /// One change (applied ones included), or `None`.
     pub fn change(&self, seq: i64) -> Result<Option<PendingChange>> {
-        let raw = self
-            .conn
-            .query_row(
-                &format!("{CHANGE_SELECT} WHERE seq = ?1"),
-                [seq],
-                raw_change,
-            )
-            .optional()?;
-        raw.map(into_change).transpose()
+        change_in(&self.conn, seq)
     }
 
     /// The latest change of `target` not applied yet: what an edit just saved, with the
