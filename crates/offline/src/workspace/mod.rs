@@ -33,15 +33,18 @@
 //! [`read_only_reason`]). [`Workspace::duplicate_as_new`] is the way to change those.
 
 mod bulk;
+mod bulk_plan;
 mod draft;
 mod edit;
 mod history;
 mod kept;
 mod markers;
+mod money_review;
 mod outbox;
 mod pull;
 mod resolve;
 mod scan;
+mod sheet_io;
 mod upkeep;
 mod uploads;
 mod validate;
