@@ -41,6 +41,7 @@ mod kept;
 mod markers;
 mod money_review;
 mod outbox;
+mod outcome;
 mod pull;
 mod resolve;
 mod scan;
@@ -74,7 +75,8 @@ pub use edit::{Batch, read_only_reason};
 pub use history::{HistoryStep, Undone};
 pub(crate) use kept::Asked;
 pub use markers::Marker;
-pub use outbox::{ChangeMessage, PendingRef, Review};
+pub use outbox::{ChangeMessage, PendingRef};
+pub use outcome::Review;
 pub use pull::{
     KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
 };

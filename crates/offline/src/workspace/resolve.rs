@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::edit::status_for;
-use super::outbox::{ChangeMessage, change_in, no_change, replay_working, set_outcome_in};
+use super::outbox::{ChangeMessage, change_in, no_change, replay_working};
+use super::outcome::set_outcome_in;
 use super::validate::{Payload, check_one};
 use super::{Workspace, canonical, key_text, parse_json, status_from_text, status_text, to_json};
 use crate::change::{ChangeStatus, PendingChange};
