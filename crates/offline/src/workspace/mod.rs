@@ -159,7 +159,7 @@ impl Workspace {
     pub fn open(path: impl AsRef<Path>) -> Result<Workspace> {
         let path = path.as_ref();
         match Workspace::open_file(path) {
-            Err(Error::Db(e)) if is_damaged(&e) => Err(move_aside(path, &e)),
+            Err(Error::Db(e)) if is_damaged(&e) => Err(move_aside(path, e)),
             other => other,
         }
     }
@@ -180,7 +180,7 @@ impl Workspace {
         secure(&conn)?;
         migrations()
             .to_latest(&mut conn)
-            .map_err(|e| Error::Corrupt(format!("workspace schema upgrade failed: {e}")))?;
+            .map_err(Error::Upgrade)?;
         // Every transaction takes the write lock when it begins and waits for it through
         // the busy timeout: the upkeep connection writes too (purging dropped undo steps),
         // and a deferred transaction that read first could not wait for it (SQLite
@@ -501,10 +501,10 @@ pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
         if e.is_io() {
             too_deep()
         } else {
-            Error::Corrupt(format!("JSON encoding: {e}"))
+            Error::Encode(e)
         }
     })?;
-    String::from_utf8(out).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
+    utf8(out)
 }
 
 /// serde_json's compact output, failing at the first array or object deeper than
@@ -553,7 +553,7 @@ fn too_deep() -> Error {
 }
 
 pub(crate) fn to_value<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
+    serde_json::to_value(value).map_err(Error::Encode)
 }
 
 /// JSON text with object keys sorted at every level, so equal entities hash equally
@@ -563,7 +563,12 @@ pub(crate) fn to_value<T: Serialize>(value: &T) -> Result<Value> {
 pub(crate) fn canonical(value: &Value) -> Result<String> {
     let mut out = Vec::with_capacity(512);
     write_canonical(value, &mut out, 0)?;
-    String::from_utf8(out).map_err(|e| Error::Corrupt(format!("JSON encoding: {e}")))
+    utf8(out)
+}
+
+/// The text serde_json wrote, which is UTF-8 whenever serde_json works as documented.
+fn utf8(out: Vec<u8>) -> Result<String> {
+    String::from_utf8(out).map_err(|e| Error::Encode(serde::ser::Error::custom(e)))
 }
 
 /// Writes `value`, found inside `above` arrays and objects.
@@ -626,7 +631,7 @@ fn is_damaged(e: &rusqlite::Error) -> bool {
 
 /// Moves a damaged workspace (with its log files) aside as `NAME.damaged-<unix ms>`, so
 /// it is kept for recovery and the next start makes a new one; says where it went.
-fn move_aside(path: &Path, e: &rusqlite::Error) -> Error {
+fn move_aside(path: &Path, e: rusqlite::Error) -> Error {
     let kept = path.with_file_name(format!(
         "{}.damaged-{}",
         path.file_name()
@@ -646,12 +651,13 @@ fn move_aside(path: &Path, e: &rusqlite::Error) -> Error {
         Ok(()) => Error::Damaged {
             path: path.display().to_string(),
             kept: kept.display().to_string(),
-            detail: e.to_string(),
+            detail: e,
         },
-        Err(io) => Error::Corrupt(format!(
-            "{} is damaged ({e}) and could not be moved aside ({io})",
-            path.display()
-        )),
+        Err(io) => Error::NotMovedAside {
+            path: path.display().to_string(),
+            detail: e,
+            io,
+        },
     }
 }
 
