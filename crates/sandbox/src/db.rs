@@ -39,7 +39,7 @@ impl Db {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrations()
             .to_latest(&mut conn)
-            .map_err(|e| Error::Internal(format!("migrating the database: {e}")))?;
+            .map_err(Error::Migrate)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
         })

@@ -221,7 +221,7 @@ impl Keys {
         } else {
             jsonwebtoken::encode(&self.header, &claims, &self.encoding)
         };
-        signed.map_err(|e| Error::Internal(format!("signing a token: {e}")))
+        signed.map_err(Error::Jwt)
     }
 
     /// Checks the signature, the type (`access`) and `exp` against `now_ms`.
@@ -383,11 +383,11 @@ impl TokenProblem {
 /// Argon2id PHC string of `secret`, with a random salt.
 pub fn hash_secret(secret: &str) -> Result<String> {
     let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
-        .map_err(|e| Error::Internal(format!("salt: {e}")))?;
+        .map_err(Error::Hash)?;
     Argon2::default()
         .hash_password(secret.as_bytes(), &salt)
         .map(|h| h.to_string())
-        .map_err(|e| Error::Internal(format!("hashing: {e}")))
+        .map_err(Error::Hash)
 }
 
 /// Whether `secret` matches the PHC string `phc` (false for a malformed `phc`).
@@ -681,8 +681,7 @@ fn client_row(conn: &Connection, client_id: &str) -> Result<Option<(Client, Stri
     let Some((client_id, account_id, uris, secret_hash)) = row else {
         return Ok(None);
     };
-    let redirect_uris: Vec<String> = serde_json::from_str(&uris)
-        .map_err(|e| Error::Internal(format!("oauth_clients.redirect_uris of {client_id}: {e}")))?;
+    let redirect_uris: Vec<String> = serde_json::from_str(&uris).map_err(Error::Json)?;
     Ok(Some((
         Client {
             client_id,
