@@ -108,18 +108,9 @@ impl Error {
     /// A failure of the sandbox itself rather than of the request: answered as 500
     /// with no detail, which goes to the log.
     pub fn is_internal(&self) -> bool {
-        matches!(
-            self,
-            Error::Db(_)
-                | Error::Json(_)
-                | Error::Migrate(_)
-                | Error::Bind { .. }
-                | Error::Task(_)
-                | Error::Jwt(_)
-                | Error::Hash(_)
-                | Error::Internal(_)
-                | Error::Config(_)
-        )
+        // A token or audience failure carries its own status and body, 500 or not.
+        !matches!(self, Error::Token { .. } | Error::Audience { .. })
+            && self.status() == StatusCode::INTERNAL_SERVER_ERROR
     }
 
     /// Re-shapes an error raised on an audience endpoint into `{error}`.
