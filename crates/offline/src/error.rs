@@ -61,6 +61,10 @@ pub enum Error {
     /// Nothing was changed: each upgrade step is one transaction.
     #[error("the local workspace could not be upgraded to this version of Flightdeck: {0}")]
     Upgrade(#[source] rusqlite_migration::Error),
+    /// An exported sheet could not be written (the `csv` writer failed). Nothing was
+    /// written to the file the buyer chose.
+    #[error("the sheet could not be written: {0}")]
+    SheetWrite(#[source] csv::Error),
     /// A value could not be written as JSON (serde refused it). A fault of Flightdeck,
     /// never of the stored data: nothing of the value was saved.
     #[error("a value could not be written as JSON: {0}")]

@@ -283,7 +283,7 @@ impl SheetRows {
         header.push(ID_COLUMN);
         let names: Vec<Cow<'_, str>> = self.columns.names.iter().map(|n| text_cell(n)).collect();
         header.extend(names.iter().map(|n| n.as_ref()));
-        w.write_record(&header).map_err(csv_error)?;
+        w.write_record(&header).map_err(Error::SheetWrite)?;
         let mut record: Vec<&str> = vec![""; self.columns.names.len()];
         for line in &self.lines {
             record.iter_mut().for_each(|c| *c = "");
@@ -291,16 +291,20 @@ impl SheetRows {
                 record[*i] = cell;
             }
             if with_kind {
-                w.write_field(Kind::name(line.kind)).map_err(csv_error)?;
+                w.write_field(Kind::name(line.kind))
+                    .map_err(Error::SheetWrite)?;
             }
             w.write_field(text_cell(&line.id).as_ref())
-                .map_err(csv_error)?;
-            w.write_record(&record).map_err(csv_error)?;
+                .map_err(Error::SheetWrite)?;
+            w.write_record(&record).map_err(Error::SheetWrite)?;
         }
         let bytes = w
             .into_inner()
-            .map_err(|e| Error::Invalid(format!("the sheet could not be written: {e}")))?;
-        String::from_utf8(bytes).map_err(|e| Error::Corrupt(e.to_string()))
+            .map_err(|e| Error::SheetWrite(e.into_error().into()))?;
+        // Every cell was a `&str`, so the bytes are UTF-8.
+        String::from_utf8(bytes).map_err(|e| {
+            Error::SheetWrite(std::io::Error::new(std::io::ErrorKind::InvalidData, e).into())
+        })
     }
 }
 

@@ -178,9 +178,7 @@ impl Workspace {
         // Deleted and rewritten rows are overwritten, not only unlinked: a purged audience
         // upload's identifiers must not stay readable in freed pages (see `secure`).
         secure(&conn)?;
-        migrations()
-            .to_latest(&mut conn)
-            .map_err(Error::Upgrade)?;
+        migrations().to_latest(&mut conn).map_err(Error::Upgrade)?;
         // Every transaction takes the write lock when it begins and waits for it through
         // the busy timeout: the upkeep connection writes too (purging dropped undo steps),
         // and a deferred transaction that read first could not wait for it (SQLite
