@@ -271,7 +271,7 @@ impl Workspace {
     /// now has `remote` as its key. In one transaction: the change becomes `applied`; a
     /// draft's local key is recorded in the id map and replaced by `remote` everywhere (its
     /// entity row, its flight caps, its other changes — whose `/id` is filled in —, the
-    /// children that name it as parent, and other changes' [`ParentRef`]s, whose pointers
+    /// children that name it as parent, and other changes' [`ParentRef`](crate::change::ParentRef)s, whose pointers
     /// get the id); `server_json` becomes the new base; the working copy follows it unless
     /// more changes to the entity are pending.
     pub fn mark_applied(&mut self, seq: i64, remote: &Key, server_json: &Value) -> Result<()> {
