@@ -165,7 +165,9 @@ impl Account {
 
     /// What the pending changes do to budgets and bids.
     pub fn money_summary(&self) -> Result<MoneySummary> {
-        Ok(self.workspace()?.money_summary(flightdeck_client::now_ms())?)
+        Ok(self
+            .workspace()?
+            .money_summary(flightdeck_client::now_ms())?)
     }
 }
 

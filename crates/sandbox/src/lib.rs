@@ -202,8 +202,7 @@ impl Sandbox {
             .map_err(|source| Error::Bind { addr, source })?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let sandbox = tokio::task::spawn_blocking(move || Sandbox::open(&config))
-                .await??;
+            let sandbox = tokio::task::spawn_blocking(move || Sandbox::open(&config)).await??;
             sandbox
                 .serve(listener, async {
                     let _ = rx.await;

@@ -382,8 +382,7 @@ impl TokenProblem {
 
 /// Argon2id PHC string of `secret`, with a random salt.
 pub fn hash_secret(secret: &str) -> Result<String> {
-    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
-        .map_err(Error::Hash)?;
+    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(Error::Hash)?;
     Argon2::default()
         .hash_password(secret.as_bytes(), &salt)
         .map(|h| h.to_string())
