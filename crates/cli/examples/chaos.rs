@@ -268,12 +268,6 @@ struct Made {
     target: EntityRef,
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
     serde_json::from_value(v).expect("a valid draft")
 }
@@ -283,7 +277,7 @@ fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
 /// segments on their own.
 fn make_drafts(ws: &mut Workspace, rng: &mut Rng, tag: &str) -> Vec<Made> {
     let mut made = Vec::new();
-    let now = now_ms();
+    let now = flightdeck_client::now_ms();
     let add = |made: &mut Vec<Made>, kind, name: String, target| {
         made.push(Made { kind, name, target });
     };

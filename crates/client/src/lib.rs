@@ -7,6 +7,7 @@
 
 pub mod auth;
 mod client;
+mod clock;
 mod config;
 mod endpoints;
 mod error;
@@ -17,6 +18,7 @@ pub mod token_store;
 pub mod upload;
 
 pub use client::{Client, Credentials, Reply};
+pub use clock::now_ms;
 pub use config::{ClientConfig, MAX_ANSWER_BYTES, MAX_LISTING_BYTES};
 pub use error::{Error, ErrorKind, Result, ServerMessage, TransportKind};
 pub use secrecy::{ExposeSecret, SecretString};

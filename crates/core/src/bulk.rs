@@ -72,13 +72,6 @@ fn changed(preview: &Preview) -> Vec<EntityRef> {
         .collect()
 }
 
-/// The time the money review counts days left from.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 impl Account {
     fn bulk(
         &self,
@@ -172,7 +165,9 @@ impl Account {
 
     /// What the pending changes do to budgets and bids.
     pub fn money_summary(&self) -> Result<MoneySummary> {
-        Ok(self.workspace()?.money_summary(now_ms())?)
+        Ok(self
+            .workspace()?
+            .money_summary(flightdeck_client::now_ms())?)
     }
 }
 

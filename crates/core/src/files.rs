@@ -84,6 +84,14 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Writes `value` to `path` as pretty JSON through [`replace_file`], so a settings or
+/// profiles file is never left half written by a crash.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    let text = serde_json::to_vec_pretty(value)
+        .map_err(|e| Error::Storage(format!("{}: {e}", path.display())))?;
+    replace_file(path, &text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,15 +87,11 @@ impl Profiles {
         }
     }
 
-    /// Written to a temporary file and renamed, so a crash never leaves half a file.
+    /// Written whole or not at all ([`crate::files::write_json`]), so a crash never
+    /// leaves half a file.
     pub fn write(&self, dir: &Path) -> Result<()> {
         crate::paths::create_private_dir(dir)?;
-        let path = path(dir);
-        let tmp = path.with_extension("json.tmp");
-        let text = serde_json::to_vec_pretty(self)
-            .map_err(|e| Error::Storage(format!("profiles: {e}")))?;
-        std::fs::write(&tmp, text).map_err(|e| Error::storage(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::storage(&path, e))
+        crate::files::write_json(&path(dir), self)
     }
 
     /// The profile `id`.

@@ -40,8 +40,35 @@ pub enum Error {
         /// Where it was moved.
         kept: String,
         /// What SQLite said.
-        detail: String,
+        #[source]
+        detail: rusqlite::Error,
     },
+    /// The workspace file is damaged, as for [`Error::Damaged`], and moving it aside
+    /// failed too: it is left where it was, and the next start meets it again.
+    #[error(
+        "the local workspace {path} is damaged ({detail}) and could not be moved aside ({io}); move or delete it to start with an empty workspace"
+    )]
+    NotMovedAside {
+        /// The file that was damaged.
+        path: String,
+        /// What SQLite said.
+        detail: rusqlite::Error,
+        /// Why the rename failed.
+        #[source]
+        io: std::io::Error,
+    },
+    /// The workspace's schema could not be brought up to this version of Flightdeck.
+    /// Nothing was changed: each upgrade step is one transaction.
+    #[error("the local workspace could not be upgraded to this version of Flightdeck: {0}")]
+    Upgrade(#[source] rusqlite_migration::Error),
+    /// An exported sheet could not be written (the `csv` writer failed). Nothing was
+    /// written to the file the buyer chose.
+    #[error("the sheet could not be written: {0}")]
+    SheetWrite(#[source] csv::Error),
+    /// A value could not be written as JSON (serde refused it). A fault of Flightdeck,
+    /// never of the stored data: nothing of the value was saved.
+    #[error("a value could not be written as JSON: {0}")]
+    Encode(#[source] serde_json::Error),
     /// A value nests its lists and objects deeper than the workspace can read back (more
     /// than `limit` levels). Refused before anything of it is written: stored, it would
     /// fail every read of its row, every push among them.

@@ -4,6 +4,8 @@
 //! - [`change`]: the vocabulary shared by the store, the planner and the sync engine.
 //! - [`diff`], [`merge`], [`plan`]: pure functions (field diffs, three-way merge,
 //!   posting order), unit-tested without IO.
+//! - [`bulk`]: the pure parts of bulk work (field edits, find and replace, sheet cells,
+//!   money review); the workspace reads the rows they work on and runs their plans.
 //! - [`workspace`]: the SQLite store: snapshot, drafts, outbox, id map; download.
 
 pub mod audience_file;

@@ -37,9 +37,7 @@ impl Db {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        migrations()
-            .to_latest(&mut conn)
-            .map_err(|e| Error::Internal(format!("migrating the database: {e}")))?;
+        migrations().to_latest(&mut conn).map_err(Error::Migrate)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
         })

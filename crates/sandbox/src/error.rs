@@ -66,6 +66,29 @@ pub enum Error {
     /// Storage failure; the detail is logged, never sent.
     #[error("database: {0}")]
     Db(#[from] rusqlite::Error),
+    /// Stored or generated JSON that serde could not read or write; logged, never sent.
+    #[error("JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    /// The database's schema could not be brought up to date; never a response.
+    #[error("migrating the database: {0}")]
+    Migrate(#[source] rusqlite_migration::Error),
+    /// The listening socket could not be bound or read; never a response.
+    #[error("binding {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A blocking task panicked or was cancelled; logged, never sent.
+    #[error("a background task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
+    /// A token could not be signed; logged, never sent.
+    #[error("signing a token: {0}")]
+    Jwt(#[source] jsonwebtoken::errors::Error),
+    /// A secret could not be hashed; logged, never sent.
+    #[error("hashing a secret: {0}")]
+    Hash(argon2::password_hash::Error),
     /// Any other internal failure; the detail is logged, never sent.
     #[error("internal: {0}")]
     Internal(String),
@@ -82,12 +105,20 @@ impl Error {
         )]))
     }
 
+    /// A failure of the sandbox itself rather than of the request: answered as 500
+    /// with no detail, which goes to the log.
+    pub fn is_internal(&self) -> bool {
+        // A token or audience failure carries its own status and body, 500 or not.
+        !matches!(self, Error::Token { .. } | Error::Audience { .. })
+            && self.status() == StatusCode::INTERNAL_SERVER_ERROR
+    }
+
     /// Re-shapes an error raised on an audience endpoint into `{error}`.
     pub fn into_audience(self) -> Self {
         let status = self.status();
         match self {
             Error::Audience { .. } | Error::BadRecords(_) => self,
-            Error::Db(_) | Error::Internal(_) | Error::Config(_) => Error::Audience {
+            e if e.is_internal() => Error::Audience {
                 status,
                 message: "internal server error".into(),
             },
@@ -111,16 +142,16 @@ impl Error {
             Error::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
             Error::Injected => StatusCode::SERVICE_UNAVAILABLE,
             Error::Token { status, .. } | Error::Audience { status, .. } => *status,
-            Error::Db(_) | Error::Internal(_) | Error::Config(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            Error::Db(_)
+            | Error::Json(_)
+            | Error::Migrate(_)
+            | Error::Bind { .. }
+            | Error::Task(_)
+            | Error::Jwt(_)
+            | Error::Hash(_)
+            | Error::Internal(_)
+            | Error::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
-    }
-}
-
-impl From<tokio::task::JoinError> for Error {
-    fn from(e: tokio::task::JoinError) -> Self {
-        Error::Internal(e.to_string())
     }
 }
 
@@ -168,7 +199,7 @@ impl IntoResponse for Error {
                         .iter()
                         .map(|e| Message::error(e.code.clone(), e.to_string()))
                         .collect(),
-                    Error::Db(_) | Error::Internal(_) | Error::Config(_) => {
+                    e if e.is_internal() => {
                         tracing::error!(error = %other, "sandbox: internal error");
                         vec![Message::error("INTERNAL", "internal server error")]
                     }

@@ -178,7 +178,7 @@ impl Sandbox {
         let listener = bind(addr).await?;
         let addr = listener
             .local_addr()
-            .map_err(|e| Error::Internal(e.to_string()))?;
+            .map_err(|source| Error::Bind { addr, source })?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(self.serve(listener, async {
             let _ = rx.await;
@@ -199,12 +199,10 @@ impl Sandbox {
         let listener = bind(addr).await?;
         let addr = listener
             .local_addr()
-            .map_err(|e| Error::Internal(e.to_string()))?;
+            .map_err(|source| Error::Bind { addr, source })?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let sandbox = tokio::task::spawn_blocking(move || Sandbox::open(&config))
-                .await
-                .map_err(|e| Error::Internal(format!("opening the sandbox: {e}")))??;
+            let sandbox = tokio::task::spawn_blocking(move || Sandbox::open(&config)).await??;
             sandbox
                 .serve(listener, async {
                     let _ = rx.await;
@@ -222,7 +220,7 @@ impl Sandbox {
 async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
     tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| Error::Internal(format!("binding {addr}: {e}")))
+        .map_err(|source| Error::Bind { addr, source })
 }
 
 /// A sandbox serving in the background. Dropping it stops the server.

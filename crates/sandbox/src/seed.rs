@@ -290,8 +290,7 @@ pub fn load(db: &Db, seed: &SeedFile, now_ms: i64) -> Result<()> {
                 )?;
             }
             for client in &account.clients {
-                let uris = serde_json::to_string(&client.redirect_uris)
-                    .map_err(|e| Error::Internal(e.to_string()))?;
+                let uris = serde_json::to_string(&client.redirect_uris).map_err(Error::Json)?;
                 tx.execute(
                     "INSERT INTO oauth_clients (client_id, secret_hash, account_id, redirect_uris)
                      VALUES (?1, ?2, ?3, ?4)",
@@ -460,7 +459,7 @@ fn saved_id(entity: &Value, what: &str) -> Result<i64> {
 /// Prefixes a store error with where in the seed it happened.
 fn at(where_: &str) -> impl Fn(Error) -> Error + '_ {
     move |e| match e {
-        e @ (Error::Db(_) | Error::Internal(_)) => e,
+        e if e.is_internal() => e,
         e => Error::Malformed(format!("{where_}: {e}")),
     }
 }

@@ -19,11 +19,11 @@ mod loopback;
 mod partner;
 
 use std::fmt;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::config::ClientConfig;
 use crate::error::{Error, Result, TransportKind};
 
@@ -214,14 +214,6 @@ impl TokenSet {
             expires_at_ms: now_ms().saturating_add(i64::try_from(lifetime_ms).unwrap_or(i64::MAX)),
         }
     }
-}
-
-/// The client's clock in Unix milliseconds.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------------

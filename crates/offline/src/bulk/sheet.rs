@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 use super::ops::{self, Change, FieldEdit};
 use super::replace::is_text_field;
 use crate::change::{EntityRef, Key, Kind};
-use crate::workspace::{Asked, Planned, Preview, Workspace};
+use crate::workspace::Planned;
 use crate::{Error, Result};
 
 /// Comma or tab.
@@ -247,339 +247,310 @@ fn line_of(
     }
 }
 
-/// Selections up to this size read their rows one by one; larger ones scan their kinds.
-const SCAN_FROM: usize = 1_000;
+/// The rows of an export, with their columns numbered in the order first met: what
+/// `Workspace::export_sheet` fills from the workspace and writes out.
+#[derive(Default)]
+pub(crate) struct SheetRows {
+    columns: Columns,
+    lines: Vec<Line>,
+}
 
-impl Workspace {
-    /// The entities as a sheet: `targets` in their order, one row each, with a `kind`
-    /// column when `with_kind` (a whole account). Columns come in the order they are
-    /// first met, `id` first.
-    pub fn export_sheet(
-        &self,
-        targets: &[EntityRef],
-        delimiter: Delimiter,
-        with_kind: bool,
-    ) -> Result<String> {
-        let mut columns = Columns::default();
-        let mut lines = Vec::with_capacity(targets.len());
-        let mut add = |target: &EntityRef, parent: Option<&EntityRef>, json: &str| -> Result<()> {
-            let value: Value = crate::workspace::parse_json(json)?;
-            lines.push(line_of(target.kind, target, parent, &value, &mut columns));
-            Ok(())
-        };
-        if targets.len() < SCAN_FROM {
-            for target in targets {
-                self.scan_one(target, |s| add(target, s.parent.as_ref(), s.json))?;
-            }
-        } else {
-            // One pass per kind, then the rows in the order asked.
-            let wanted: HashMap<&EntityRef, usize> =
-                targets.iter().enumerate().map(|(i, t)| (t, i)).collect();
-            let mut kinds: Vec<Kind> = targets.iter().map(|t| t.kind).collect();
-            kinds.sort();
-            kinds.dedup();
-            let mut found: Vec<Option<(Option<EntityRef>, String)>> = vec![None; targets.len()];
-            for kind in kinds {
-                self.scan(kind, |s| {
-                    if let Some(&i) = wanted.get(&s.target) {
-                        found[i] = Some((s.parent, s.json.to_owned()));
-                    }
-                    Ok(())
-                })?;
-            }
-            for (target, row) in targets.iter().zip(found) {
-                if let Some((parent, json)) = row {
-                    add(target, parent.as_ref(), &json)?;
-                }
-            }
+impl SheetRows {
+    /// Room for `n` rows.
+    pub(crate) fn with_capacity(n: usize) -> SheetRows {
+        SheetRows {
+            columns: Columns::default(),
+            lines: Vec::with_capacity(n),
         }
+    }
+
+    /// Adds the row of one entity, under `parent` when it has one.
+    pub(crate) fn add(&mut self, target: &EntityRef, parent: Option<&EntityRef>, value: &Value) {
+        let line = line_of(target.kind, target, parent, value, &mut self.columns);
+        self.lines.push(line);
+    }
+
+    /// The sheet's text: a `kind` column when `with_kind` (a whole account), then `id`,
+    /// then the columns in the order they were first met.
+    pub(crate) fn write(self, delimiter: Delimiter, with_kind: bool) -> Result<String> {
         let mut w = csv::WriterBuilder::new()
             .delimiter(delimiter.byte())
-            .from_writer(Vec::with_capacity(lines.len() * 256));
-        let mut header: Vec<&str> = Vec::with_capacity(columns.names.len() + 2);
+            .from_writer(Vec::with_capacity(self.lines.len() * 256));
+        let mut header: Vec<&str> = Vec::with_capacity(self.columns.names.len() + 2);
         if with_kind {
             header.push(KIND_COLUMN);
         }
         header.push(ID_COLUMN);
-        let names: Vec<Cow<'_, str>> = columns.names.iter().map(|n| text_cell(n)).collect();
+        let names: Vec<Cow<'_, str>> = self.columns.names.iter().map(|n| text_cell(n)).collect();
         header.extend(names.iter().map(|n| n.as_ref()));
-        w.write_record(&header).map_err(csv_error)?;
-        let mut record: Vec<&str> = vec![""; columns.names.len()];
-        for line in &lines {
+        w.write_record(&header).map_err(Error::SheetWrite)?;
+        let mut record: Vec<&str> = vec![""; self.columns.names.len()];
+        for line in &self.lines {
             record.iter_mut().for_each(|c| *c = "");
             for (i, cell) in &line.cells {
                 record[*i] = cell;
             }
             if with_kind {
-                w.write_field(Kind::name(line.kind)).map_err(csv_error)?;
+                w.write_field(Kind::name(line.kind))
+                    .map_err(Error::SheetWrite)?;
             }
             w.write_field(text_cell(&line.id).as_ref())
-                .map_err(csv_error)?;
-            w.write_record(&record).map_err(csv_error)?;
+                .map_err(Error::SheetWrite)?;
+            w.write_record(&record).map_err(Error::SheetWrite)?;
         }
         let bytes = w
             .into_inner()
-            .map_err(|e| Error::Invalid(format!("the sheet could not be written: {e}")))?;
-        String::from_utf8(bytes).map_err(|e| Error::Corrupt(e.to_string()))
-    }
-
-    /// The plan of a sheet: rows with an `id` change that entity, rows without one
-    /// create drafts. Rows that change nothing stay out of the plan; a row that cannot
-    /// be read is refused with the field at fault. Returns the plan and how many rows
-    /// were unchanged.
-    pub fn plan_sheet(&self, text: &str, options: &ImportOptions) -> Result<(Vec<Planned>, u32)> {
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(options.delimiter.byte())
-            .flexible(true)
-            .from_reader(text.as_bytes());
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(csv_error)?
-            .iter()
-            .map(|h| {
-                text_of_cell(h.trim().trim_start_matches('\u{feff}'))
-                    .0
-                    .to_owned()
-            })
-            .collect();
-        let kind_at = header.iter().position(|h| h == KIND_COLUMN);
-        let id_at = header.iter().position(|h| h == ID_COLUMN);
-        if kind_at.is_none() && options.kind.is_none() {
-            return Err(Error::Refused(flightdeck_model::ValidationErrors(vec![
-                FieldError::new(
-                    KIND_COLUMN,
-                    codes::REQUIRED,
-                    "the sheet has no kind column; say what its rows are",
-                ),
-            ])));
-        }
-        let mut plan = Vec::new();
-        let mut unchanged = 0;
-        let mut record = csv::StringRecord::new();
-        let mut line: u32 = 0;
-        loop {
-            match reader.read_record(&mut record) {
-                Ok(false) => break,
-                Ok(true) => {}
-                Err(e) => return Err(csv_error(e)),
-            }
-            line += 1;
-            if record.iter().all(|c| c.trim().is_empty()) {
-                continue;
-            }
-            let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or("");
-            let kind = match kind_at {
-                Some(_) => match kind_of_name(cell(kind_at)) {
-                    Some(k) => k,
-                    None => {
-                        plan.push(Planned::Failed {
-                            target: None,
-                            kind: options.kind.unwrap_or(Kind::Advertiser),
-                            errors: vec![FieldError::new(
-                                KIND_COLUMN,
-                                codes::INVALID,
-                                format!("“{}” is not a kind of entity", cell(kind_at)),
-                            )],
-                            line: Some(line),
-                        });
-                        continue;
-                    }
-                },
-                None => options.kind.unwrap_or(Kind::Advertiser),
-            };
-            let cells: Vec<(&str, &str)> = header
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| Some(*i) != kind_at && Some(*i) != id_at)
-                .map(|(i, h)| (h.as_str(), record.get(i).unwrap_or("")))
-                .filter(|(_, c)| !c.is_empty())
-                .collect();
-            let id = cell(id_at).trim();
-            let planned = if id.is_empty() {
-                self.plan_new_row(kind, &cells, options, line)?
-            } else {
-                self.plan_row(kind, id, &cells, line)?
-            };
-            match planned {
-                Some(p) => plan.push(p),
-                None => unchanged += 1,
-            }
-        }
-        Ok((plan, unchanged))
-    }
-
-    fn plan_row(
-        &self,
-        kind: Kind,
-        id: &str,
-        cells: &[(&str, &str)],
-        line: u32,
-    ) -> Result<Option<Planned>> {
-        let failed = |target: Option<EntityRef>, errors: Vec<FieldError>| {
-            Ok(Some(Planned::Failed {
-                target,
-                kind,
-                errors,
-                line: Some(line),
-            }))
-        };
-        let Some(key) = key_of_cell(kind, id) else {
-            return failed(
-                None,
-                vec![FieldError::new(
-                    ID_COLUMN,
-                    codes::INVALID,
-                    format!("“{id}” is not an id"),
-                )],
-            );
-        };
-        let target = EntityRef::new(kind, key);
-        let Some(current) = self.working_of(&target)? else {
-            return failed(
-                None,
-                vec![FieldError::new(
-                    ID_COLUMN,
-                    codes::BAD_REFERENCE,
-                    format!("there is no {} {id} in the workspace", kind.label()),
-                )],
-            );
-        };
-        let mut edits = Vec::with_capacity(cells.len());
-        let mut errors = Vec::new();
-        for (column, text) in cells {
-            // The parent of a draft's child is fixed when it is made.
-            if text.starts_with(DRAFT_PREFIX) {
-                continue;
-            }
-            let now = if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
-                Some(&current)
-            } else {
-                ops::get(&current, column)
-            };
-            match change_of(column, text, now) {
-                // A cell that holds what the field holds changes nothing: most cells of
-                // an exported sheet coming back.
-                Ok(Some(Change::Set(v))) if now.is_some_and(|n| crate::diff::same(n, &v)) => {}
-                Ok(Some(change)) => edits.push((column, change)),
-                Ok(None) => {}
-                Err(e) => errors.push(e),
-            }
-        }
-        if !errors.is_empty() {
-            return failed(Some(target), errors);
-        }
-        if edits.is_empty() {
-            return Ok(None);
-        }
-        let mut value = current.clone();
-        let mut field_edits = Vec::with_capacity(edits.len());
-        for (column, change) in edits {
-            if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
-                value = match change {
-                    Change::Set(v) => v,
-                    _ => Value::Array(Vec::new()),
-                };
-            } else {
-                field_edits.push(FieldEdit {
-                    field: (*column).to_owned(),
-                    change,
-                });
-            }
-        }
-        let errors = ops::apply(&mut value, &field_edits);
-        if !errors.is_empty() {
-            return failed(Some(target), errors);
-        }
-        if crate::diff::same(&current, &value) {
-            return Ok(None);
-        }
-        Ok(Some(Planned::Update {
-            target,
-            value,
-            line: Some(line),
-            from: None,
-        }))
-    }
-
-    fn plan_new_row(
-        &self,
-        kind: Kind,
-        cells: &[(&str, &str)],
-        options: &ImportOptions,
-        line: u32,
-    ) -> Result<Option<Planned>> {
-        let mut value = Value::Object(Map::new());
-        let mut errors = Vec::new();
-        let mut parent = None;
-        let mut edits = Vec::new();
-        for (column, text) in cells {
-            for parent_kind in [Kind::Advertiser, Kind::Campaign] {
-                if parent_field(kind, parent_kind) == Some(*column)
-                    && let Some(key) = key_of_cell(parent_kind, text)
-                {
-                    // A creative under a campaign names both; the campaign wins.
-                    if parent
-                        .as_ref()
-                        .is_none_or(|p: &EntityRef| p.kind == Kind::Advertiser)
-                    {
-                        parent = Some(EntityRef::new(parent_kind, key));
-                    }
-                }
-            }
-            if text.starts_with(DRAFT_PREFIX) {
-                continue;
-            }
-            if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
-                match change_of(column, text, Some(&Value::Array(Vec::new()))) {
-                    Ok(Some(Change::Set(v))) => value = v,
-                    Ok(_) => {}
-                    Err(e) => errors.push(e),
-                }
-                continue;
-            }
-            match change_of(column, text, None) {
-                Ok(Some(change)) => edits.push(FieldEdit {
-                    field: (*column).to_owned(),
-                    change,
-                }),
-                Ok(None) => {}
-                Err(e) => errors.push(e),
-            }
-        }
-        errors.extend(ops::apply(&mut value, &edits));
-        if !errors.is_empty() {
-            return Ok(Some(Planned::Failed {
-                target: None,
-                kind,
-                errors,
-                line: Some(line),
-            }));
-        }
-        let parent = parent.or_else(|| options.parent.clone());
-        Ok(Some(Planned::Create {
-            kind,
-            parent,
-            value,
-            line: Some(line),
-        }))
-    }
-
-    /// Import or paste: previews the sheet, or applies it as one undo step.
-    pub fn import_sheet(
-        &mut self,
-        text: &str,
-        options: &ImportOptions,
-        label: &str,
-        apply: bool,
-    ) -> Result<Preview> {
-        let asked = Asked::of_keyed("sheet", &text, &(options, label))?;
-        self.run_asked(asked, apply, |ws| {
-            let (plan, unchanged) = ws.plan_sheet(text, options)?;
-            Ok((plan, label.to_owned(), move |p: &mut Preview| {
-                p.unchanged += unchanged;
-            }))
+            .map_err(|e| Error::SheetWrite(e.into_error().into()))?;
+        // Every cell was a `&str`, so the bytes are UTF-8.
+        String::from_utf8(bytes).map_err(|e| {
+            Error::SheetWrite(std::io::Error::new(std::io::ErrorKind::InvalidData, e).into())
         })
     }
+}
+
+/// The plan of a sheet: rows with an `id` change that entity, rows without one
+/// create drafts. Rows that change nothing stay out of the plan; a row that cannot
+/// be read is refused with the field at fault. Returns the plan and how many rows
+/// were unchanged. `current` reads the working copy of an entity a row names (`None`
+/// when the workspace does not hold it).
+pub(crate) fn plan_sheet(
+    text: &str,
+    options: &ImportOptions,
+    mut current: impl FnMut(&EntityRef) -> Result<Option<Value>>,
+) -> Result<(Vec<Planned>, u32)> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(options.delimiter.byte())
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(csv_error)?
+        .iter()
+        .map(|h| {
+            text_of_cell(h.trim().trim_start_matches('\u{feff}'))
+                .0
+                .to_owned()
+        })
+        .collect();
+    let kind_at = header.iter().position(|h| h == KIND_COLUMN);
+    let id_at = header.iter().position(|h| h == ID_COLUMN);
+    if kind_at.is_none() && options.kind.is_none() {
+        return Err(Error::Refused(flightdeck_model::ValidationErrors(vec![
+            FieldError::new(
+                KIND_COLUMN,
+                codes::REQUIRED,
+                "the sheet has no kind column; say what its rows are",
+            ),
+        ])));
+    }
+    let mut plan = Vec::new();
+    let mut unchanged = 0;
+    let mut record = csv::StringRecord::new();
+    let mut line: u32 = 0;
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(e)),
+        }
+        line += 1;
+        if record.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or("");
+        let kind = match kind_at {
+            Some(_) => match kind_of_name(cell(kind_at)) {
+                Some(k) => k,
+                None => {
+                    plan.push(Planned::Failed {
+                        target: None,
+                        kind: options.kind.unwrap_or(Kind::Advertiser),
+                        errors: vec![FieldError::new(
+                            KIND_COLUMN,
+                            codes::INVALID,
+                            format!("“{}” is not a kind of entity", cell(kind_at)),
+                        )],
+                        line: Some(line),
+                    });
+                    continue;
+                }
+            },
+            None => options.kind.unwrap_or(Kind::Advertiser),
+        };
+        let cells: Vec<(&str, &str)> = header
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != kind_at && Some(*i) != id_at)
+            .map(|(i, h)| (h.as_str(), record.get(i).unwrap_or("")))
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+        let id = cell(id_at).trim();
+        let planned = if id.is_empty() {
+            plan_new_row(kind, &cells, options, line)
+        } else {
+            plan_row(kind, id, &cells, line, &mut current)?
+        };
+        match planned {
+            Some(p) => plan.push(p),
+            None => unchanged += 1,
+        }
+    }
+    Ok((plan, unchanged))
+}
+
+fn plan_row(
+    kind: Kind,
+    id: &str,
+    cells: &[(&str, &str)],
+    line: u32,
+    current: &mut impl FnMut(&EntityRef) -> Result<Option<Value>>,
+) -> Result<Option<Planned>> {
+    let failed = |target: Option<EntityRef>, errors: Vec<FieldError>| {
+        Ok(Some(Planned::Failed {
+            target,
+            kind,
+            errors,
+            line: Some(line),
+        }))
+    };
+    let Some(key) = key_of_cell(kind, id) else {
+        return failed(
+            None,
+            vec![FieldError::new(
+                ID_COLUMN,
+                codes::INVALID,
+                format!("“{id}” is not an id"),
+            )],
+        );
+    };
+    let target = EntityRef::new(kind, key);
+    let Some(current) = current(&target)? else {
+        return failed(
+            None,
+            vec![FieldError::new(
+                ID_COLUMN,
+                codes::BAD_REFERENCE,
+                format!("there is no {} {id} in the workspace", kind.label()),
+            )],
+        );
+    };
+    let mut edits = Vec::with_capacity(cells.len());
+    let mut errors = Vec::new();
+    for (column, text) in cells {
+        // The parent of a draft's child is fixed when it is made.
+        if text.starts_with(DRAFT_PREFIX) {
+            continue;
+        }
+        let now = if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
+            Some(&current)
+        } else {
+            ops::get(&current, column)
+        };
+        match change_of(column, text, now) {
+            // A cell that holds what the field holds changes nothing: most cells of
+            // an exported sheet coming back.
+            Ok(Some(Change::Set(v))) if now.is_some_and(|n| crate::diff::same(n, &v)) => {}
+            Ok(Some(change)) => edits.push((column, change)),
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return failed(Some(target), errors);
+    }
+    if edits.is_empty() {
+        return Ok(None);
+    }
+    let mut value = current.clone();
+    let mut field_edits = Vec::with_capacity(edits.len());
+    for (column, change) in edits {
+        if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
+            value = match change {
+                Change::Set(v) => v,
+                _ => Value::Array(Vec::new()),
+            };
+        } else {
+            field_edits.push(FieldEdit {
+                field: (*column).to_owned(),
+                change,
+            });
+        }
+    }
+    let errors = ops::apply(&mut value, &field_edits);
+    if !errors.is_empty() {
+        return failed(Some(target), errors);
+    }
+    if crate::diff::same(&current, &value) {
+        return Ok(None);
+    }
+    Ok(Some(Planned::Update {
+        target,
+        value,
+        line: Some(line),
+        from: None,
+    }))
+}
+
+fn plan_new_row(
+    kind: Kind,
+    cells: &[(&str, &str)],
+    options: &ImportOptions,
+    line: u32,
+) -> Option<Planned> {
+    let mut value = Value::Object(Map::new());
+    let mut errors = Vec::new();
+    let mut parent = None;
+    let mut edits = Vec::new();
+    for (column, text) in cells {
+        for parent_kind in [Kind::Advertiser, Kind::Campaign] {
+            if parent_field(kind, parent_kind) == Some(*column)
+                && let Some(key) = key_of_cell(parent_kind, text)
+            {
+                // A creative under a campaign names both; the campaign wins.
+                if parent
+                    .as_ref()
+                    .is_none_or(|p: &EntityRef| p.kind == Kind::Advertiser)
+                {
+                    parent = Some(EntityRef::new(parent_kind, key));
+                }
+            }
+        }
+        if text.starts_with(DRAFT_PREFIX) {
+            continue;
+        }
+        if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
+            match change_of(column, text, Some(&Value::Array(Vec::new()))) {
+                Ok(Some(Change::Set(v))) => value = v,
+                Ok(_) => {}
+                Err(e) => errors.push(e),
+            }
+            continue;
+        }
+        match change_of(column, text, None) {
+            Ok(Some(change)) => edits.push(FieldEdit {
+                field: (*column).to_owned(),
+                change,
+            }),
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.extend(ops::apply(&mut value, &edits));
+    if !errors.is_empty() {
+        return Some(Planned::Failed {
+            target: None,
+            kind,
+            errors,
+            line: Some(line),
+        });
+    }
+    let parent = parent.or_else(|| options.parent.clone());
+    Some(Planned::Create {
+        kind,
+        parent,
+        value,
+        line: Some(line),
+    })
 }
 
 /// What a cell asks of a field that now holds `now`: `None` for no change (blank).

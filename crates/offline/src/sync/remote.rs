@@ -260,7 +260,7 @@ fn no_id_in_answer() -> Error {
     })
 }
 
-/// The wire body of a change, as [`push`] posts it: for campaigns and ad orders
+/// The wire body of a change, as [`push`](crate::sync::push) posts it: for campaigns and ad orders
 /// `request_body` against the server version the change started from (the output-only
 /// `io_number` dropped, only the one client id the buyer set kept, never both); other
 /// kinds as they are. Public so hosts and tests can show exactly what a change sends.

@@ -8,13 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::edit::status_for;
-use super::outbox::{ChangeMessage, no_change, replay_working, set_outcome_in};
+use super::outbox::{ChangeMessage, change_in, no_change, replay_working};
+use super::outcome::set_outcome_in;
 use super::validate::{Payload, check_one};
-use super::{
-    Workspace, canonical, key_from_text, kind_from_text, op_from_text, parse_json,
-    status_from_text, status_text, to_json,
-};
-use crate::change::{ChangeStatus, ParentRef};
+use super::{Workspace, canonical, key_text, parse_json, status_from_text, status_text, to_json};
+use crate::change::{ChangeStatus, PendingChange};
 use crate::diff::{self, Seg};
 use crate::merge::{self, FieldConflict};
 use crate::{Error, Result};
@@ -31,18 +29,6 @@ pub enum Pick {
     /// The ad platform's value.
     Theirs,
 }
-
-/// `(kind, key, op, status, payload, parents, base, conflicts)` of the change.
-type ConflictRow = (
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-);
 
 impl Workspace {
     /// Settles a change in conflict with the buyer's `picks`: one [`Pick`] per wire path
@@ -64,39 +50,27 @@ impl Workspace {
     /// stored conflicts are brought up to date and an error asks the buyer to look again.
     pub fn resolve_conflict(&mut self, seq: i64, picks: &[(String, Pick)]) -> Result<()> {
         let tx = self.conn.transaction()?;
-        let row: Option<ConflictRow> = tx
-            .query_row(
-                "SELECT kind, key, op, status, payload, parents, base, conflicts \
-                 FROM outbox WHERE seq = ?1",
-                [seq],
-                |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                        r.get(7)?,
-                    ))
-                },
-            )
-            .optional()?;
-        let Some((kind, key, op, status, payload, parents, base, stored)) = row else {
-            return Err(no_change(seq));
-        };
-        if status != status_text(ChangeStatus::Conflict) {
+        let change = change_in(&tx, seq)?.ok_or_else(|| no_change(seq))?;
+        if change.status != ChangeStatus::Conflict {
             return Err(Error::Invalid(format!(
                 "change {seq} is not in conflict (it is {}); there is nothing to resolve",
-                status.replace('_', " ")
+                status_text(change.status).replace('_', " ")
             )));
         }
-        let what = format!(
-            "{} {}",
-            kind.replace('_', " "),
-            key_from_text(&key).map_or_else(|_| key.clone(), |k| k.to_string())
-        );
+        let stored: Option<String> =
+            tx.query_row("SELECT conflicts FROM outbox WHERE seq = ?1", [seq], |r| {
+                r.get(0)
+            })?;
+        let PendingChange {
+            target,
+            op,
+            payload: mine,
+            parents,
+            base,
+            ..
+        } = change;
+        let (kind, key) = (target.kind.name(), key_text(&target.key));
+        let what = format!("{} {}", kind.replace('_', " "), target.key);
         let server: Option<(Option<String>, Option<String>, bool)> = tx
             .query_row(
                 "SELECT server_json, server_hash, server_removed FROM entities \
@@ -124,8 +98,6 @@ impl Workspace {
                 "change {seq} is in conflict but has no base version"
             )));
         };
-        let base: Value = parse_json(&base)?;
-        let mine: Value = parse_json(&payload)?;
         let theirs: Value = parse_json(&theirs_text)?;
         let merged = merge::three_way(&base, &mine, &theirs);
 
@@ -199,14 +171,10 @@ impl Workspace {
             );
         }
 
-        let target_kind = kind_from_text(&kind)?;
-        let target_key = key_from_text(&key)?;
-        let op = op_from_text(&op)?;
-        let parents: Vec<ParentRef> = parse_json(&parents)?;
         let errors = check_one(
             &tx,
-            target_kind,
-            &target_key,
+            target.kind,
+            &target.key,
             op,
             Payload::Value(&resolved),
             &parents,
@@ -254,8 +222,8 @@ impl Workspace {
             let rebased = merge::three_way(&mine, &resolved, &edit).merged;
             let errors = check_one(
                 &tx,
-                target_kind,
-                &target_key,
+                target.kind,
+                &target.key,
                 op,
                 Payload::Value(&rebased),
                 &parents,
@@ -280,7 +248,7 @@ impl Workspace {
                 ],
             )?;
         }
-        replay_working(&tx, &kind, &key)?;
+        replay_working(&tx, kind, &key)?;
         super::history::finish(&tx, Some(&format!("Resolve the conflict of {what}")))?;
         tx.commit()?;
         Ok(())

@@ -267,11 +267,7 @@ pub fn ad_orders_all(tx: &Transaction, account_id: i64) -> Result<String> {
             out.push(',');
         }
         first = false;
-        out.push_str(
-            row.get_ref(0)?
-                .as_str()
-                .map_err(|e| Error::Internal(e.to_string()))?,
-        );
+        out.push_str(row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?);
     }
     out.push_str("]}");
     Ok(out)

@@ -119,12 +119,12 @@ pub(crate) fn parse_body(text: &str) -> Result<Object> {
     match serde_json::from_str(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(Error::Internal("stored body is not an object".into())),
-        Err(e) => Err(Error::Internal(format!("stored body: {e}"))),
+        Err(e) => Err(Error::Json(e)),
     }
 }
 
 pub(crate) fn to_text(body: &Object) -> Result<String> {
-    serde_json::to_string(body).map_err(|e| Error::Internal(e.to_string()))
+    serde_json::to_string(body).map_err(Error::Json)
 }
 
 /// Copies every key of `request` into `stored`, except `ignored` ones.
@@ -175,7 +175,7 @@ pub(crate) fn untyped<T: Serialize>(value: &T) -> Result<Object> {
         Ok(_) => Err(Error::Internal(
             "entity did not serialise to an object".into(),
         )),
-        Err(e) => Err(Error::Internal(e.to_string())),
+        Err(e) => Err(Error::Json(e)),
     }
 }
 

@@ -146,5 +146,5 @@ fn answer(tx: &Transaction, id: i64, inserted: Option<i64>) -> Result<Envelope<V
 }
 
 fn to_value(list: &SiteList) -> Result<Value> {
-    serde_json::to_value(list).map_err(|e| Error::Internal(e.to_string()))
+    serde_json::to_value(list).map_err(Error::Json)
 }

@@ -1,0 +1,277 @@
+//! The plans of the bulk operations over the workspace: multi-row edit, find and
+//! replace, revert and duplicate, and their entry points that preview or apply them
+//! through `run_asked` (`kept.rs`). What a row becomes is decided by the pure parts in
+//! [`crate::bulk`]; this module reads the rows they work on.
+
+use rusqlite::{Connection, params};
+use serde_json::Value;
+
+use super::{Asked, Planned, Preview, ReadCopy, Workspace, key_text, parse_json};
+use crate::bulk::ops::{self, FieldEdit};
+use crate::bulk::plan::{DuplicateOptions, EDITABLE_KINDS, Scope};
+use crate::bulk::replace::{Counts, Find, Matcher};
+use crate::change::{EntityRef, Kind};
+use crate::{Error, Result};
+
+impl Workspace {
+    /// The working copy of one entity, decoded; `None` when it is not in the workspace.
+    pub fn working_of(&self, target: &EntityRef) -> Result<Option<Value>> {
+        let mut out = None;
+        self.scan_one(target, |s| {
+            out = Some(parse_json::<Value>(s.json)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The plans of `targets` as `plan` makes each from its working copy (`None` when the
+    /// workspace does not hold it), read through [`Workspace::read_each`].
+    fn plan_each<T: Send>(
+        &self,
+        targets: &[EntityRef],
+        plan: impl Fn(&EntityRef, Option<ReadCopy>) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        self.read_each(targets, |conn, target| {
+            plan(target, read_copy(conn, target)?)
+        })
+    }
+
+    /// The entities `scope` names, kind by kind in posting order.
+    pub fn targets(&self, scope: &Scope) -> Result<Vec<EntityRef>> {
+        let kinds: Vec<Kind> = match scope {
+            Scope::Selection(t) => return Ok(t.clone()),
+            Scope::Kind(k) => vec![*k],
+            Scope::Account => EDITABLE_KINDS.to_vec(),
+        };
+        let mut out = Vec::new();
+        for kind in kinds {
+            let mut of_kind: Vec<(i64, EntityRef)> = Vec::new();
+            self.scan(kind, |s| {
+                of_kind.push((s.order, s.target));
+                Ok(())
+            })?;
+            of_kind.sort_by_key(|(order, _)| *order);
+            out.extend(of_kind.into_iter().map(|(_, t)| t));
+        }
+        Ok(out)
+    }
+
+    /// Entities of `kind` whose fields hold the given values (`--where status=ACTIVE`),
+    /// compared as the wire values (`"10"` matches the text `10` and the number 10).
+    pub fn find_where(&self, kind: Kind, filters: &[(String, Value)]) -> Result<Vec<EntityRef>> {
+        let mut out: Vec<(i64, EntityRef)> = Vec::new();
+        self.scan(kind, |s| {
+            let value = parse_json::<Value>(s.json)?;
+            let hit = filters.iter().all(|(path, want)| {
+                let got = ops::get(&value, path);
+                match (got, want) {
+                    (None | Some(Value::Null), Value::Null) => true,
+                    (Some(g), w) => crate::diff::same(g, w) || text_of(g) == text_of(w),
+                    (None, _) => false,
+                }
+            });
+            if hit {
+                out.push((s.order, s.target));
+            }
+            Ok(())
+        })?;
+        out.sort_by_key(|(o, _)| *o);
+        Ok(out.into_iter().map(|(_, t)| t).collect())
+    }
+
+    /// The plan of a multi-row edit: each target gets every edit, in order. A target an
+    /// edit cannot apply to is refused with that edit's field; one the edits leave as it
+    /// is stays out of the plan.
+    pub fn plan_edit(&self, targets: &[EntityRef], edits: &[FieldEdit]) -> Result<Vec<Planned>> {
+        let plans = self.plan_each(targets, |target, read| {
+            let Some(read) = read else {
+                return Err(Error::NotFound(format!(
+                    "{} {} is not in the workspace",
+                    target.kind.label(),
+                    target.key
+                )));
+            };
+            let current = &read.value;
+            let mut value = current.clone();
+            let errors = ops::apply(&mut value, edits);
+            Ok(if !errors.is_empty() {
+                Some(Planned::Failed {
+                    target: Some(target.clone()),
+                    kind: target.kind,
+                    errors,
+                    line: None,
+                })
+            } else if !crate::diff::same(current, &value) {
+                Some(Planned::Update {
+                    target: target.clone(),
+                    value,
+                    line: None,
+                    from: Some(read),
+                })
+            } else {
+                None
+            })
+        })?;
+        Ok(plans.into_iter().flatten().collect())
+    }
+
+    /// Multi-row edit: previews it, or applies it as one undo step.
+    pub fn bulk_edit(
+        &mut self,
+        targets: &[EntityRef],
+        edits: &[FieldEdit],
+        apply: bool,
+    ) -> Result<Preview> {
+        let asked = Asked::of_keyed("edit", &targets, &edits)?;
+        self.run_asked(asked, apply, |ws| {
+            let plan = ws.plan_edit(targets, edits)?;
+            let reached = targets.len();
+            let label = match (reached, targets.first()) {
+                (1, Some(t)) => format!("Edit {}", t.kind.label()),
+                (n, Some(t)) if targets.iter().all(|x| x.kind == t.kind) => {
+                    format!("Edit {n} {}", t.kind.plural())
+                }
+                (n, _) => format!("Edit {n} entities"),
+            };
+            Ok((plan, label, move |p: &mut Preview| unchanged_of(p, reached)))
+        })
+    }
+
+    /// The plan of a find and replace over `scope`, with the matches per field.
+    pub fn plan_replace(
+        &self,
+        scope: &Scope,
+        find: &Find,
+    ) -> Result<(Vec<Planned>, Counts, usize)> {
+        let matcher = Matcher::new(find)
+            .map_err(|e| Error::Refused(flightdeck_model::ValidationErrors(vec![e])))?;
+        let targets = self.targets(scope)?;
+        let plans = self.plan_each(&targets, |target, read| {
+            let Some(read) = read else {
+                return Ok(None);
+            };
+            let mut value = read.value.clone();
+            let mut counts = Counts::new();
+            Ok((matcher.apply(&mut value, &mut counts) > 0).then(|| {
+                let update = Planned::Update {
+                    target: target.clone(),
+                    value,
+                    line: None,
+                    from: Some(read),
+                };
+                (update, counts)
+            }))
+        })?;
+        let mut counts = Counts::new();
+        let mut plan = Vec::with_capacity(plans.len());
+        for (update, found) in plans.into_iter().flatten() {
+            plan.push(update);
+            for (field, n) in found {
+                *counts.entry(field).or_default() += n;
+            }
+        }
+        Ok((plan, counts, targets.len()))
+    }
+
+    /// Find and replace: previews it, or applies it as one undo step.
+    pub fn replace(&mut self, scope: &Scope, find: &Find, apply: bool) -> Result<Preview> {
+        let asked = Asked::of("replace", &(scope, find))?;
+        self.run_asked(asked, apply, |ws| {
+            let (plan, counts, reached) = ws.plan_replace(scope, find)?;
+            let label = format!("Replace “{}” with “{}”", find.find, find.replace);
+            Ok((plan, label, move |p: &mut Preview| {
+                p.count_matches(&counts);
+                unchanged_of(p, reached);
+            }))
+        })
+    }
+
+    /// A step that cannot be undone because it was posted, put back by a new edit:
+    /// previews it, or applies it as one undo step.
+    pub fn revert(&mut self, step: i64, apply: bool) -> Result<Preview> {
+        let asked = Asked::of("revert", &step)?;
+        self.run_asked(asked, apply, |ws| {
+            let plan = ws.revert_plan(step)?;
+            let label = ws
+                .history(usize::MAX)?
+                .into_iter()
+                .find(|s| s.id == step)
+                .map_or_else(
+                    || format!("Revert step {step}"),
+                    |s| format!("Revert “{}”", s.label),
+                );
+            Ok((plan, label, |_: &mut Preview| {}))
+        })
+    }
+}
+
+/// An entity's working copy with the text it was parsed from, and its parent; `None`
+/// when the workspace does not hold it.
+fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT COALESCE(working_json, remote_json), working_json IS NULL, \
+         parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",
+    )?;
+    let mut rows = stmt.query(params![target.kind.name(), key_text(&target.key)])?;
+    let Some(row) = rows.next()? else {
+        return Ok(None);
+    };
+    let Some(text) = row
+        .get_ref(0)?
+        .as_str_or_null()
+        .map_err(rusqlite::Error::from)?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(ReadCopy {
+        text: text.to_owned(),
+        value: parse_json::<Value>(text)?,
+        is_base: row.get(1)?,
+        hop: (row.get(2)?, row.get(3)?, row.get(4)?),
+    }))
+}
+
+fn count_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Entities an operation reached that its plan left out (nothing to change) count as
+/// unchanged.
+fn unchanged_of(preview: &mut Preview, reached: usize) {
+    preview.unchanged =
+        count_u32(reached).saturating_sub(preview.updates + preview.refused + preview.creates);
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Workspace {
+    /// Duplicates as drafts: previews the copies, or makes them as one undo step.
+    pub fn duplicate(
+        &mut self,
+        sources: &[EntityRef],
+        options: &DuplicateOptions,
+        apply: bool,
+    ) -> Result<Preview> {
+        let asked = Asked::of_keyed("duplicate", &sources, options)?;
+        self.run_asked(asked, apply, |_| {
+            let plan = sources
+                .iter()
+                .map(|s| Planned::Duplicate {
+                    source: s.clone(),
+                    into: options.into.clone(),
+                    shift_days: options.shift_days.unwrap_or(0),
+                })
+                .collect();
+            let label = match sources {
+                [one] => format!("Duplicate {}", one.kind.label()),
+                many => format!("Duplicate {} entities", many.len()),
+            };
+            Ok((plan, label, |_: &mut Preview| {}))
+        })
+    }
+}
