@@ -155,6 +155,10 @@ impl From<flightdeck_core::Error> for AppError {
             // Nothing was sent: to the buyer, the sandbox's service is offline.
             e @ E::SandboxStopped => AppError::new(ErrorCode::Offline, e.to_string()),
             E::Storage(m) => AppError::storage(m),
+            e @ E::Read { .. } => AppError::storage(e.to_string()),
+            e @ (E::File { .. } | E::NoIdentifiers { .. }) => {
+                AppError::new(ErrorCode::Invalid, e.to_string())
+            }
         }
     }
 }

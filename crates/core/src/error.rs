@@ -28,6 +28,29 @@ pub enum Error {
     /// Settings or the data directory could not be read or written.
     #[error("{0}")]
     Storage(String),
+    /// A file the buyer named could not be read.
+    #[error("reading {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file the buyer named does not hold what it should (an identifier file with no
+    /// clear column).
+    #[error("{}: {why}", path.display())]
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An identifier file holds no identifiers.
+    #[error("{} holds no identifiers", path.display())]
+    NoIdentifiers {
+        /// The file.
+        path: std::path::PathBuf,
+    },
     /// The service, the network or the keyring.
     #[error(transparent)]
     Client(#[from] flightdeck_client::Error),

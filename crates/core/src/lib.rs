@@ -30,8 +30,10 @@ pub mod scope;
 mod session;
 pub mod settings;
 pub mod updates;
+pub mod upload;
 
 pub use error::{Error, Result};
 pub use session::{
-    Account, Core, OpenOptions, PartnerCallback, PendingPartner, PostingGuard, Selection, Signed,
+    Account, Core, OpenOptions, PartnerCallback, PendingPartner, PostingGuard, PullSummary,
+    Selection, Signed,
 };
