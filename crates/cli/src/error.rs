@@ -45,7 +45,7 @@ impl CliError {
                 | CliError::Workspace(flightdeck_offline::Error::Client(
                     Error::SignInRequired { .. } | Error::Unauthenticated { .. }
                 ))
-                | CliError::Core(flightdeck_core::Error::SignInRequired(_))
+                | CliError::Core(flightdeck_core::Error::SignInRequired { .. })
         )
     }
 }

@@ -46,10 +46,11 @@ impl ChosenFiles {
     pub fn path(&self, token: &str, use_: FileUse) -> Result<PathBuf> {
         match self.lock().get(token) {
             Some((path, chosen)) if *chosen == use_ => Ok(path.clone()),
-            _ => Err(Error::State(match use_ {
-                FileUse::Read => "Choose the file to import with Import… first: only a file picked in its dialog can be read.".to_owned(),
-                FileUse::Write => "Choose where to export with Export… first: only a file picked in its dialog can be written.".to_owned(),
-            })),
+            _ => Err(match use_ {
+                FileUse::Read => crate::error::State::NoFileToRead,
+                FileUse::Write => crate::error::State::NoFileToWrite,
+            }
+            .into()),
         }
     }
 

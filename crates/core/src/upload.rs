@@ -11,6 +11,7 @@ use flightdeck_offline::change::{ChangeStatus, EntityRef, Kind};
 use flightdeck_offline::workspace::{UploadRequest, upload_form_paths};
 
 use crate::edits::Saved;
+use crate::error::State;
 use crate::forms::UploadView;
 use crate::{Account, Error, Result};
 
@@ -67,9 +68,7 @@ fn segment_only(segment: &EntityRef) -> Result<()> {
     if segment.kind == Kind::AudienceSegment {
         Ok(())
     } else {
-        Err(Error::State(
-            "identifiers are uploaded to an audience segment".into(),
-        ))
+        Err(State::NotASegment.into())
     }
 }
 
@@ -146,9 +145,7 @@ impl Account {
             .filter(|u| seqs.contains(&u.seq))
             .collect();
         if shown.len() != seqs.len() {
-            return Err(Error::State(
-                "the upload is no longer in the workspace".to_owned(),
-            ));
+            return Err(State::UploadGone.into());
         }
         Ok(shown)
     }

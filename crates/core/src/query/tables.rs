@@ -64,7 +64,7 @@ pub(super) fn signature(kind: Kind, query: &TableQuery) -> Result<Signature> {
 }
 
 pub(super) fn poisoned() -> Error {
-    Error::State("the table index is unavailable after an earlier failure".into())
+    crate::error::State::Unavailable("the table index").into()
 }
 
 impl Tables {

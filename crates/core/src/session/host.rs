@@ -12,6 +12,7 @@ use flightdeck_client::token_store::{Profile, TokenStore};
 use flightdeck_client::{ClientConfig, SecretString};
 
 use super::{Account, PartnerCallback, PendingPartner, Selection, signed, unavailable};
+use crate::error::State;
 use crate::paths;
 use crate::profiles::Profiles;
 use crate::{Error, Result};
@@ -90,7 +91,10 @@ impl Core {
             Selection::Active => file.active.clone(),
             Selection::Profile(id) => {
                 if file.get(&id).is_none() {
-                    return Err(Error::NotFound(format!("there is no profile {id}")));
+                    return Err(Error::NotFound {
+                        what: "profile",
+                        id,
+                    });
                 }
                 id
             }
@@ -132,13 +136,13 @@ impl Core {
         self.active
             .read()
             .map(|a| a.clone())
-            .map_err(|_| Error::State("no active profile".into()))
+            .map_err(|_| State::Unavailable("the active profile").into())
     }
 
     fn lock_profiles(&self) -> Result<MutexGuard<'_, Profiles>> {
         self.profiles
             .lock()
-            .map_err(|_| Error::State("the profile list is unavailable".into()))
+            .map_err(|_| State::Unavailable("the profile list").into())
     }
 
     /// Every saved profile and which is active.
@@ -162,7 +166,10 @@ impl Core {
         let file = {
             let mut file = self.lock_profiles()?;
             if file.get(id).is_none() {
-                return Err(Error::NotFound(format!("there is no profile {id}")));
+                return Err(Error::NotFound {
+                    what: "profile",
+                    id: id.to_owned(),
+                });
             }
             file.active = id.to_owned();
             file.write(&self.dir)?;
@@ -239,12 +246,9 @@ impl Core {
         let page = slot
             .as_ref()
             .map(|p| p.pending.authorize_url().clone())
-            .ok_or_else(|| Error::State("no data-partner sign-in is waiting".into()))?;
+            .ok_or(State::NoPartnerSignIn)?;
         if page.origin() != active.config.base_url.origin() {
-            return Err(Error::State(format!(
-                "the sign-in page is not on this profile's service ({})",
-                active.config.base_url
-            )));
+            return Err(State::ForeignSignInPage(active.config.base_url.clone()).into());
         }
         Ok(page)
     }
@@ -359,7 +363,7 @@ async fn activate(
         .get(id)
         .or_else(|| file.profiles.first())
         .cloned()
-        .ok_or_else(|| Error::State("no profile is saved".into()))?;
+        .ok_or(State::NoProfile)?;
     let stopped = profile.embedded.then(|| Arc::clone(sandbox_stopped));
     let account = Account::open(dir, profile, options, stopped)?;
     // A keyring that cannot give the session back is not fatal: the buyer signs in again.

@@ -139,7 +139,7 @@ pub struct Account {
 }
 
 fn unavailable() -> Error {
-    Error::State("the workspace is unavailable after an earlier failure".into())
+    crate::error::State::Unavailable("the workspace").into()
 }
 
 impl Account {
@@ -239,11 +239,8 @@ impl Account {
         if self.sandbox_is_stopped() {
             return Err(Error::SandboxStopped);
         }
-        self.signed().ok_or_else(|| {
-            Error::SignInRequired(format!(
-                "sign in to {} to talk to the ad platform; your pending changes are kept",
-                self.config.base_url
-            ))
+        self.signed().ok_or_else(|| Error::SignInRequired {
+            service: self.config.base_url.clone(),
         })
     }
 

@@ -47,7 +47,7 @@ impl Account {
     /// Marks a post as running until the guard drops; refused while one runs.
     pub fn begin_posting(&self) -> Result<PostingGuard> {
         if self.posting.swap(true, Ordering::SeqCst) {
-            return Err(Error::State("changes are already being posted".into()));
+            return Err(crate::error::State::Posting.into());
         }
         Ok(PostingGuard(self.posting.clone()))
     }
