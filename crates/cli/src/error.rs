@@ -17,9 +17,6 @@ pub enum CliError {
     /// Output that could not be written as JSON.
     #[error("writing JSON: {0}")]
     Json(#[from] serde_json::Error),
-    /// Standard input or output failed.
-    #[error("standard input or output: {0}")]
-    Io(#[from] std::io::Error),
     /// Bad arguments, or a command whose outcome is a failure (refused, not posted).
     #[error("{0}")]
     Usage(String),

@@ -65,6 +65,8 @@ enum Command {
     Login(session::LoginArgs),
     /// Sign out and remove the saved tokens from the keyring.
     Logout,
+    /// The profile, who is signed in there, the workspace file and its pending changes.
+    Status,
     /// Advertisers.
     Advertisers {
         #[command(subcommand)]
@@ -137,6 +139,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Login(args) => session::login(ctx, args).await,
         Command::Logout => session::logout(ctx).await,
+        Command::Status => session::status(ctx),
         Command::Advertisers { action: List::List } => list::advertisers(ctx).await,
         Command::Campaigns {
             action: CampaignList::List { advertiser },

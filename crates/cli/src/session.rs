@@ -1,5 +1,6 @@
-//! `login` and `logout`: the same sign-ins as the app (`Core::sign_in_user`, the data
-//! partner's browser sign-in), with tokens in the OS keyring.
+//! `login`, `logout` and `status`: the same sign-ins as the app (`Core::sign_in_user`,
+//! the data partner's browser sign-in), with tokens in the OS keyring, and where the
+//! profile stands (`Account::status`).
 
 use std::io::{BufRead, IsTerminal};
 use std::time::Duration;
@@ -67,6 +68,26 @@ pub async fn login(ctx: &Ctx, args: LoginArgs) -> Result<(), CliError> {
 pub async fn logout(ctx: &Ctx) -> Result<(), CliError> {
     ctx.core.sign_out().await?;
     eprintln!("Signed out (pending changes stay in the workspace).");
+    Ok(())
+}
+
+/// `flightdeck status`: the profile, who is signed in, the workspace, what waits.
+pub fn status(ctx: &Ctx) -> Result<(), CliError> {
+    let s = ctx.account.status()?;
+    if ctx.json {
+        return crate::output::json(&s);
+    }
+    println!("profile: {} ({}) at {}", s.name, s.profile, s.service);
+    match &s.signed_in {
+        Some(a) if a.partner => println!("signed in: data partner {}", a.account),
+        Some(a) => println!("signed in: {}", a.account),
+        None => println!("signed in: nobody"),
+    }
+    println!("workspace: {}", s.workspace.display());
+    println!("pending changes: {}", s.pending);
+    if let Some(why) = s.post_waiting.as_ref().or(s.notice.as_ref()) {
+        println!("note: {why}");
+    }
     Ok(())
 }
 

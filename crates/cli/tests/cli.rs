@@ -574,6 +574,16 @@ async fn the_cli_and_the_app_read_the_same_profile_session_and_workspace() {
         .filter_map(|e| e.working["name"].as_str().map(str::to_owned))
         .collect();
     assert!(names.iter().any(|n| n == "Harbor Books"), "{names:?}");
+    // `status` names the same account and workspace file as the app's core.
+    let out = cli.run(&["--json", "status"], None);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let status: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(status["signedIn"]["account"], "buyer", "{status}");
+    assert_eq!(
+        status["workspace"].as_str().map(std::path::PathBuf::from),
+        Some(account.workspace_path().expect("path")),
+        "{status}"
+    );
 
     // Signing out in the app signs the CLI out too.
     core.sign_out().await.expect("sign out");
