@@ -63,7 +63,7 @@ pub fn columns_of(ctx: &Ctx, a: ColumnsArgs) -> Result<(), CliError> {
 /// `flightdeck advertisers list`.
 pub async fn advertisers(ctx: &Ctx) -> Result<(), CliError> {
     let client = client(ctx)?;
-    let reply = with_spinner("advertisers", client.advertisers(None)).await?;
+    let reply = with_spinner(Kind::Advertiser.plural(), client.advertisers(None)).await?;
     print_messages(&reply.messages);
     listing(ctx.json, Kind::Advertiser, &reply.entity, |_| None)
 }
@@ -71,7 +71,11 @@ pub async fn advertisers(ctx: &Ctx) -> Result<(), CliError> {
 /// `flightdeck campaigns list --advertiser ID`.
 pub async fn campaigns(ctx: &Ctx, advertiser: i64) -> Result<(), CliError> {
     let client = client(ctx)?;
-    let reply = with_spinner("campaigns", client.campaigns_by_advertiser(advertiser)).await?;
+    let reply = with_spinner(
+        Kind::Campaign.plural(),
+        client.campaigns_by_advertiser(advertiser),
+    )
+    .await?;
     print_messages(&reply.messages);
     let parent = advertiser.to_string();
     listing(ctx.json, Kind::Campaign, &reply.entity, |_| {
@@ -82,7 +86,7 @@ pub async fn campaigns(ctx: &Ctx, advertiser: i64) -> Result<(), CliError> {
 /// `flightdeck adorders list`.
 pub async fn ad_orders(ctx: &Ctx) -> Result<(), CliError> {
     let client = client(ctx)?;
-    let reply = with_spinner("ad orders", client.all_ad_orders()).await?;
+    let reply = with_spinner(Kind::AdOrder.plural(), client.all_ad_orders()).await?;
     print_messages(&reply.messages);
     listing(ctx.json, Kind::AdOrder, &reply.entity, |o| {
         o.campaign_id.map(|id| id.to_string())
@@ -92,12 +96,16 @@ pub async fn ad_orders(ctx: &Ctx) -> Result<(), CliError> {
 /// `flightdeck audiences list`.
 pub async fn audiences(ctx: &Ctx) -> Result<(), CliError> {
     let client = client(ctx)?;
-    let bar = spinner("audience segments");
+    let bar = spinner(Kind::AudienceSegment.plural());
     let mut stream = std::pin::pin!(client.audiences_stream(100));
     let mut segments = Vec::new();
     while let Some(item) = stream.next().await {
         segments.push(item?);
-        bar.set_message(format!("audience segments: {}", segments.len()));
+        bar.set_message(format!(
+            "{}: {}",
+            Kind::AudienceSegment.plural(),
+            segments.len()
+        ));
     }
     bar.finish_and_clear();
     listing(ctx.json, Kind::AudienceSegment, &segments, |_| None)
