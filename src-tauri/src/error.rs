@@ -149,12 +149,19 @@ impl From<flightdeck_core::Error> for AppError {
             E::Client(c) => c.into(),
             E::Offline(o) => o.into(),
             E::Invalid(field) => ValidationErrors(vec![field]).into(),
-            E::NotFound(m) => AppError::new(ErrorCode::NotFound, m),
-            E::State(m) => AppError::state(m),
-            E::SignInRequired(m) => AppError::new(ErrorCode::SignInRequired, m),
+            e @ E::NotFound { .. } => AppError::new(ErrorCode::NotFound, e.to_string()),
+            e @ E::State(_) => AppError::state(e.to_string()),
+            e @ E::SignInRequired { .. } => AppError::new(ErrorCode::SignInRequired, e.to_string()),
             // Nothing was sent: to the buyer, the sandbox's service is offline.
             e @ E::SandboxStopped => AppError::new(ErrorCode::Offline, e.to_string()),
-            E::Storage(m) => AppError::storage(m),
+            e @ (E::Storage { .. }
+            | E::Damaged { .. }
+            | E::Encode { .. }
+            | E::NoDirectory { .. }
+            | E::Read { .. }) => AppError::storage(e.to_string()),
+            e @ (E::File { .. } | E::NoIdentifiers { .. }) => {
+                AppError::new(ErrorCode::Invalid, e.to_string())
+            }
         }
     }
 }

@@ -49,6 +49,7 @@ macro_rules! specta_builder {
                 tables::query_site_lists,
                 tables::query_audience_segments,
                 tables::list_flight_caps,
+                tables::table_columns,
                 forms::validate,
                 forms::save_advertiser::<$r>,
                 forms::save_campaign::<$r>,

@@ -75,6 +75,7 @@ impl AppState {
                 let options = OpenOptions {
                     embedded_url: Some(format!("http://{}/", running.addr)),
                     warm_tables: true,
+                    ..OpenOptions::default()
                 };
                 let core = Core::open(dir, Selection::Active, options).await?;
                 Ok(Ready {

@@ -49,6 +49,12 @@ export const commands = {
 	/**  The flight caps of one ad order, or `None` when none were downloaded or drafted. */
 	listFlightCaps: (adOrder: EntityRef) => typedError<Row<FlightCap[]> | null, AppError>(__TAURI_INVOKE("list_flight_caps", { adOrder })),
 	/**
+	 *  The columns of a kind's table, ids and headers, from the core's one list
+	 *  (`flightdeck_core::query::columns`, which the CLI's listings print too): a header
+	 *  sorts only when its id is here.
+	 */
+	tableColumns: (kind: Kind) => __TAURI_INVOKE<ColumnInfo[]>("table_columns", { kind }),
+	/**
 	 *  Broken rules of a form's content, exactly as saving it would record them. `parent` is
 	 *  the entity the form hangs under (advertiser of a campaign, campaign of an ad order,
 	 *  segment of an upload), draft or not.
@@ -679,6 +685,14 @@ export type ChosenFile = {
 	token: string,
 	/**  Where it is, for the buyer to read. */
 	path: string,
+};
+
+/**  A column of a kind's table as hosts show it. */
+export type ColumnInfo = {
+	/**  What a sort names ([`SortBy::column`]). */
+	id: string,
+	/**  What a person reads above it ("Lifetime budget"). */
+	header: string,
 };
 
 /**  The buyer's choice for one conflicting field. */

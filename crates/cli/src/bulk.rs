@@ -1,28 +1,264 @@
-//! Bulk commands: multi-row edit, find and replace, export and import, duplicate, undo
-//! and redo. Each calls one workspace function; `--dry-run` prints its preview.
-
-use std::path::Path;
+//! Bulk commands: multi-row edit, find and replace, duplicate, undo and redo, history
+//! and revert. Each calls the core's account (`Account::bulk_edit`, `replace`,
+//! `duplicate_many`, `undo`, `redo`, `revert`), the functions the app's commands call;
+//! `--dry-run` prints their preview.
 
 use flightdeck_offline::bulk::money::{Budgets, MoneySummary};
 use flightdeck_offline::bulk::ops::{Change, FieldEdit, parse_value};
 use flightdeck_offline::bulk::plan::{DuplicateOptions, Scope};
 use flightdeck_offline::bulk::replace::Find;
-use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
 use flightdeck_offline::change::{EntityRef, Kind};
 use flightdeck_offline::workspace::{Preview, RowOutcome, Workspace};
 use serde_json::Value;
 
-use crate::CliError;
-use crate::work::target;
+use crate::kinds::{self, target};
+use crate::output::{self, output};
+use crate::{CliError, Ctx};
 
-/// The fields of `flightdeck edit` that say what to change.
-pub struct EditArgs<'a> {
-    pub set: &'a [String],
-    pub clear: &'a [String],
-    pub add: &'a [String],
-    pub percent: &'a [String],
-    pub prefix: &'a [String],
-    pub suffix: &'a [String],
+/// Edit entities in the workspace, offline, as one undo step; `push` posts them later.
+/// Name them by id (`flightdeck edit ad_order 12 --set max_bid=2.5`), by `--ids 1,2,3`,
+/// or by `--where FIELD=VALUE`. Fields the ad platform ignores on update, and posted
+/// creatives and segments (which it cannot update), are refused with the reason.
+#[derive(clap::Args)]
+pub struct EditArgs {
+    /// The kind (`caps`: an ad order's flight caps; `segment`: an audience segment).
+    #[arg(value_parser = kinds::EDITABLE)]
+    kind: Kind,
+    /// Its id (a segment's serviceSegmentId), or a draft's key as `changes` shows it
+    /// (`draft 1a2b3c4d`, or just `1a2b3c4d`).
+    id: Option<String>,
+    /// More entities, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    ids: Vec<String>,
+    /// Only entities whose field has this value (`--where optimizationGoal=CPM`).
+    #[arg(long = "where", value_name = "FIELD=VALUE")]
+    wheres: Vec<String>,
+    /// A field and its new value, as JSON or plain text (`--set name="Spring sale"`,
+    /// `--set frequencyCap.limit=3`, `--set flights[*].maxBudget=500`).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    set: Vec<String>,
+    /// Clear a field (null, or an empty list).
+    #[arg(long, value_name = "FIELD")]
+    clear: Vec<String>,
+    /// Add an amount to a number, rounded to cents (`--add max_bid=-0.25`).
+    #[arg(long, value_name = "FIELD=AMOUNT", allow_hyphen_values = true)]
+    add: Vec<String>,
+    /// Change a number by a percentage, rounded to cents (`--percent max_bid=10`).
+    #[arg(long, value_name = "FIELD=PERCENT", allow_hyphen_values = true)]
+    percent: Vec<String>,
+    /// Put text before a field's text.
+    #[arg(long, value_name = "FIELD=TEXT")]
+    prefix: Vec<String>,
+    /// Put text after a field's text.
+    #[arg(long, value_name = "FIELD=TEXT")]
+    suffix: Vec<String>,
+    /// Show what would change; save nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// `flightdeck edit`.
+pub fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
+    let ids: Vec<String> = args.id.iter().chain(&args.ids).cloned().collect();
+    let targets = targets(&*ctx.read()?, args.kind, &ids, &args.wheres)?;
+    let edits = edits(&args)?;
+    let preview = ctx.work()?.bulk_edit(&targets, &edits, !args.dry_run)?;
+    print_preview(&preview, ctx.json)?;
+    if preview.refused > 0 && preview.step.is_none() && !args.dry_run && !args.kind.has_update() {
+        eprintln!(
+            "`flightdeck duplicate {} ID` makes an editable copy.",
+            args.kind.name()
+        );
+    }
+    finish(&preview, args.dry_run)
+}
+
+/// Find and replace in names, URLs, pixels and other text, as one undo step.
+#[derive(clap::Args)]
+pub struct ReplaceArgs {
+    /// The text to find (a regular expression with --regex).
+    #[arg(long)]
+    find: String,
+    /// What replaces it (with --regex, $1 inserts a group).
+    #[arg(long = "with")]
+    with: String,
+    /// Only this kind (default: the whole account).
+    #[arg(long, value_parser = kinds::EDITABLE)]
+    kind: Option<Kind>,
+    /// Only these entities of --kind.
+    #[arg(long, value_delimiter = ',')]
+    ids: Vec<String>,
+    /// Only these fields (`name`, `landingPageUrl`); default: every text field.
+    #[arg(long = "field")]
+    fields: Vec<String>,
+    /// Upper and lower case differ.
+    #[arg(long)]
+    match_case: bool,
+    /// Whole words only.
+    #[arg(long)]
+    whole_word: bool,
+    /// --find is a regular expression.
+    #[arg(long)]
+    regex: bool,
+    /// Show what would change; save nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// `flightdeck replace`.
+pub fn replace(ctx: &Ctx, a: ReplaceArgs) -> Result<(), CliError> {
+    let scope = match (a.kind, a.ids.is_empty()) {
+        (Some(kind), false) => Scope::Selection(targets(&*ctx.read()?, kind, &a.ids, &[])?),
+        (Some(kind), true) => Scope::Kind(kind),
+        (None, true) => Scope::Account,
+        (None, false) => return Err(CliError::Usage("--ids needs --kind".into())),
+    };
+    let find = Find {
+        find: a.find,
+        replace: a.with,
+        match_case: a.match_case,
+        whole_word: a.whole_word,
+        regex: a.regex,
+        fields: a.fields,
+    };
+    let preview = ctx.work()?.replace(&scope, &find, !a.dry_run)?;
+    print_preview(&preview, ctx.json)?;
+    finish(&preview, a.dry_run)
+}
+
+/// Copy entities as new drafts: the way to change what the ad platform cannot update,
+/// and to reuse a campaign (with its flights) or an ad order (with its flight caps and
+/// audiences). `push` posts the copies.
+#[derive(clap::Args)]
+pub struct DuplicateArgs {
+    /// The kind of the entities to copy.
+    #[arg(value_parser = kinds::EDITABLE)]
+    kind: Kind,
+    /// Its id (a segment's serviceSegmentId), or a draft's key as `changes` shows it;
+    /// comma-separated for several.
+    #[arg(value_delimiter = ',')]
+    ids: Vec<String>,
+    /// Into this advertiser (campaigns, creatives).
+    #[arg(long, conflicts_with = "into_campaign")]
+    into_advertiser: Option<String>,
+    /// Into this campaign (ad orders, creatives).
+    #[arg(long)]
+    into_campaign: Option<String>,
+    /// Move every date by this many days (a new flight must start in the future).
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    shift_days: i64,
+    /// Show the copies; save nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// `flightdeck duplicate`.
+pub fn duplicate(ctx: &Ctx, a: DuplicateArgs) -> Result<(), CliError> {
+    let (sources, into) = {
+        let ws = ctx.read()?;
+        let sources = a
+            .ids
+            .iter()
+            .map(|id| target(&ws, a.kind, id))
+            .collect::<Result<Vec<_>, _>>()?;
+        let into = match (&a.into_advertiser, &a.into_campaign) {
+            (Some(id), _) => Some(target(&ws, Kind::Advertiser, id)?),
+            (None, Some(id)) => Some(target(&ws, Kind::Campaign, id)?),
+            _ => None,
+        };
+        (sources, into)
+    };
+    let options = DuplicateOptions {
+        into,
+        shift_days: Some(a.shift_days),
+    };
+    let preview = ctx.work()?.duplicate_many(&sources, &options, !a.dry_run)?;
+    if ctx.json {
+        return print_preview(&preview, true);
+    }
+    for row in &preview.rows {
+        match (&row.target, row.outcome) {
+            (Some(t), RowOutcome::Create) if !a.dry_run => {
+                println!("{} {} \"{}\"", row.kind.label(), t.key, row.label);
+            }
+            (_, RowOutcome::Create) => println!("new {} \"{}\"", row.kind.label(), row.label),
+            _ => {}
+        }
+        for e in &row.errors {
+            eprintln!(
+                "{}{e}",
+                if row.outcome == RowOutcome::Refused {
+                    "refused: "
+                } else {
+                    "  cannot be posted until fixed: "
+                }
+            );
+        }
+    }
+    finish(&preview, a.dry_run)
+}
+
+/// `flightdeck undo` and `flightdeck redo`.
+pub fn undo(ctx: &Ctx, redo: bool) -> Result<(), CliError> {
+    let account = ctx.work()?;
+    let done = if redo { account.redo() } else { account.undo() };
+    match done {
+        Ok(Some(d)) => {
+            eprintln!(
+                "{} “{}” ({} entit{}).",
+                if redo { "Redid" } else { "Undid" },
+                d.step.label,
+                d.targets.len(),
+                if d.targets.len() == 1 { "y" } else { "ies" }
+            );
+            Ok(())
+        }
+        Ok(None) => {
+            eprintln!("Nothing to {}.", if redo { "redo" } else { "undo" });
+            Ok(())
+        }
+        Err(flightdeck_core::Error::Offline(flightdeck_offline::Error::Posted { step, label })) => {
+            Err(CliError::Usage(format!(
+                "“{label}” was already posted, so it cannot be undone here; \
+                 `flightdeck revert {step}` makes a new edit that puts the old values back"
+            )))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `flightdeck history`.
+pub fn history(ctx: &Ctx) -> Result<(), CliError> {
+    let steps = ctx.work()?.history(50)?;
+    output(ctx.json, &steps, &["step", "what", "undone"], |s| {
+        vec![
+            s.id.to_string(),
+            s.label.clone(),
+            if s.undone {
+                "undone".into()
+            } else {
+                String::new()
+            },
+        ]
+    })
+}
+
+/// Put back the values a posted step changed, as a new edit (undo cannot: the ad
+/// platform has it).
+#[derive(clap::Args)]
+pub struct RevertArgs {
+    /// The step, as `history` numbers it.
+    step: i64,
+    /// Show what would change; save nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// `flightdeck revert`.
+pub fn revert(ctx: &Ctx, a: RevertArgs) -> Result<(), CliError> {
+    let preview = ctx.work()?.revert(a.step, !a.dry_run)?;
+    print_preview(&preview, ctx.json)?;
+    finish(&preview, a.dry_run)
 }
 
 fn split<'a>(flag: &str, arg: &'a str) -> Result<(&'a str, &'a str), CliError> {
@@ -38,7 +274,7 @@ fn number(flag: &str, arg: &str, raw: &str) -> Result<f64, CliError> {
 }
 
 /// The field edits the flags ask for, in the order of the flags' kinds.
-pub fn edits(a: &EditArgs<'_>) -> Result<Vec<FieldEdit>, CliError> {
+fn edits(a: &EditArgs) -> Result<Vec<FieldEdit>, CliError> {
     let mut out = Vec::new();
     let mut push = |field: &str, change: Change| {
         out.push(FieldEdit {
@@ -46,26 +282,26 @@ pub fn edits(a: &EditArgs<'_>) -> Result<Vec<FieldEdit>, CliError> {
             change,
         });
     };
-    for s in a.set {
+    for s in &a.set {
         let (f, v) = split("set", s)?;
         push(f, Change::Set(parse_value(v)));
     }
-    for f in a.clear {
+    for f in &a.clear {
         push(f, Change::Clear);
     }
-    for s in a.add {
+    for s in &a.add {
         let (f, v) = split("add", s)?;
         push(f, Change::Add(number("add", s, v)?));
     }
-    for s in a.percent {
+    for s in &a.percent {
         let (f, v) = split("percent", s)?;
         push(f, Change::Percent(number("percent", s, v)?));
     }
-    for s in a.prefix {
+    for s in &a.prefix {
         let (f, v) = split("prefix", s)?;
         push(f, Change::Prefix(v.to_owned()));
     }
-    for s in a.suffix {
+    for s in &a.suffix {
         let (f, v) = split("suffix", s)?;
         push(f, Change::Suffix(v.to_owned()));
     }
@@ -79,7 +315,7 @@ pub fn edits(a: &EditArgs<'_>) -> Result<Vec<FieldEdit>, CliError> {
 
 /// The entities an edit names: ids (positional and `--ids`), narrowed or found by
 /// `--where FIELD=VALUE`.
-pub fn targets(
+fn targets(
     ws: &Workspace,
     kind: Kind,
     ids: &[String],
@@ -125,9 +361,7 @@ fn shown(v: &Option<Value>) -> String {
 /// Prints a preview: what changes per entity, and every refusal with its field.
 pub fn print_preview(p: &Preview, json: bool) -> Result<(), CliError> {
     if json {
-        let text = serde_json::to_string_pretty(p).map_err(|e| CliError::Usage(e.to_string()))?;
-        println!("{text}");
-        return Ok(());
+        return output::json(p);
     }
     for row in &p.rows {
         let at = row.line.map(|l| format!("line {l}: ")).unwrap_or_default();
@@ -195,189 +429,6 @@ pub fn finish(p: &Preview, dry_run: bool) -> Result<(), CliError> {
     }
     eprintln!("Nothing to change ({counts}).");
     Ok(())
-}
-
-pub fn edit(
-    mut ws: Workspace,
-    kind: Kind,
-    ids: &[String],
-    wheres: &[String],
-    args: &EditArgs<'_>,
-    dry_run: bool,
-    json: bool,
-) -> Result<(), CliError> {
-    let targets = targets(&ws, kind, ids, wheres)?;
-    let edits = edits(args)?;
-    let preview = ws.bulk_edit(&targets, &edits, !dry_run)?;
-    print_preview(&preview, json)?;
-    if preview.refused > 0
-        && preview.step.is_none()
-        && !dry_run
-        && matches!(kind, Kind::Creative | Kind::AudienceSegment)
-    {
-        eprintln!(
-            "`flightdeck duplicate {} ID` makes an editable copy.",
-            if kind == Kind::Creative {
-                "creative"
-            } else {
-                "segment"
-            }
-        );
-    }
-    finish(&preview, dry_run)
-}
-
-/// What `flightdeck replace` was asked.
-pub struct ReplaceArgs {
-    pub find: Find,
-    pub kind: Option<Kind>,
-    pub ids: Vec<String>,
-}
-
-pub fn replace(
-    mut ws: Workspace,
-    a: ReplaceArgs,
-    dry_run: bool,
-    json: bool,
-) -> Result<(), CliError> {
-    let scope = match (a.kind, a.ids.is_empty()) {
-        (Some(kind), false) => Scope::Selection(targets(&ws, kind, &a.ids, &[])?),
-        (Some(kind), true) => Scope::Kind(kind),
-        (None, true) => Scope::Account,
-        (None, false) => return Err(CliError::Usage("--ids needs --kind".into())),
-    };
-    let preview = ws.replace(&scope, &a.find, !dry_run)?;
-    print_preview(&preview, json)?;
-    finish(&preview, dry_run)
-}
-
-pub fn export(
-    ws: Workspace,
-    kind: Option<Kind>,
-    tsv: bool,
-    out: Option<&Path>,
-) -> Result<(), CliError> {
-    let scope = kind.map_or(Scope::Account, Scope::Kind);
-    let targets = ws.targets(&scope)?;
-    // A file is written as its name says (as import reads it back); `--tsv` forces tabs.
-    let delimiter = match (tsv, out) {
-        (true, _) => Delimiter::Tab,
-        (false, Some(path)) => Delimiter::of_path(path),
-        (false, None) => Delimiter::Comma,
-    };
-    let text = ws.export_sheet(&targets, delimiter, kind.is_none())?;
-    match out {
-        Some(path) => {
-            // Whole or not at all, as the app writes its exports.
-            flightdeck_core::files::replace_file(path, text.as_bytes())?;
-            eprintln!("Wrote {} rows to {}.", targets.len(), path.display());
-        }
-        None => print!("{text}"),
-    }
-    Ok(())
-}
-
-pub fn import(
-    mut ws: Workspace,
-    file: &Path,
-    kind: Option<Kind>,
-    parent: Option<EntityRef>,
-    dry_run: bool,
-    json: bool,
-) -> Result<(), CliError> {
-    let text = flightdeck_core::bulk::read_import_file(file)?;
-    let options = ImportOptions {
-        delimiter: Delimiter::of_path(file),
-        kind,
-        parent,
-    };
-    let label = format!(
-        "Import {}",
-        file.file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    );
-    let preview = ws.import_sheet(&text, &options, &label, !dry_run)?;
-    print_preview(&preview, json)?;
-    finish(&preview, dry_run)
-}
-
-pub fn duplicate(
-    mut ws: Workspace,
-    sources: &[EntityRef],
-    options: &DuplicateOptions,
-    dry_run: bool,
-    json: bool,
-) -> Result<(), CliError> {
-    let preview = ws.duplicate(sources, options, !dry_run)?;
-    if json {
-        return print_preview(&preview, true);
-    }
-    for row in &preview.rows {
-        match (&row.target, row.outcome) {
-            (Some(t), RowOutcome::Create) if !dry_run => {
-                println!("{} {} \"{}\"", row.kind.label(), t.key, row.label);
-            }
-            (_, RowOutcome::Create) => println!("new {} \"{}\"", row.kind.label(), row.label),
-            _ => {}
-        }
-        for e in &row.errors {
-            eprintln!(
-                "{}{e}",
-                if row.outcome == RowOutcome::Refused {
-                    "refused: "
-                } else {
-                    "  cannot be posted until fixed: "
-                }
-            );
-        }
-    }
-    finish(&preview, dry_run)
-}
-
-pub fn undo(mut ws: Workspace, redo: bool) -> Result<(), CliError> {
-    let done = if redo { ws.redo() } else { ws.undo() };
-    match done {
-        Ok(Some(d)) => {
-            eprintln!(
-                "{} “{}” ({} entit{}).",
-                if redo { "Redid" } else { "Undid" },
-                d.step.label,
-                d.targets.len(),
-                if d.targets.len() == 1 { "y" } else { "ies" }
-            );
-            Ok(())
-        }
-        Ok(None) => {
-            eprintln!("Nothing to {}.", if redo { "redo" } else { "undo" });
-            Ok(())
-        }
-        Err(flightdeck_offline::Error::Posted { step, label }) => Err(CliError::Usage(format!(
-            "“{label}” was already posted, so it cannot be undone here; \
-             `flightdeck revert {step}` makes a new edit that puts the old values back"
-        ))),
-        Err(e) => Err(e.into()),
-    }
-}
-
-pub fn history(ws: Workspace, json: bool) -> Result<(), CliError> {
-    let steps = ws.history(50)?;
-    crate::output(json, &steps, &["step", "what", "undone"], |s| {
-        vec![
-            s.id.to_string(),
-            s.label.clone(),
-            if s.undone {
-                "undone".into()
-            } else {
-                String::new()
-            },
-        ]
-    })
-}
-
-pub fn revert(mut ws: Workspace, step: i64, dry_run: bool, json: bool) -> Result<(), CliError> {
-    let preview = ws.revert(step, !dry_run)?;
-    print_preview(&preview, json)?;
-    finish(&preview, dry_run)
 }
 
 fn line(label: &str, b: &Budgets, a: &Budgets) -> String {

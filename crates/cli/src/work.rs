@@ -1,65 +1,45 @@
-//! Workspace commands: download, edit offline, review, check and post.
+//! Workspace commands over the core's account, as the app runs them: download
+//! (`Account::download`), list and check pending changes, discard, post
+//! (`Account::push`) and settle reviews.
 
-use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use flightdeck_client::Client;
-use flightdeck_core::{Account, Signed, pending};
+use flightdeck_core::query::TableQuery;
 use flightdeck_model::validate;
-use flightdeck_model::{AUDIENCE_UPLOAD_MAX_BYTES, AudienceDataRecord};
-use flightdeck_offline::audience_file;
-use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind, PendingChange};
-use flightdeck_offline::sync::{self, PushOptions};
-use flightdeck_offline::workspace::{PullScope, Review, Workspace};
-use serde_json::Value;
+use flightdeck_offline::change::ChangeStatus;
+use flightdeck_offline::sync::PushOptions;
+use flightdeck_offline::workspace::{PullScope, Review};
 
-use crate::{CliError, EditKind, output, spinner};
+use crate::output::{self, output, shown, spinner};
+use crate::{CliError, Ctx};
 
-/// The workspace file: the one given, or the profile's current account's, the same file
-/// the desktop app uses.
-pub fn open(account: &Account, path: Option<PathBuf>) -> Result<Workspace, CliError> {
-    if let Some(path) = path {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| CliError::Usage(format!("creating {}: {e}", dir.display())))?;
-        }
-        return Ok(Workspace::open(&path)?);
-    }
-    if account.profile.last_account.is_none() {
-        return Err(CliError::Usage(
-            "no workspace yet: run `flightdeck login`, then `flightdeck pull`".into(),
-        ));
-    }
-    Ok(account.open_workspace()?)
+/// Download the account into the local workspace (entities with pending changes are kept).
+#[derive(clap::Args)]
+pub struct PullArgs {
+    /// Only this advertiser, its campaigns, ad orders and caps.
+    #[arg(long)]
+    advertiser: Option<i64>,
 }
 
-pub async fn pull(
-    mut ws: Workspace,
-    signed: &Signed,
-    advertiser: Option<i64>,
-    json: bool,
-) -> Result<(), CliError> {
-    let scope = advertiser.map_or(PullScope::All, PullScope::Advertiser);
+/// `flightdeck pull`.
+pub async fn pull(ctx: &Ctx, args: PullArgs) -> Result<(), CliError> {
+    ctx.account.require_signed()?;
+    let account = ctx.work()?;
+    let scope = args
+        .advertiser
+        .map_or(PullScope::All, PullScope::Advertiser);
     let bar = spinner("the account");
-    let report = ws
-        .pull_with(&signed.client, scope, signed.pull_options(), |p| {
+    let report = account
+        .download(scope, |p| {
             bar.set_message(format!("downloading {}: {}", p.kind.label(), p.done));
         })
         .await;
     bar.finish_and_clear();
     let report = report?;
-    if json {
-        let text =
-            serde_json::to_string_pretty(&report).map_err(|e| CliError::Usage(e.to_string()))?;
-        println!("{text}");
-        return Ok(());
+    if ctx.json {
+        return output::json(&report);
     }
-    for kind in [
-        Kind::Advertiser,
-        Kind::Campaign,
-        Kind::AdOrder,
-        Kind::FlightCaps,
-        Kind::AudienceSegment,
-    ] {
+    for kind in flightdeck_core::scope::DOWNLOADED {
         let c = report.of(kind);
         println!(
             "{:<18} {} added, {} changed, {} removed on the server, {} kept (pending changes)",
@@ -73,267 +53,73 @@ pub async fn pull(
     Ok(())
 }
 
-pub fn kind_of(kind: EditKind) -> Kind {
-    match kind {
-        EditKind::Advertiser => Kind::Advertiser,
-        EditKind::Campaign => Kind::Campaign,
-        EditKind::Adorder => Kind::AdOrder,
-        EditKind::Caps => Kind::FlightCaps,
-        EditKind::Creative => Kind::Creative,
-        EditKind::Sitelist => Kind::SiteList,
-        EditKind::Segment => Kind::AudienceSegment,
-    }
+/// List the workspace's pending changes.
+#[derive(clap::Args)]
+pub struct ChangesArgs {
+    /// Show each change's fields: before and after.
+    #[arg(long)]
+    diff: bool,
 }
 
-/// The entity a command names: a numeric id (a segment's serviceSegmentId), or a draft by
-/// the start of its key, as `changes` shows it (`draft 1a2b3c4d`, `1a2b3c4d`).
-pub fn target(ws: &Workspace, kind: Kind, id: &str) -> Result<EntityRef, CliError> {
-    let id = id.trim();
-    let draft = id
-        .strip_prefix("draft")
-        .map(|rest| rest.trim_start_matches([' ', ':']));
-    if draft.is_none() {
-        let remote = match kind {
-            Kind::AudienceSegment => Some(Key::Segment(id.to_owned())),
-            _ => id.parse().ok().map(Key::Id),
-        };
-        if let Some(key) = remote {
-            let t = EntityRef::new(kind, key);
-            if ws.get(&t)?.is_some() {
-                return Ok(t);
-            }
-        }
+/// `flightdeck changes`: the app's review views, then the money review.
+pub fn changes(ctx: &Ctx, args: ChangesArgs) -> Result<(), CliError> {
+    let account = ctx.work()?;
+    if ctx.json {
+        return output::json(&account.pending_changes()?);
     }
-    let prefix = draft.unwrap_or(id);
-    let drafts: Vec<EntityRef> = if prefix.is_empty() {
-        Vec::new()
-    } else {
-        ws.list(kind)?
-            .into_iter()
-            .map(|e| e.target)
-            .filter(|t| matches!(&t.key, Key::Local(l) if l.starts_with(prefix)))
-            .collect()
-    };
-    match drafts.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Err(CliError::Usage(format!(
-            "{} {id} is not in the workspace: run `flightdeck pull` first \
-             (drafts are named as `flightdeck changes` shows them)",
-            kind.label()
-        ))),
-        _ => Err(CliError::Usage(format!(
-            "{} drafts start with {prefix}; give more of the key",
-            drafts.len()
-        ))),
-    }
-}
-
-/// What `flightdeck audiences upload` was asked to send.
-pub struct Upload<'a> {
-    /// The segment, as the command line names it.
-    pub segment: &'a str,
-    /// The file of identifiers.
-    pub file: &'a Path,
-    /// ISO 3166 country of the identifiers.
-    pub country: &'a str,
-    /// The CSV column to take.
-    pub column: Option<&'a str>,
-}
-
-/// `flightdeck audiences upload`: reads the file, queues the upload in the workspace and,
-/// with a client, posts it (and a draft segment first) like `push`; prints the counts.
-pub async fn upload(
-    mut ws: Workspace,
-    client: Option<&Client>,
-    upload: &Upload<'_>,
-    json: bool,
-) -> Result<(), CliError> {
-    let segment = target(&ws, Kind::AudienceSegment, upload.segment)?;
-    let text = std::fs::read_to_string(upload.file)
-        .map_err(|e| CliError::Usage(format!("reading {}: {e}", upload.file.display())))?;
-    let values = audience_file::identifiers(&text, upload.column)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", upload.file.display())))?;
-    if values.is_empty() {
-        return Err(CliError::Usage(format!(
-            "{} holds no identifiers",
-            upload.file.display()
-        )));
-    }
-    let count = values.len();
-    // The workspace normalises the country code (trim, upper case) for every host.
-    let record = AudienceDataRecord {
-        country_code: upload.country.to_owned(),
-        values,
-        ..AudienceDataRecord::default()
-    };
-    let seqs = match ws.upload_audience_data_split(
-        &segment,
-        vec![record],
-        AUDIENCE_UPLOAD_MAX_BYTES,
-    ) {
-        Ok(seqs) => seqs,
-        // Refused here as the service would refuse it: nothing is queued.
-        Err(flightdeck_offline::Error::Refused(errors)) => {
-            for e in &errors.0 {
-                eprintln!("  {e}");
-            }
-            return Err(CliError::Usage(format!(
-                "{} of the upload's records would be refused by the ad platform; nothing was queued",
-                validate::bad_records(&errors).max(1)
-            )));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let changes = match (seqs.first(), seqs.last()) {
-        (Some(first), Some(last)) if first != last => {
-            format!(
-                "{} changes, {first} to {last} (one per request)",
-                seqs.len()
-            )
-        }
-        _ => format!("change {}", seqs.first().copied().unwrap_or_default()),
-    };
-    eprintln!(
-        "Queued {count} identifier(s) for {} as {changes}.",
-        Kind::AudienceSegment.label()
-    );
-    if let Some(client) = client {
-        let options = PushOptions {
-            only: Some(seqs.iter().copied().collect()),
-            ..PushOptions::default()
-        };
-        let bar = spinner("the upload");
-        let report = sync::push(&mut ws, client, &options, |p| {
-            bar.set_message(format!("posting: {} of {} done", p.done, p.total));
-        })
-        .await;
-        bar.finish_and_clear();
-        report?;
-    }
-    let shown: Vec<_> = ws
-        .audience_uploads(&segment)?
-        .into_iter()
-        .filter(|u| seqs.contains(&u.seq))
-        .collect();
-    if shown.len() != seqs.len() {
-        return Err(CliError::Usage(
-            "the upload is no longer in the workspace".to_owned(),
-        ));
-    }
-    if json {
-        // One object per request the upload took (usually one).
-        let text =
-            serde_json::to_string_pretty(&shown).map_err(|e| CliError::Usage(e.to_string()))?;
-        println!("{text}");
-    } else {
-        for (k, u) in shown.iter().enumerate() {
-            let Some(r) = &u.result else { continue };
-            let part = if shown.len() > 1 {
-                format!("request {} of {}: ", k + 1, shown.len())
-            } else {
-                String::new()
-            };
-            println!(
-                "{part}published {}, bad records {}, failed to publish {}: {}",
-                r.published, r.bad_records, r.failed_publishes, r.message
-            );
-            if !r.bad_records_details.is_empty() {
-                println!("{part}bad records: {}", r.bad_records_details);
-            }
-        }
-    }
-    let not_accepted: Vec<String> = shown
-        .iter()
-        .filter(|u| {
-            matches!(
-                u.status,
-                ChangeStatus::Failed | ChangeStatus::Invalid | ChangeStatus::Blocked
-            )
-        })
-        .map(|u| u.message.clone().unwrap_or_default())
-        .collect();
-    if !not_accepted.is_empty() {
-        return Err(CliError::Usage(format!(
-            "the upload was not accepted: {}",
-            not_accepted.join("; ")
-        )));
-    }
-    if let Some(waiting) = shown.iter().find(|u| u.status != ChangeStatus::Applied) {
-        let why = waiting
-            .message
-            .as_ref()
-            .map(|m| format!(" ({m})"))
-            .unwrap_or_default();
-        if waiting.status == ChangeStatus::NeedsReview {
-            eprintln!("The upload needs your review{why}.");
-        } else {
-            eprintln!("The upload waits in the workspace{why}; `flightdeck push` posts it.");
-        }
-    }
-    Ok(())
-}
-
-pub fn changes(ws: Workspace, diff: bool, json: bool) -> Result<(), CliError> {
-    let pending = ws.pending()?;
-    if json {
-        return output(true, &pending, &[], |_| Vec::new());
-    }
+    let views = account.pending_window(&TableQuery::all())?.rows;
+    let what = |kind: &str, key: &dyn std::fmt::Display| format!("{kind} {key}");
     output(
         false,
-        &pending,
+        &views,
         &["change", "what", "operation", "status", "problems"],
         |c| {
             vec![
                 c.seq.to_string(),
-                describe(c),
+                what(&c.kind_label, &c.target.key),
                 format!("{:?}", c.op).to_lowercase(),
                 format!("{:?}", c.status).to_lowercase(),
                 c.errors.len().to_string(),
             ]
         },
     )?;
-    if diff {
-        let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
-        for c in &pending {
-            println!("change {} ({}):", c.seq, describe(c));
-            for d in ws.pending_diff(c.seq)? {
-                println!("  {}: {} -> {}", d.path, show(&d.before), show(&d.after));
+    if args.diff {
+        for c in &views {
+            println!("change {} ({}):", c.seq, what(&c.kind_label, &c.target.key));
+            for d in &c.diff {
+                println!("  {}: {} -> {}", d.path, shown(&d.before), shown(&d.after));
             }
             // The three values are what the buyer needs to choose: edit or discard.
             if c.status == ChangeStatus::Conflict {
                 println!("  in conflict with the ad platform:");
-                for f in ws.conflicts(c.seq)? {
+                for f in &c.conflicts {
                     println!(
                         "    {}: base {}, mine {}, theirs {}",
                         f.path,
-                        show(&f.base),
-                        show(&f.mine),
-                        show(&f.theirs)
+                        shown(&f.base),
+                        shown(&f.mine),
+                        shown(&f.theirs)
                     );
                 }
             }
         }
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    crate::bulk::print_money(&ws.money_summary(now)?);
+    crate::bulk::print_money(&account.money_summary()?);
     Ok(())
 }
 
-pub fn check(mut ws: Workspace, json: bool) -> Result<(), CliError> {
-    let problems = ws.check()?;
-    let invalid: Vec<_> = problems.iter().filter(|(_, e)| !e.is_empty()).collect();
-    if json {
-        let text =
-            serde_json::to_string_pretty(&invalid).map_err(|e| CliError::Usage(e.to_string()))?;
-        println!("{text}");
+/// `flightdeck check`: every pending change validated again.
+pub fn check(ctx: &Ctx) -> Result<(), CliError> {
+    let found = ctx.work()?.check_all()?;
+    let (checked, invalid) = (found.checked, found.broken);
+    if ctx.json {
+        output::json(&invalid)?;
     } else if invalid.is_empty() {
-        println!("{} pending change(s), all valid.", problems.len());
+        println!("{checked} pending change(s), all valid.");
     } else {
         for (seq, errors) in &invalid {
             println!("change {seq}:");
-            for e in errors.iter() {
+            for e in errors {
                 println!("  {e}");
             }
         }
@@ -348,70 +134,71 @@ pub fn check(mut ws: Workspace, json: bool) -> Result<(), CliError> {
     }
 }
 
-pub fn discard(mut ws: Workspace, seqs: &[i64]) -> Result<(), CliError> {
-    let gone = ws.discard_many(seqs)?;
+/// Drop pending changes (with the drafts that depend on them).
+#[derive(clap::Args)]
+pub struct DiscardArgs {
+    /// Change numbers, as `changes` shows them.
+    #[arg(required = true)]
+    changes: Vec<i64>,
+}
+
+/// `flightdeck discard`.
+pub fn discard(ctx: &Ctx, args: DiscardArgs) -> Result<(), CliError> {
+    let gone = ctx.work()?.discard(&args.changes)?;
     eprintln!("Discarded {} change(s): {gone:?}", gone.len());
     Ok(())
 }
 
-pub async fn push(
-    mut ws: Workspace,
-    client: &Client,
+/// Post the pending changes, each exactly once.
+#[derive(clap::Args)]
+pub struct PushArgs {
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 8)]
     concurrency: usize,
-    json: bool,
-) -> Result<(), CliError> {
+    /// Give up on an answer after this many seconds (default 60). A create whose
+    /// answer is lost is believed absent only twice this long after it was sent.
+    #[arg(long, value_name = "SECONDS")]
+    request_timeout: Option<f64>,
+}
+
+impl PushArgs {
+    /// `--request-timeout`, checked.
+    pub fn timeout(&self) -> Result<Option<Duration>, CliError> {
+        self.request_timeout
+            .map(|seconds| {
+                Duration::try_from_secs_f64(seconds)
+                    .ok()
+                    .filter(|t| !t.is_zero())
+                    .ok_or_else(|| {
+                        CliError::Usage(
+                            "--request-timeout must be a number of seconds above 0".into(),
+                        )
+                    })
+            })
+            .transpose()
+    }
+}
+
+/// `flightdeck push`: the app's post, waited for.
+pub async fn push(ctx: &Ctx, args: PushArgs) -> Result<(), CliError> {
+    ctx.account.require_signed()?;
+    let account = ctx.work()?;
     let bar = spinner("pending changes");
     let options = PushOptions {
-        concurrency: concurrency.max(1),
+        concurrency: args.concurrency.max(1),
         ..PushOptions::default()
     };
-    let report = sync::push(&mut ws, client, &options, |p| {
-        bar.set_message(format!("posting: {} of {} done", p.done, p.total));
-    })
-    .await;
+    let report = account
+        .push(&options, |p| {
+            bar.set_message(format!("posting: {} of {} done", p.done, p.total));
+        })
+        .await;
     bar.finish_and_clear();
     let report = report?;
-    if json {
-        let text =
-            serde_json::to_string_pretty(&report).map_err(|e| CliError::Usage(e.to_string()))?;
-        println!("{text}");
+    if ctx.json {
+        output::json(&report)?;
     } else {
-        println!(
-            "{} applied, {} rejected, {} to review, {} in conflict, {} held, {} still pending",
-            report.applied.len(),
-            report.failed.len(),
-            report.needs_review.len(),
-            report.conflicts.len(),
-            report.held.len(),
-            report.unsent.len()
-        );
-        let lists = [
-            ("rejected", &report.failed),
-            ("to review", &report.needs_review),
-            ("still pending", &report.unsent),
-        ];
-        for (what, outcomes) in lists {
-            for o in outcomes {
-                let texts: Vec<&str> = o.messages.iter().map(|m| m.message.as_str()).collect();
-                println!("change {} {what}: {}", o.seq, texts.join("; "));
-            }
-        }
-        for c in &report.conflicts {
-            let fields: Vec<&str> = c.fields.iter().map(|f| f.path.as_str()).collect();
-            println!("change {} in conflict on {}", c.seq, fields.join(", "));
-        }
-        for h in &report.held {
-            println!("change {} held: {}", h.seq, h.reason);
-        }
-        if let Some(why) = &report.stopped {
-            println!("stopped: {why}");
-        }
-        if let Some(why) = &report.unreachable {
-            println!(
-                "not posted: the ad platform cannot be reached ({why}); nothing failed, every \
-                 change waits: run `flightdeck push` again once it is back"
-            );
-        }
+        print_push(&report);
     }
     if report.is_complete() {
         Ok(())
@@ -422,41 +209,76 @@ pub async fn push(
     }
 }
 
+fn print_push(report: &flightdeck_offline::sync::PushReport) {
+    println!(
+        "{} applied, {} rejected, {} to review, {} in conflict, {} held, {} still pending",
+        report.applied.len(),
+        report.failed.len(),
+        report.needs_review.len(),
+        report.conflicts.len(),
+        report.held.len(),
+        report.unsent.len()
+    );
+    let lists = [
+        ("rejected", &report.failed),
+        ("to review", &report.needs_review),
+        ("still pending", &report.unsent),
+    ];
+    for (what, outcomes) in lists {
+        for o in outcomes {
+            let texts: Vec<&str> = o.messages.iter().map(|m| m.message.as_str()).collect();
+            println!("change {} {what}: {}", o.seq, texts.join("; "));
+        }
+    }
+    for c in &report.conflicts {
+        let fields: Vec<&str> = c.fields.iter().map(|f| f.path.as_str()).collect();
+        println!("change {} in conflict on {}", c.seq, fields.join(", "));
+    }
+    for h in &report.held {
+        println!("change {} held: {}", h.seq, h.reason);
+    }
+    if let Some(why) = &report.stopped {
+        println!("stopped: {why}");
+    }
+    if let Some(why) = &report.unreachable {
+        println!(
+            "not posted: the ad platform cannot be reached ({why}); nothing failed, every \
+             change waits: run `flightdeck push` again once it is back"
+        );
+    }
+}
+
+/// Settle changes that need review (sent, the answer lost, and the ad platform offers
+/// no way to look them up). Alone it lists them with what is known; with a change it
+/// shows it, or settles it with --post-again or --created ID.
+#[derive(clap::Args)]
+pub struct ReviewArgs {
+    /// The change, as `changes` numbers it.
+    change: Option<i64>,
+    /// The ad platform does not have it: post it again with the next push.
+    #[arg(long, requires = "change", conflicts_with = "created")]
+    post_again: bool,
+    /// The ad platform has it, under this id: record it as created, so what waits on
+    /// it can be posted.
+    #[arg(long, requires = "change", value_name = "ID")]
+    created: Option<i64>,
+}
+
 /// `flightdeck review`: the changes that need review with what is known, one in full,
 /// or one settled with the buyer's verdict.
-pub fn review(
-    mut ws: Workspace,
-    change: Option<i64>,
-    verdict: Option<Review>,
-    json: bool,
-) -> Result<(), CliError> {
-    let Some(seq) = change else {
-        let all = pending::reviews(&ws)?;
-        if json {
-            return output(true, &all, &[], |_| Vec::new());
-        }
-        output(
-            false,
-            &all,
-            &["change", "what", "reference", "sent", "how to check"],
-            |r| {
-                vec![
-                    r.seq.to_string(),
-                    format!("{} {}", r.kind_label, r.label),
-                    r.reference.clone().unwrap_or_default(),
-                    r.sent_at.map(validate::format_millis).unwrap_or_default(),
-                    r.how_to_check.clone(),
-                ]
-            },
-        )?;
-        if !all.is_empty() {
-            println!("Settle one: flightdeck review CHANGE --post-again, or --created ID");
-        }
-        return Ok(());
+pub fn review(ctx: &Ctx, args: ReviewArgs) -> Result<(), CliError> {
+    let account = ctx.work()?;
+    let Some(seq) = args.change else {
+        return list_reviews(ctx);
+    };
+    let verdict = match (args.post_again, args.created) {
+        (true, _) => Some(Review::PostAgain),
+        (false, Some(id)) => Some(Review::Created { id }),
+        (false, None) => None,
     };
     if let Some(verdict) = verdict {
-        let label = pending::review(&ws, seq)?.label;
-        ws.settle_review(seq, verdict)?;
+        let label = account.review(seq)?.label;
+        account.settle_review(seq, verdict)?;
         match verdict {
             Review::PostAgain => {
                 eprintln!("Change {seq} ({label}) will be posted again by the next push.");
@@ -467,11 +289,9 @@ pub fn review(
         }
         return Ok(());
     }
-    let r = pending::review(&ws, seq)?;
-    if json {
-        let text = serde_json::to_string_pretty(&r).map_err(|e| CliError::Usage(e.to_string()))?;
-        println!("{text}");
-        return Ok(());
+    let r = account.review(seq)?;
+    if ctx.json {
+        return output::json(&r);
     }
     println!(
         "change {}: {} {} ({:?})",
@@ -487,9 +307,8 @@ pub fn review(
         println!("{}: {}", m.code, m.message);
     }
     println!("what was sent:");
-    let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
     for d in &r.sent {
-        println!("  {}: {}", d.path, show(&d.after));
+        println!("  {}: {}", d.path, shown(&d.after));
     }
     println!("{}.", r.how_to_check);
     if r.can_mark_created {
@@ -502,6 +321,27 @@ pub fn review(
     Ok(())
 }
 
-fn describe(c: &PendingChange) -> String {
-    format!("{} {}", c.target.kind.label(), c.target.key)
+fn list_reviews(ctx: &Ctx) -> Result<(), CliError> {
+    let all = ctx.work()?.reviews()?;
+    if ctx.json {
+        return output::json(&all);
+    }
+    output(
+        false,
+        &all,
+        &["change", "what", "reference", "sent", "how to check"],
+        |r| {
+            vec![
+                r.seq.to_string(),
+                format!("{} {}", r.kind_label, r.label),
+                r.reference.clone().unwrap_or_default(),
+                r.sent_at.map(validate::format_millis).unwrap_or_default(),
+                r.how_to_check.clone(),
+            ]
+        },
+    )?;
+    if !all.is_empty() {
+        println!("Settle one: flightdeck review CHANGE --post-again, or --created ID");
+    }
+    Ok(())
 }

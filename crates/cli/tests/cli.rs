@@ -162,6 +162,7 @@ async fn sign_in_list_everything_and_sign_out() {
     assert!(out.status.success(), "{err}");
     assert!(table.contains("Harbor Books"), "{table}");
     assert!(table.contains("1 row"), "{table}");
+    assert_headers_are_the_cores(&table, Kind::Advertiser);
 
     let out = cli.run(&["--json", "advertisers", "list"], None);
     let list: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
@@ -187,6 +188,7 @@ async fn sign_in_list_everything_and_sign_out() {
         table.contains("Readers") && table.contains("CPM"),
         "{table}"
     );
+    assert_headers_are_the_cores(&table, Kind::AdOrder);
 
     let out = cli.run(&["--json", "audiences", "list"], None);
     let (json, err) = text(&out);
@@ -572,6 +574,16 @@ async fn the_cli_and_the_app_read_the_same_profile_session_and_workspace() {
         .filter_map(|e| e.working["name"].as_str().map(str::to_owned))
         .collect();
     assert!(names.iter().any(|n| n == "Harbor Books"), "{names:?}");
+    // `status` names the same account and workspace file as the app's core.
+    let out = cli.run(&["--json", "status"], None);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let status: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(status["signedIn"]["account"], "buyer", "{status}");
+    assert_eq!(
+        status["workspace"].as_str().map(std::path::PathBuf::from),
+        Some(account.workspace_path().expect("path")),
+        "{status}"
+    );
 
     // Signing out in the app signs the CLI out too.
     core.sign_out().await.expect("sign out");
@@ -585,6 +597,65 @@ async fn the_cli_and_the_app_read_the_same_profile_session_and_workspace() {
     // Its pending work stays readable offline.
     let out = cli.run(&["changes"], None);
     assert!(out.status.success(), "{}", text(&out).1);
+}
+
+/// The header row of a listing holds the core's headers of `kind`, in its order.
+fn assert_headers_are_the_cores(table: &str, kind: Kind) {
+    let header_row = table.lines().nth(1).expect("a header row");
+    let mut from = 0;
+    for column in flightdeck_core::query::columns(kind) {
+        let at = header_row[from..]
+            .find(column.header.as_str())
+            .unwrap_or_else(|| panic!("{} not after {from} in {header_row}", column.header));
+        from += at + column.header.len();
+    }
+}
+
+/// `flightdeck columns` prints the core's column list of each kind with a table: the
+/// function the listings' headers come from (above) and the app's `table_columns`
+/// command answers with (src-tauri's `table_columns_are_the_cores_and_every_one_sorts`).
+/// Kinds are read as a person types them, old spellings included.
+#[test]
+fn columns_are_the_cores_list_for_every_kind() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let columns = |kind: &str| {
+        Command::new(env!("CARGO_BIN_EXE_flightdeck"))
+            .args([
+                "--base-url",
+                "http://127.0.0.1:9/",
+                "--json",
+                "columns",
+                kind,
+            ])
+            .env("HOME", home.path())
+            .env("FLIGHTDECK_DATA_DIR", home.path().join("data"))
+            .env_remove("FLIGHTDECK_BASE_URL")
+            .env_remove("FLIGHTDECK_PROFILE")
+            .output()
+            .expect("run flightdeck")
+    };
+    for kind in Kind::tables() {
+        for typed in [kind.name(), kind.label(), kind.plural()] {
+            let out = columns(typed);
+            assert!(out.status.success(), "{}", text(&out).1);
+            let printed: Value = serde_json::from_slice(&out.stdout).expect("json");
+            let core = serde_json::to_value(flightdeck_core::query::columns(kind)).expect("json");
+            assert_eq!(printed, core, "{typed}");
+        }
+    }
+    for (old, kind) in [
+        ("adorder", Kind::AdOrder),
+        ("sitelist", Kind::SiteList),
+        ("segment", Kind::AudienceSegment),
+    ] {
+        let out = columns(old);
+        let printed: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let core = serde_json::to_value(flightdeck_core::query::columns(kind)).expect("json");
+        assert_eq!(printed, core, "{old}");
+    }
+    let out = columns("flight_caps");
+    assert!(!out.status.success(), "flight caps have no table");
+    assert!(text(&out).1.contains("ad_order"), "{}", text(&out).1);
 }
 
 /// On a machine where the desktop app never ran, the CLI's default profile (the app's

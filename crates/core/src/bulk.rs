@@ -111,6 +111,17 @@ impl Account {
             Delimiter::Tab => "Paste rows",
             Delimiter::Comma => "Import a file",
         };
+        self.import_labelled(text, options, label, apply)
+    }
+
+    /// An import that undo and history name by `label`.
+    fn import_labelled(
+        &self,
+        text: &str,
+        options: &ImportOptions,
+        label: &str,
+        apply: bool,
+    ) -> Result<Preview> {
         self.bulk(|ws| ws.import_sheet(text, options, label, apply))
     }
 
@@ -172,7 +183,8 @@ impl Account {
 }
 
 impl Account {
-    /// Imports a CSV or TSV file (tab for `.tsv` and `.txt`).
+    /// Imports a CSV or TSV file (tab for `.tsv` and `.txt`), as a step history names
+    /// by the file ("Import orders.csv").
     pub fn import_file(
         &self,
         path: &std::path::Path,
@@ -186,15 +198,34 @@ impl Account {
             kind,
             parent,
         };
-        self.import_sheet(&text, &options, apply)
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        self.import_labelled(&text, &options, &format!("Import {name}"), apply)
     }
 
     /// Writes the entities of `scope` to a CSV or TSV file, whole or not at all (an
     /// earlier file stays as it was when the write fails); returns the rows written.
     pub fn export_file(&self, path: &std::path::Path, scope: &Scope) -> Result<usize> {
-        let text = self.export_sheet(scope, Delimiter::of_path(path))?;
+        self.export_to(path, scope, Delimiter::of_path(path))
+    }
+
+    /// [`Account::export_file`] with the delimiter chosen (the CLI's `--tsv`); returns
+    /// the entities written (a cell may hold a line break, so lines are not rows).
+    pub fn export_to(
+        &self,
+        path: &std::path::Path,
+        scope: &Scope,
+        delimiter: Delimiter,
+    ) -> Result<usize> {
+        let (text, rows) = {
+            let ws = self.workspace()?;
+            let targets = ws.targets(scope)?;
+            let text = ws.export_sheet(&targets, delimiter, matches!(scope, Scope::Account))?;
+            (text, targets.len())
+        };
         crate::files::replace_file(path, text.as_bytes())?;
-        Ok(text.lines().count().saturating_sub(1))
+        Ok(rows)
     }
 }
 

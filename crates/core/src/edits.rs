@@ -96,16 +96,13 @@ impl Account {
     /// the buyer set; what the service assigns (id, status, counts) is left out.
     pub fn duplicate(&self, target: &EntityRef) -> Result<Duplicate> {
         if !matches!(target.kind, Kind::Creative | Kind::AudienceSegment) {
-            return Err(crate::Error::State(format!(
-                "only creatives and audience segments are duplicated here, not {}s",
-                target.kind.label()
-            )));
+            return Err(crate::error::State::NotDuplicated(target.kind.plural()).into());
         }
         let (copy, _) = self.edit(|ws| {
             let copy = ws.duplicate_as_new(target)?;
             Ok((copy.clone(), vec![copy]))
         })?;
-        let missing = || crate::Error::State("the copy was saved but cannot be read back".into());
+        let missing = || crate::Error::from(crate::error::State::CopyUnreadable);
         Ok(match copy.kind {
             Kind::Creative => Duplicate::Creative(Box::new(self.row(&copy)?.ok_or_else(missing)?)),
             _ => Duplicate::AudienceSegment(Box::new(self.row(&copy)?.ok_or_else(missing)?)),

@@ -46,10 +46,11 @@ impl ChosenFiles {
     pub fn path(&self, token: &str, use_: FileUse) -> Result<PathBuf> {
         match self.lock().get(token) {
             Some((path, chosen)) if *chosen == use_ => Ok(path.clone()),
-            _ => Err(Error::State(match use_ {
-                FileUse::Read => "Choose the file to import with Import… first: only a file picked in its dialog can be read.".to_owned(),
-                FileUse::Write => "Choose where to export with Export… first: only a file picked in its dialog can be written.".to_owned(),
-            })),
+            _ => Err(match use_ {
+                FileUse::Read => crate::error::State::NoFileToRead,
+                FileUse::Write => crate::error::State::NoFileToWrite,
+            }
+            .into()),
         }
     }
 
@@ -87,8 +88,7 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Writes `value` to `path` as pretty JSON through [`replace_file`], so a settings or
 /// profiles file is never left half written by a crash.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let text = serde_json::to_vec_pretty(value)
-        .map_err(|e| Error::Storage(format!("{}: {e}", path.display())))?;
+    let text = serde_json::to_vec_pretty(value).map_err(|e| Error::storage(path, e))?;
     replace_file(path, &text)
 }
 

@@ -8,6 +8,8 @@
 //!   namespaced per service and account), its workspace, and the posting state
 //!   ([`PostingGuard`]);
 //! - [`pending`]: the pending-change views, with the kind's label and the row marker;
+//! - [`query`]: windowed tables and each table's columns; [`status`]: where a profile
+//!   stands; [`upload`]: identifier uploads from a form or a file;
 //! - [`scope`]: what a download may fetch for the signed-in kind of account;
 //! - [`settings`] and [`logging`]: the app's settings (`settings.json`) and its log file;
 //! - [`updates`]: the update feed for the chosen channel;
@@ -29,9 +31,12 @@ pub mod query;
 pub mod scope;
 mod session;
 pub mod settings;
+pub mod status;
 pub mod updates;
+pub mod upload;
 
 pub use error::{Error, Result};
 pub use session::{
-    Account, Core, OpenOptions, PartnerCallback, PendingPartner, PostingGuard, Selection, Signed,
+    Account, Core, OpenOptions, PartnerCallback, PendingPartner, PostingGuard, PullSummary,
+    Selection, Signed,
 };

@@ -126,7 +126,7 @@ pub fn init(dir: &Path, file_prefix: &str, level: LogLevel) -> Result<&'static L
         .with(file)
         .with(stderr)
         .try_init()
-        .map_err(|e| Error::State(format!("the log is already set up: {e}")))?;
+        .map_err(|e| crate::error::State::LogSetUp(e.to_string()))?;
     let logging = Logging {
         filter: handle,
         dir: dir.to_owned(),
@@ -195,7 +195,7 @@ impl Logging {
         }
         self.filter
             .reload(filter_for(level))
-            .map_err(|e| Error::State(format!("the log level could not change: {e}")))?;
+            .map_err(|e| crate::error::State::LogLevel(e.to_string()))?;
         tracing::info!(level = level.as_str(), "log level changed");
         Ok(())
     }

@@ -20,11 +20,7 @@ pub fn data_dir() -> Result<PathBuf> {
     }
     dirs::data_dir()
         .map(|d| d.join(APP_IDENTIFIER))
-        .ok_or_else(|| {
-            Error::Storage(format!(
-                "this system names no per-user data directory; set {DATA_DIR_ENV}"
-            ))
-        })
+        .ok_or_else(|| Error::NoDirectory { what: "data" })
 }
 
 /// The log directory: `logs` under `$FLIGHTDECK_DATA_DIR` when that is set, otherwise
@@ -39,11 +35,7 @@ pub fn log_dir() -> Result<PathBuf> {
     let dir = dirs::home_dir().map(|h| h.join("Library/Logs").join(APP_IDENTIFIER));
     #[cfg(not(target_os = "macos"))]
     let dir = dirs::data_local_dir().map(|d| d.join(APP_IDENTIFIER).join("logs"));
-    dir.ok_or_else(|| {
-        Error::Storage(format!(
-            "this system names no per-user log directory; set {DATA_DIR_ENV}"
-        ))
-    })
+    dir.ok_or_else(|| Error::NoDirectory { what: "log" })
 }
 
 /// Creates `dir` and its parents. On Unix the directories Flightdeck creates are private
@@ -125,7 +117,8 @@ mod tests {
     #[test]
     fn data_directories_are_private_even_when_they_existed() -> Result<()> {
         use std::os::unix::fs::PermissionsExt;
-        let tmp = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let tmp = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         let fresh = tmp.path().join("a/b");
         create_private_dir(&fresh)?;
         let old = tmp.path().join("old");

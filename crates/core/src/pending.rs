@@ -3,7 +3,7 @@
 
 use flightdeck_model::FieldError;
 use flightdeck_model::MessageLevel;
-use flightdeck_offline::change::{ChangeStatus, EntityRef, Kind, Op};
+use flightdeck_offline::change::{ChangeStatus, EntityRef, Kind, Op, PendingChange};
 use flightdeck_offline::diff::FieldDiff;
 use flightdeck_offline::merge::FieldConflict;
 use flightdeck_offline::sync;
@@ -288,6 +288,15 @@ pub struct CheckSummary {
     pub invalid: u32,
 }
 
+/// Every pending change checked, with the ones that break a rule.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// Changes checked.
+    pub checked: usize,
+    /// Each change that breaks a rule, with its errors.
+    pub broken: Vec<(i64, Vec<FieldError>)>,
+}
+
 /// The buyer's choice for one conflicting field.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -314,16 +323,27 @@ impl Account {
 
     /// Re-validates every pending change ("Check changes").
     pub fn check_changes(&self) -> Result<CheckSummary> {
-        let mut ws = self.workspace()?;
-        let found = ws.check()?;
+        let found = self.check_all()?;
         let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
         Ok(CheckSummary {
-            checked: n(ws.pending_count()?),
-            invalid: n(found
-                .iter()
-                .filter(|(_, errors)| !errors.is_empty())
-                .count()),
+            checked: n(found.checked),
+            invalid: n(found.broken.len()),
         })
+    }
+
+    /// Re-validates every pending change: how many were checked, and each change that
+    /// breaks a rule with its errors (such a change is never posted until fixed).
+    pub fn check_all(&self) -> Result<Checked> {
+        let mut ws = self.workspace()?;
+        let found = ws.check()?;
+        let checked = ws.pending_count()?;
+        let broken = found.into_iter().filter(|(_, e)| !e.is_empty()).collect();
+        Ok(Checked { checked, broken })
+    }
+
+    /// Every change not applied yet, in outbox order, as the workspace records it.
+    pub fn pending_changes(&self) -> Result<Vec<PendingChange>> {
+        Ok(self.workspace()?.pending()?)
     }
 
     /// Discards changes (drafts that depend on them go too); returns every seq removed.

@@ -72,8 +72,11 @@ impl Profiles {
         let path = path(dir);
         match std::fs::read(&path) {
             Ok(bytes) => {
-                let mut file: Profiles = serde_json::from_slice(&bytes)
-                    .map_err(|e| Error::Storage(format!("{} is damaged: {e}", path.display())))?;
+                let mut file: Profiles =
+                    serde_json::from_slice(&bytes).map_err(|source| Error::Damaged {
+                        path: path.clone(),
+                        source,
+                    })?;
                 if !file.profiles.iter().any(|p| p.embedded) {
                     file.profiles.insert(0, embedded_profile());
                 }
@@ -208,7 +211,8 @@ mod tests {
 
     #[test]
     fn a_first_run_has_the_embedded_profile_active() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         let file = Profiles::read(dir.path())?;
         assert_eq!(file.active, EMBEDDED_ID);
         assert!(file.profiles[0].embedded);
@@ -217,7 +221,8 @@ mod tests {
 
     #[test]
     fn profiles_survive_a_round_trip_and_ids_are_unique() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         let mut file = Profiles::read(dir.path())?;
         let a = file.add("Acme  Prod", "https://ads.example.com")?;
         let b = file.add("Acme prod", "https://ads2.example.com")?;
@@ -238,7 +243,8 @@ mod tests {
 
     #[test]
     fn a_bad_address_names_the_field() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         let mut file = Profiles::read(dir.path())?;
         match file.add("X", "not a url") {
             Err(Error::Invalid(e)) => assert_eq!(e.field, "baseUrl"),
@@ -261,12 +267,16 @@ mod tests {
 
     #[test]
     fn a_damaged_file_is_reported_not_replaced() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         std::fs::write(dir.path().join("profiles.json"), "{")
-            .map_err(|e| Error::Storage(e.to_string()))?;
-        assert!(matches!(Profiles::read(dir.path()), Err(Error::Storage(_))));
+            .map_err(|e| Error::storage(dir.path(), e))?;
+        assert!(matches!(
+            Profiles::read(dir.path()),
+            Err(Error::Damaged { .. })
+        ));
         let text = std::fs::read_to_string(dir.path().join("profiles.json"))
-            .map_err(|e| Error::Storage(e.to_string()))?;
+            .map_err(|e| Error::storage(dir.path(), e))?;
         assert_eq!(text, "{");
         Ok(())
     }

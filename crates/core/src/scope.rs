@@ -1,7 +1,18 @@
 //! What a download may fetch, by the kind of account signed in. One home for the rule,
 //! so the app and the CLI download the same things for the same account.
 
+use flightdeck_offline::change::Kind;
 use flightdeck_offline::workspace::PullOptions;
+
+/// The kinds a download fetches, in the order hosts list their counts. Creatives and
+/// site lists have no listing on the service: the workspace is their only record.
+pub const DOWNLOADED: [Kind; 5] = [
+    Kind::Advertiser,
+    Kind::Campaign,
+    Kind::AdOrder,
+    Kind::FlightCaps,
+    Kind::AudienceSegment,
+];
 
 /// The download options for an account: data partners may use only the audience
 /// endpoints, so their downloads skip advertisers, campaigns, ad orders and caps.

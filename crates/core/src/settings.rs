@@ -95,8 +95,10 @@ impl Settings {
     pub fn read(dir: &Path) -> Result<Settings> {
         let path = path(dir);
         match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| Error::Storage(format!("{} is damaged: {e}", path.display()))),
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| Error::Damaged {
+                path: path.clone(),
+                source,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
             Err(e) => Err(Error::storage(&path, e)),
         }
@@ -120,7 +122,8 @@ mod tests {
 
     #[test]
     fn a_first_run_has_the_defaults_and_a_save_survives() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         assert_eq!(Settings::read(dir.path())?, Settings::default());
         let chosen = Settings {
             log_level: LogLevel::Debug,
@@ -133,7 +136,8 @@ mod tests {
 
     #[test]
     fn a_damaged_file_is_reported_not_replaced() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         let file = dir.path().join("settings.json");
         std::fs::write(&file, "{\"logLevel\": \"loud\"}").map_err(|e| Error::storage(&file, e))?;
         let err = Settings::read(dir.path()).err().map(|e| e.to_string());
@@ -149,7 +153,8 @@ mod tests {
 
     #[test]
     fn an_older_file_without_the_newer_members_still_reads() -> Result<()> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Storage(e.to_string()))?;
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
         let file = dir.path().join("settings.json");
         std::fs::write(&file, "{\"logLevel\": \"warn\"}").map_err(|e| Error::storage(&file, e))?;
         let read = Settings::read(dir.path())?;

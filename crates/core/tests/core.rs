@@ -75,7 +75,7 @@ async fn a_service_chosen_by_address_gets_a_profile_without_changing_the_apps_ch
             OpenOptions::default()
         )
         .await,
-        Err(flightdeck_core::Error::NotFound(_))
+        Err(flightdeck_core::Error::NotFound { .. })
     ));
 }
 

@@ -354,3 +354,38 @@ async fn a_sending_change_says_what_the_post_waits_for() {
         "{note:?}"
     );
 }
+
+/// An entity printed in its table's columns reads as the tables show it: one cell per
+/// column, dates as dates, whole amounts without a fraction, the parent by what the host
+/// knows of it, and blanks where the entity has nothing.
+#[test]
+fn cells_read_as_the_tables_show_them() {
+    let order = serde_json::json!({
+        "name": "Readers", "id": 7, "campaignId": 3, "optimizationGoal": "CPM",
+        "startDate": 1_798_761_600_000_i64, "lifetimeBudget": 500.0, "max_bid": 2.5,
+        "audiences": [{"id": 1}, {"id": 2}],
+        "frequencyCap": {"limit": 3, "duration": 1, "timePeriod": "DAY"}
+    })
+    .to_string();
+    let columns = flightdeck_core::query::columns(Kind::AdOrder);
+    let cells = flightdeck_core::query::cells(Kind::AdOrder, &order, Some("Autumn Reads"));
+    assert_eq!(cells.len(), columns.len());
+    let cell = |id: &str| {
+        let at = columns.iter().position(|c| c.id == id).unwrap();
+        cells[at].as_str()
+    };
+    assert_eq!(cell("name"), "Readers");
+    assert_eq!(cell("campaign"), "Autumn Reads");
+    assert_eq!(cell("goal"), "CPM");
+    assert_eq!(cell("start"), "1 Jan 2027");
+    assert_eq!(cell("end"), "");
+    assert_eq!(cell("budget"), "500");
+    assert_eq!(cell("maxbid"), "2.5");
+    assert_eq!(cell("audiences"), "2");
+    assert_eq!(cell("freq"), "3 / 1 DAY");
+    assert!(
+        flightdeck_core::query::cells(Kind::AdOrder, "not json", None)
+            .iter()
+            .all(String::is_empty)
+    );
+}

@@ -2,17 +2,16 @@
 //! workspace, and each upload's outcome (published and bad-record counts).
 //!
 //! The form sends one country and the identifiers; the upload body the service documents
-//! (an array of `{serviceSegmentId, countryCode, values}` records) is built here, so the
-//! UI never names a segment id it may not know yet.
+//! (an array of `{serviceSegmentId, countryCode, values}` records) is built in the core
+//! (`flightdeck_core::upload`, shared with the CLI), so the UI never names a segment id
+//! it may not know yet.
 
-use flightdeck_model::ValidationErrors;
-use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::upload_form_paths;
+use flightdeck_offline::change::EntityRef;
 use tauri::{AppHandle, Runtime, State};
 
 use super::forms::{Saved, announce_saved};
 use super::on_pool;
-use crate::error::{AppError, ErrorCode, Result};
+use crate::error::Result;
 use crate::state::AppState;
 
 pub use flightdeck_core::forms::{IdentifierFile, UploadView};
@@ -30,26 +29,9 @@ pub async fn upload_audience_data<R: Runtime>(
     segment: EntityRef,
     upload: UploadRequest,
 ) -> Result<Saved> {
-    if segment.kind != Kind::AudienceSegment {
-        return Err(AppError::state(
-            "identifiers are uploaded to an audience segment",
-        ));
-    }
     let active = state.active().await?;
-    let data = upload.records();
-    let saved =
-        on_pool(move || active.save(|ws| ws.upload_audience_data(&segment, data).map(|_| segment)));
-    // The rules name the record's fields; the form shows them at its own paths.
-    let saved = match announce_saved(&app, saved.await) {
-        Err(e) if e.code == ErrorCode::Invalid && !e.field_errors.is_empty() => Err(
-            AppError::from(ValidationErrors(upload_form_paths(e.field_errors))),
-        ),
-        other => other,
-    }?;
-    Ok(Saved {
-        errors: upload_form_paths(saved.errors),
-        ..saved
-    })
+    let saved = on_pool(move || active.upload_audience_data(segment, &upload)).await;
+    announce_saved(&app, saved)
 }
 
 /// Reads identifiers from a file's text: one per line, or one column of a CSV

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use flightdeck_core::{Account, PostingGuard};
-use flightdeck_offline::sync::PushReport;
+use flightdeck_core::Account;
+use flightdeck_offline::sync::{PushProgress, PushReport};
 use tauri::{AppHandle, Manager, Runtime, State};
 use tauri_specta::Event;
 
@@ -120,58 +120,45 @@ pub async fn post_changes<R: Runtime>(
     seqs: Option<Vec<i64>>,
 ) -> Result<()> {
     let active = state.active().await?;
-    active.require_signed()?;
-    let guard = active.begin_posting()?;
+    let guard = active.begin_post()?;
     announce(&app, &state).await;
     let only = seqs.map(|s| s.into_iter().collect::<BTreeSet<i64>>());
     tauri::async_runtime::spawn(async move {
-        run_post(&app, &active, guard, only.clone()).await;
-        resume_when_back(&app, &active, only).await;
+        let progress = progress_events(app.clone());
+        let done = |result| finished(app.clone(), active.clone(), result);
+        active.post_until_settled(guard, only, progress, done).await;
     });
     Ok(())
 }
 
-/// While posting waits for the service (the last post could not reach it), posts again
-/// as soon as it answers ([`Account::await_resume`]), with the events of any post.
-pub async fn resume_when_back<R: Runtime>(
-    app: &AppHandle<R>,
-    active: &Arc<Account>,
-    only: Option<BTreeSet<i64>>,
-) {
-    while let Some(guard) = active.await_resume().await {
-        run_post(app, active, guard, only.clone()).await;
+/// Each settled change as a `SyncProgress` event.
+fn progress_events<R: Runtime>(app: AppHandle<R>) -> impl FnMut(PushProgress) + Send + Clone {
+    move |p| {
+        let _ = SyncProgress {
+            done: u32::try_from(p.done).unwrap_or(u32::MAX),
+            total: u32::try_from(p.total).unwrap_or(u32::MAX),
+            seq: p.seq,
+            status: p.status,
+        }
+        .emit(&app);
     }
 }
 
-/// One post: progress as `SyncProgress`, the end as `SyncFinished`, then the views and
-/// the shell refresh.
-async fn run_post<R: Runtime>(
-    app: &AppHandle<R>,
-    active: &Arc<Account>,
-    guard: PostingGuard,
-    only: Option<BTreeSet<i64>>,
+/// The end of one post: `SyncFinished`, then the views and the shell refresh.
+async fn finished<R: Runtime>(
+    app: AppHandle<R>,
+    active: Arc<Account>,
+    result: flightdeck_core::Result<PushReport>,
 ) {
-    let progress_app = app.clone();
-    let result = active
-        .post(guard, only, move |p| {
-            let _ = SyncProgress {
-                done: u32::try_from(p.done).unwrap_or(u32::MAX),
-                total: u32::try_from(p.total).unwrap_or(u32::MAX),
-                seq: p.seq,
-                status: p.status,
-            }
-            .emit(&progress_app);
-        })
-        .await;
-    let _ = finished(app, active, result).emit(app);
-    let _ = WorkspaceChanged::everything().emit(app);
+    let _ = sync_finished(&app, &active, result).emit(&app);
+    let _ = WorkspaceChanged::everything().emit(&app);
     if let Some(state) = app.try_state::<AppState>() {
-        announce(app, &state).await;
+        announce(&app, &state).await;
     }
 }
 
 /// How a post ended, as the UI hears it.
-fn finished<R: Runtime>(
+fn sync_finished<R: Runtime>(
     app: &AppHandle<R>,
     active: &Arc<Account>,
     result: flightdeck_core::Result<PushReport>,

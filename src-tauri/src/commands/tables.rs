@@ -8,36 +8,16 @@ use flightdeck_model::{
     AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FlightCap, SiteList,
 };
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::PullScope;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use specta::Type;
 use tauri::{AppHandle, Runtime, State};
 use tauri_specta::Event;
 
-pub use flightdeck_core::query::{Row, SortBy, TableQuery, Window};
+pub use flightdeck_core::PullSummary;
+pub use flightdeck_core::query::{ColumnInfo, Row, SortBy, TableQuery, Window};
 
 use super::{DownloadProgress, WorkspaceChanged, announce, on_pool, on_session_error};
 use crate::error::Result;
 use crate::state::AppState;
-
-/// What a download found, summed over kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct PullSummary {
-    /// New on the service.
-    pub added: u32,
-    /// Changed on the service.
-    pub changed: u32,
-    /// Gone from the service.
-    pub removed: u32,
-    /// Changed on the service but kept as the buyer's version: they have pending changes.
-    pub kept_pending: u32,
-}
-
-fn count(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
 
 /// Downloads the account into the workspace, with progress events. Pending entities keep
 /// the buyer's version.
@@ -49,24 +29,9 @@ pub async fn refresh<R: Runtime>(
 ) -> Result<PullSummary> {
     let active = state.active().await?;
     let progress_app = app.clone();
-    let result = active
-        .download(PullScope::All, move |p| {
-            let _ = DownloadProgress::from(p).emit(&progress_app);
-        })
-        .await;
-    let report = result.map_err(|e| on_session_error(&app, &active, e.into()))?;
-    let mut sum = PullSummary {
-        added: 0,
-        changed: 0,
-        removed: 0,
-        kept_pending: 0,
-    };
-    for c in report.counts.values() {
-        sum.added += count(c.added);
-        sum.changed += count(c.changed);
-        sum.removed += count(c.removed);
-        sum.kept_pending += count(c.skipped_pending);
-    }
+    let progress = move |p| drop(DownloadProgress::from(p).emit(&progress_app));
+    let result = active.refresh(progress).await;
+    let sum = result.map_err(|e| on_session_error(&app, &active, e.into()))?;
     let _ = WorkspaceChanged::everything().emit(&app);
     announce(&app, &state).await;
     Ok(sum)
@@ -139,6 +104,15 @@ pub async fn query_audience_segments(
     query: TableQuery,
 ) -> Result<Window<Row<AudienceSegment>>> {
     window(&state, Kind::AudienceSegment, query).await
+}
+
+/// The columns of a kind's table, ids and headers, from the core's one list
+/// (`flightdeck_core::query::columns`, which the CLI's listings print too): a header
+/// sorts only when its id is here.
+#[tauri::command]
+#[specta::specta]
+pub async fn table_columns(kind: Kind) -> Vec<ColumnInfo> {
+    flightdeck_core::query::columns(kind)
 }
 
 /// The flight caps of one ad order, or `None` when none were downloaded or drafted.

@@ -119,3 +119,27 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     );
     assert_eq!(preview["creates"], 1, "{preview}");
 }
+
+/// The sortable headers the UI asks for are the core's column list, the one the CLI's
+/// listings print (`crates/cli/tests/cli.rs` checks that side), and every id sorts.
+#[test]
+fn table_columns_are_the_cores_and_every_one_sorts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    for kind in flightdeck_offline::change::Kind::tables() {
+        let answer = h.ok("table_columns", json!({"kind": kind}));
+        let core = serde_json::to_value(flightdeck_core::query::columns(kind)).expect("json");
+        assert_eq!(answer, core, "{kind:?}");
+        assert!(!core.as_array().expect("list").is_empty(), "{kind:?}");
+    }
+    for column in flightdeck_core::query::columns(flightdeck_offline::change::Kind::AdOrder) {
+        let sort = json!({"column": column.id, "descending": true});
+        h.ok(
+            "query_ad_orders",
+            json!({"query": {"parent": null, "filter": "", "sort": sort, "offset": 0, "limit": 5}}),
+        );
+    }
+    h.close();
+}

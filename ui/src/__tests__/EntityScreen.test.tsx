@@ -188,7 +188,13 @@ describe("entity screens", () => {
       value: { name: "Loyal buyers", ttl: 3600 },
     };
     commands.queryAudienceSegments.mockImplementation(tableOf([seg]));
+    // The core's columns of the kind (`tableColumns`), as the Rust side answers.
+    commands.tableColumns.mockResolvedValue([
+      { id: "name", header: "Name" },
+      { id: "count", header: "Identifiers" },
+    ]);
     const { container } = await openScreen("audience_segments");
+    expect(commands.tableColumns).toHaveBeenCalledWith("audience_segment");
     expect(container.querySelector('[data-sort="name"]')).not.toBeNull();
     expect(container.querySelector('[data-sort="count"]')).not.toBeNull();
     expect(container.querySelector('[data-sort="ttl"]')).toBeNull();

@@ -9,7 +9,7 @@ import { refKey } from "../util/refs";
 import { useBulkActions } from "../bulk/BulkActions";
 import { useMenuCommand } from "../state/menu";
 import { NO_SELECTION, type Selection } from "../table/useSelection";
-import { type EntityConfig, SORTABLE } from "./entities";
+import { type EntityConfig, useSortable } from "./entities";
 
 const rowId = (r: AnyRow) => refKey(r.target);
 const rowLabel = (r: AnyRow) => r.label;
@@ -82,10 +82,11 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
         : null;
 
   const { kind, columns: makeColumns, open: editorOf } = config;
-  const columns = useMemo(() => {
-    const sortable = new Set(SORTABLE[kind]);
-    return makeColumns(zoneOf).map((c) => ({ ...c, sortable: sortable.has(c.id) }));
-  }, [kind, makeColumns, zoneOf]);
+  const sortable = useSortable(kind);
+  const columns = useMemo(
+    () => makeColumns(zoneOf).map((c) => ({ ...c, sortable: sortable.has(c.id) })),
+    [sortable, makeColumns, zoneOf],
+  );
   const open = useCallback((row: R) => openEditor(editorOf(row)), [editorOf, openEditor]);
   const [active, setActive] = useState<R | null>(null);
   const [selection, setSelection] = useState<{ sel: Selection; count: number }>({ sel: NO_SELECTION, count: 0 });

@@ -1,7 +1,7 @@
 // What each entity screen shows: columns, the query command, the editor a row opens and
 // the parent the tree selection narrows it to. One `EntityScreen` renders them all.
-import type { ReactNode } from "react";
-import { fetchAdOrders, fetchAdvertisers, fetchCampaigns, fetchCreatives, fetchSegments, fetchSiteLists } from "../api/queries";
+import { type ReactNode, useEffect, useState } from "react";
+import { fetchAdOrders, fetchAdvertisers, fetchCampaigns, fetchCreatives, fetchSegments, fetchSiteLists, fetchTableColumns } from "../api/queries";
 import type { AdOrderRow, AdvertiserRow, AnyRow, CampaignRow, CreativeRow, Kind, SegmentRow, SiteListRow } from "../api/types";
 import type { Column } from "../components/DataTable";
 import { labelOf, SITE_LIST_RULE_BASED } from "../forms/enums";
@@ -15,19 +15,41 @@ import { FlightCapsPane } from "./FlightCapsPane";
 
 export type EntityKind = "advertiser" | "campaign" | "ad_order" | "creative" | "site_list" | "audience_segment";
 
+/** No column sorts until the core has named them. */
+const NO_COLUMNS: ReadonlySet<string> = new Set();
+const sortable = new Map<EntityKind, Promise<ReadonlySet<string>>>();
+
+/** The ids of `kind`'s sortable columns, asked once per kind (again after a failure). */
+function sortableOf(kind: EntityKind): Promise<ReadonlySet<string>> {
+  let known = sortable.get(kind);
+  if (!known) {
+    known = fetchTableColumns(kind).then((columns) => {
+      if (!columns?.length) sortable.delete(kind);
+      return columns ? new Set(columns.map((c) => c.id)) : NO_COLUMNS;
+    });
+    sortable.set(kind, known);
+  }
+  return known;
+}
+
 /**
- * The columns the query commands filter and sort by, per kind (`crates/core/src/query.rs`,
- * consts ADVERTISER … AUDIENCE_SEGMENT). Only these headers sort: a column the Rust side
- * does not know would be refused.
+ * The columns the query commands filter and sort by for `kind`: the core's one list
+ * (`flightdeck_core::query::columns`, through `tableColumns`; the CLI prints the same).
+ * Only these headers sort: a column the Rust side does not know would be refused.
  */
-export const SORTABLE: Record<EntityKind, readonly string[]> = {
-  advertiser: ["name", "id", "category", "currency", "timezone", "external", "agency"],
-  campaign: ["name", "id", "advertiser", "flights", "budget", "daily", "start", "end", "objective", "pacing", "domain", "io"],
-  ad_order: ["name", "id", "campaign", "goal", "start", "end", "budget", "maxbid", "pacing", "audiences", "freq"],
-  creative: ["name", "id", "type", "subtype", "media", "size", "status", "landing", "external"],
-  site_list: ["name", "id", "kind", "strategy", "inserted", "count", "contents"],
-  audience_segment: ["name", "segment", "external", "dataType", "status", "count"],
-};
+export function useSortable(kind: EntityKind): ReadonlySet<string> {
+  const [known, setKnown] = useState<{ kind: EntityKind; ids: ReadonlySet<string> } | null>(null);
+  useEffect(() => {
+    let live = true;
+    void sortableOf(kind).then((ids) => {
+      if (live) setKnown({ kind, ids });
+    });
+    return () => {
+      live = false;
+    };
+  }, [kind]);
+  return known?.kind === kind ? known.ids : NO_COLUMNS;
+}
 
 export type EntityConfig<R extends AnyRow> = {
   kind: EntityKind;

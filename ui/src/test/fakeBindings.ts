@@ -80,6 +80,7 @@ export const commands = {
   queryCampaigns: vi.fn<Real["queryCampaigns"]>(() => ok(emptyWindow())),
   queryAdOrders: vi.fn<Real["queryAdOrders"]>(() => ok(emptyWindow())),
   listFlightCaps: vi.fn<Real["listFlightCaps"]>(() => ok(null)),
+  tableColumns: vi.fn<Real["tableColumns"]>(() => Promise.resolve([])),
   queryCreatives: vi.fn<Real["queryCreatives"]>(() => ok(emptyWindow())),
   querySiteLists: vi.fn<Real["querySiteLists"]>(() => ok(emptyWindow())),
   queryAudienceSegments: vi.fn<Real["queryAudienceSegments"]>(() => ok(emptyWindow())),

@@ -1,0 +1,313 @@
+//! [`Tables`]: the in-memory indexes of one workspace, per kind, and the windows read
+//! from them.
+
+use super::*;
+
+/// The indexes of one workspace, per kind.
+#[derive(Default)]
+pub struct Tables {
+    kinds: Mutex<HashMap<Kind, KindTable>>,
+    /// Bumped by every change of the indexes' contents, so a build that read the
+    /// workspace before it is not installed.
+    generation: AtomicU64,
+    /// One lock per kind, held while that kind is built: a view opening meanwhile waits
+    /// for that build rather than doing the same work again, and a view of another kind
+    /// does not wait for it.
+    building: Mutex<HashMap<Kind, Arc<Mutex<()>>>>,
+    /// Set once a view has been answered (see [`Tables::wait_for_first_view`]).
+    viewed: (Mutex<bool>, std::sync::Condvar),
+}
+
+/// The kinds with tables, largest first: built ahead of the first view.
+pub const TABLE_KINDS: [Kind; 6] = [
+    Kind::AdOrder,
+    Kind::Campaign,
+    Kind::Creative,
+    Kind::AudienceSegment,
+    Kind::SiteList,
+    Kind::Advertiser,
+];
+
+pub(super) fn table_of<'a>(
+    kinds: &'a mut HashMap<Kind, KindTable>,
+    ws: &Workspace,
+    kind: Kind,
+) -> Result<&'a mut KindTable> {
+    Ok(match kinds.entry(kind) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(v) => v.insert(KindTable::build(ws, kind)?),
+    })
+}
+
+pub(super) fn signature(kind: Kind, query: &TableQuery) -> Result<Signature> {
+    let sort = match &query.sort {
+        None => None,
+        Some(s) => {
+            let col = specs(kind)
+                .iter()
+                .position(|c| c.id == s.column)
+                .ok_or_else(|| {
+                    Error::invalid(
+                        "sort.column",
+                        "UNKNOWN",
+                        &format!("{} tables have no column {}", kind.label(), s.column),
+                    )
+                })?;
+            Some((col, s.descending))
+        }
+    };
+    Ok(Signature {
+        parent: query.parent.clone(),
+        filter: query.filter.trim().to_lowercase(),
+        sort,
+    })
+}
+
+pub(super) fn poisoned() -> Error {
+    crate::error::State::Unavailable("the table index").into()
+}
+
+impl Tables {
+    /// The rows of `kind` that `query` selects, decoded as `T`, with the counts.
+    pub fn window<T: DeserializeOwned>(
+        &self,
+        ws: &Workspace,
+        kind: Kind,
+        query: &TableQuery,
+    ) -> Result<Window<Row<T>>> {
+        let sig = signature(kind, query)?;
+        self.ensure(ws, kind)?;
+        let (targets, offset, total, unfiltered) = {
+            let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+            let table = table_of(&mut kinds, ws, kind)?;
+            let selected = table.select(&sig);
+            let total = selected.len();
+            let range = query.range(total);
+            let offset = range.start;
+            let targets: Vec<EntityRef> = selected[range]
+                .iter()
+                .map(|&i| table.rows[i as usize].target.clone())
+                .collect();
+            let unfiltered = if sig.filter.is_empty() {
+                total
+            } else {
+                table.count_of(query.parent.as_ref())
+            };
+            (targets, offset, total, unfiltered)
+        };
+        let markers = ws.markers_of(&targets)?;
+        let mut parents = ParentCache::default();
+        let mut rows = Vec::with_capacity(targets.len());
+        for target in targets {
+            if let Some(row) = row_with(ws, &target, &markers, &mut parents)? {
+                rows.push(row);
+            }
+        }
+        self.mark_viewed();
+        Ok(Window::new(rows, offset, total, unfiltered))
+    }
+
+    /// Every entity `query` selects, in order (offset and limit ignored): what "select
+    /// all filtered" stands for, resolved where the rows are.
+    pub fn targets(
+        &self,
+        ws: &Workspace,
+        kind: Kind,
+        query: &TableQuery,
+    ) -> Result<Vec<EntityRef>> {
+        let sig = signature(kind, query)?;
+        let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+        let table = table_of(&mut kinds, ws, kind)?;
+        let selected = table.select(&sig);
+        Ok(selected
+            .iter()
+            .map(|&i| table.rows[i as usize].target.clone())
+            .collect())
+    }
+
+    /// Builds the indexes of `kinds` not built yet, from `ws` (a connection of its own:
+    /// this runs on a background thread after the workspace opens or changes wholesale,
+    /// so the first view finds its index ready). A build that raced a change is dropped.
+    pub fn prebuild(&self, ws: &Workspace, kinds: &[Kind]) -> Result<()> {
+        for kind in kinds {
+            self.ensure(ws, *kind)?;
+        }
+        for kind in kinds {
+            self.presort(*kind)?;
+        }
+        Ok(())
+    }
+
+    /// Sorts every column of `kind` ahead of the first click on its header, a column at
+    /// a time on one core, so a view asking meanwhile waits for one column's sort at most
+    /// and the window keeps a core to paint with.
+    pub fn presort(&self, kind: Kind) -> Result<()> {
+        for col in 0..specs(kind).len() {
+            let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+            let Some(table) = kinds.get_mut(&kind) else {
+                return Ok(());
+            };
+            table.ascending(col, false);
+        }
+        Ok(())
+    }
+
+    /// Waits until a view has been answered, or `timeout`. Building the large indexes
+    /// ahead waits for it: at start the window is loading its first screen, and on two
+    /// cores a build beside it delays that screen more than it saves later.
+    pub fn wait_for_first_view(&self, timeout: std::time::Duration) {
+        let (lock, cvar) = &self.viewed;
+        if let Ok(viewed) = lock.lock() {
+            let _ = cvar.wait_timeout_while(viewed, timeout, |v| !*v);
+        }
+    }
+
+    fn mark_viewed(&self) {
+        let (lock, cvar) = &self.viewed;
+        if let Ok(mut viewed) = lock.lock()
+            && !*viewed
+        {
+            *viewed = true;
+            cvar.notify_all();
+        }
+    }
+
+    /// Builds `kind`'s index unless it is there (or another thread is building it: then
+    /// waits for that build).
+    fn ensure(&self, ws: &Workspace, kind: Kind) -> Result<()> {
+        if self
+            .kinds
+            .lock()
+            .map_err(|_| poisoned())?
+            .contains_key(&kind)
+        {
+            return Ok(());
+        }
+        let lock = self
+            .building
+            .lock()
+            .map_err(|_| poisoned())?
+            .entry(kind)
+            .or_default()
+            .clone();
+        let _building = lock.lock().map_err(|_| poisoned())?;
+        loop {
+            let generation = self.generation.load(AtomicOrdering::SeqCst);
+            if self
+                .kinds
+                .lock()
+                .map_err(|_| poisoned())?
+                .contains_key(&kind)
+            {
+                return Ok(());
+            }
+            let table = KindTable::build(ws, kind)?;
+            let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+            if self.generation.load(AtomicOrdering::SeqCst) == generation {
+                kinds.insert(kind, table);
+                return Ok(());
+            }
+            // Something changed while this read the workspace: read it again.
+        }
+    }
+
+    /// Re-reads the rows of entities saved since: each moves into place in every order
+    /// already computed. A row that is gone rebuilds its kind on next use, and a renamed
+    /// parent rebuilds the kind that shows its label.
+    pub fn touched(&self, ws: &Workspace, targets: &[EntityRef]) -> Result<()> {
+        let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+        self.generation.fetch_add(1, AtomicOrdering::SeqCst);
+        for target in targets {
+            if let Some(child) = [Kind::Campaign, Kind::AdOrder]
+                .into_iter()
+                .find(|k| parent_kind(*k) == Some(target.kind))
+            {
+                kinds.remove(&child);
+            }
+            let Some(table) = kinds.get_mut(&target.kind) else {
+                continue;
+            };
+            let labels = match parent_kind(target.kind) {
+                Some(p) => labels_of_one(ws, p, target)?,
+                None => HashMap::new(),
+            };
+            let mut grandparents = HashMap::new();
+            if has_ancestor(target.kind) {
+                let mut parent = None;
+                ws.scan_one(target, |s| {
+                    parent = s.parent.filter(|p| p.kind == Kind::Campaign);
+                    Ok(())
+                })?;
+                if let Some(campaign) = parent {
+                    ws.scan_one(&campaign, |s| {
+                        if let Some(advertiser) = s.parent {
+                            grandparents.insert(s.target, advertiser);
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+            let mut fresh = None;
+            let arena = &mut table.text;
+            ws.scan_one(target, |s| {
+                fresh = Some(index_row(target.kind, &s, &labels, &grandparents, arena));
+                Ok(())
+            })?;
+            match fresh.transpose()? {
+                None => {
+                    kinds.remove(&target.kind);
+                }
+                Some(row) => match table.by_target.get(target).copied() {
+                    Some(i) => {
+                        let old = std::mem::replace(&mut table.rows[i as usize], row);
+                        table.reposition(i, Some(&old));
+                    }
+                    None => {
+                        let i = u32::try_from(table.rows.len()).unwrap_or(u32::MAX);
+                        table.by_target.insert(target.clone(), i);
+                        table.rows.push(row);
+                        table.reposition(i, None);
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets kinds whose rows changed wholesale (a download, a post, a discard, another
+    /// workspace); they are rebuilt on next use.
+    pub fn invalidate(&self, kinds: &[Kind]) {
+        if let Ok(mut k) = self.kinds.lock() {
+            self.generation.fetch_add(1, AtomicOrdering::SeqCst);
+            for kind in kinds {
+                k.remove(kind);
+            }
+        }
+    }
+
+    /// Forgets every kind.
+    pub fn clear(&self) {
+        if let Ok(mut k) = self.kinds.lock() {
+            self.generation.fetch_add(1, AtomicOrdering::SeqCst);
+            k.clear();
+        }
+    }
+}
+
+/// The label of the parent of `target`, as the parent column shows it.
+pub(super) fn labels_of_one(
+    ws: &Workspace,
+    parent_kind: Kind,
+    target: &EntityRef,
+) -> Result<HashMap<EntityRef, String>> {
+    let mut parent = None;
+    ws.scan_one(target, |s| {
+        parent = s.parent.filter(|p| p.kind == parent_kind);
+        Ok(())
+    })?;
+    let Some(parent) = parent else {
+        return Ok(HashMap::new());
+    };
+    let l = label_of(ws, &parent)?;
+    Ok(HashMap::from([(parent, l)]))
+}
