@@ -4,7 +4,7 @@ import type { AdOrder, AdOrderRow } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, SIGNED_IN } from "../test/fakeBindings";
+import { lastSaved, SIGNED_IN } from "../test/fakeBindings";
 import { AdOrderForm } from "../forms/AdOrderForm";
 import { AppProvider } from "../state/app";
 
@@ -30,7 +30,7 @@ async function setup(row: AdOrderRow) {
       fireEvent.click(form.querySelector('[data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    const sent = commands.saveAdOrder.mock.calls.at(-1)?.[2];
+    const sent = lastSaved("ad_order");
     if (!sent) throw new Error("nothing was saved");
     return sent;
   };

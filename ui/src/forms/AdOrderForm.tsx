@@ -8,7 +8,7 @@ import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
 import { isRemote } from "../util/refs";
-import { type Picked, ParentPicker, missingParent, pickedOf, useSaveFlow } from "./common";
+import { type Picked, ParentPicker, pickedOf, useSaveFlow } from "./common";
 import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
 import { DayPartsField } from "./DayPartsGrid";
 import { FlightCapsForm } from "./FlightCapsForm";
@@ -85,7 +85,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   const [picked, setPicked] = useState<Picked>(() => pickedOf(row, parent));
   const campaign = picked.ref;
   const initial: AdOrder = row ? row.value : {};
-  const form = useFormState<AdOrder>(initial, (value): Validation => ({ draft: { kind: "ad_order", value }, parent: campaign, existing: isRemote(flow.target) }), row !== undefined);
+  const form = useFormState<AdOrder>(initial, (value): Validation => ({ target: flow.target, parent: campaign, draft: { kind: "ad_order", value } }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null, false);
   const existing = flow.target !== null;
   // The service ignores dates and lifetime budget on an update: they are shown, not edited.
@@ -101,8 +101,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   }, [current, setValue]);
 
   const submit = async () => {
-    if (!campaign) return flow.fail(missingParent("parent.campaign", "campaign"));
-    const saved = await flow.save((target) => commands.saveAdOrder(target, campaign, form.value));
+    const saved = await flow.save((target) => commands.save(target, campaign, { kind: "ad_order", value: form.value }));
     if (saved && saved.errors.length === 0) closeEditor();
   };
 

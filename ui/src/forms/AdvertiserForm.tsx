@@ -10,7 +10,7 @@ export function AdvertiserForm({ row }: { row?: AdvertiserRow }) {
   const { closeEditor } = useNavActions();
   const { timezones } = useReference();
   const initial: Advertiser = row ? row.value : { currency: "USD" };
-  const form = useFormState<Advertiser>(initial, (value): Validation => ({ draft: { kind: "advertiser", value }, parent: null, existing: isRemote(flow.target) }), row !== undefined);
+  const form = useFormState<Advertiser>(initial, (value): Validation => ({ target: flow.target, parent: null, draft: { kind: "advertiser", value } }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
   const tzOptions = timezones.map((t) => ({ value: t.name, label: `${t.name} — ${t.label}` }));
@@ -20,7 +20,7 @@ export function AdvertiserForm({ row }: { row?: AdvertiserRow }) {
       form={form}
       kind="advertiser"
       title={existing ? `Advertiser: ${form.value.name ?? row?.label ?? ""}` : "New advertiser"}
-      onSubmit={() => flow.save((target) => commands.saveAdvertiser(target, form.value))}
+      onSubmit={() => flow.save((target) => commands.save(target, null, { kind: "advertiser", value: form.value }))}
       onCancel={closeEditor}
       busy={flow.busy}
     >

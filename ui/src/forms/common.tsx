@@ -2,7 +2,7 @@ import { useId, useState } from "react";
 import { commands } from "../bindings";
 import { type CommandResult, call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
-import type { AnyRow, EntityRef, FieldError, Saved } from "../api/types";
+import type { AnyRow, EntityRef, Saved } from "../api/types";
 import { EntitySelect, type EntitySelectProps } from "../components/EntitySelect";
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useSession } from "../state/session";
@@ -38,12 +38,7 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
     return r.data;
   };
 
-  /** A problem the UI found before calling (no parent chosen): shown like a field error. */
-  const fail = (errors: FieldError[]) => {
-    form.setErrors(errors);
-  };
-
-  return { target, setTarget, busy, save, fail };
+  return { target, setTarget, busy, save };
 }
 
 /**
@@ -75,10 +70,6 @@ export function ParentPicker<R extends AnyRow>({
       <FieldErrors path={name} />
     </div>
   );
-}
-
-export function missingParent(name: "parent.advertiser" | "parent.campaign", what: string): FieldError[] {
-  return [{ field: name, code: "REQUIRED", message: `Choose the ${what} first.` }];
 }
 
 /**

@@ -541,6 +541,7 @@ impl Batch<'_> {
             },
         )?;
         let mut seqs = Vec::with_capacity(plan.len());
+        let mut recorded = Vec::new();
         for pieces in &plan {
             let body = upload::body(&data, pieces);
             let parents: Vec<ParentRef> = body
@@ -553,7 +554,10 @@ impl Batch<'_> {
                 })
                 .collect();
             seqs.push(self.append_row(segment, Op::AudienceData, &to_value(&body)?, &parents)?);
+            recorded.extend(self.recorded.take().unwrap_or_default());
         }
+        // Every request's errors, for the form (`Workspace::save_draft`).
+        self.recorded = Some(recorded);
         Ok(seqs)
     }
 
@@ -692,6 +696,12 @@ impl Batch<'_> {
         self.recorded = Some(errors);
         self.written = Some(payload);
         Ok(target)
+    }
+
+    /// A new draft of `kind` linked to no parent: what a form that chose none would save,
+    /// for the errors it would carry (see `Batch::save_draft`, which then refuses it).
+    pub(super) fn create_unlinked(&mut self, kind: Kind, payload: Value) -> Result<EntityRef> {
+        self.create(kind, payload, Links::default())
     }
 
     fn update(&mut self, target: &EntityRef, payload: Value) -> Result<i64> {
