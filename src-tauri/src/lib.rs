@@ -99,6 +99,9 @@ macro_rules! specta_builder {
                 $crate::menu::MenuAction,
                 $crate::updates::UpdateProgress,
             ])
+            // Every kind's words and facts, for the UI's navigation, titles and forms.
+            .typ::<flightdeck_offline::change::KindInfo>()
+            .constant("KINDS", flightdeck_offline::change::KindInfo::all())
             // Ids and Unix-ms dates are i64 on the wire; both stay far below 2^53.
             .dangerously_cast_bigints_to_number()
             // One type per resource in TypeScript: the UI reads rows and sends them back.

@@ -186,6 +186,9 @@ export const events = {
 	workspaceChanged: makeEvent<WorkspaceChanged, WorkspaceChanged>("workspace-changed"),
 };
 
+/* Constants */
+export const KINDS = [{"kind":"advertiser","name":"advertiser","label":"advertiser","plural":"advertisers","hasUpdate":true,"editable":true,"hasTable":true,"title":"Advertisers","ignoredOnUpdate":[{"field":"agencyId","why":"is set when the advertiser is created; the service ignores it on update"},{"field":"currency","why":"is set when the advertiser is created; the service ignores it on update"},{"field":"timezoneName","why":"is set when the advertiser is created; the service ignores it on update"}]},{"kind":"campaign","name":"campaign","label":"campaign","plural":"campaigns","hasUpdate":true,"editable":true,"hasTable":true,"title":"Campaigns","ignoredOnUpdate":[{"field":"advertiserId","why":"a campaign cannot move to another advertiser; the service ignores it on update"}]},{"kind":"flight","name":"flight","label":"flight","plural":"flights","hasUpdate":true,"editable":false,"hasTable":false,"title":"Flights","ignoredOnUpdate":[]},{"kind":"ad_order","name":"ad_order","label":"ad order","plural":"ad orders","hasUpdate":true,"editable":true,"hasTable":true,"title":"Ad orders","ignoredOnUpdate":[{"field":"campaignId","why":"an ad order cannot move to another campaign; the service ignores it on update"},{"field":"lifetimeBudget","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"},{"field":"startDate","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"},{"field":"endDate","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"}]},{"kind":"flight_caps","name":"flight_caps","label":"flight caps","plural":"flight caps","hasUpdate":true,"editable":true,"hasTable":false,"title":"Flight caps","ignoredOnUpdate":[]},{"kind":"creative","name":"creative","label":"creative","plural":"creatives","hasUpdate":false,"editable":true,"hasTable":true,"title":"Creatives","ignoredOnUpdate":[]},{"kind":"site_list","name":"site_list","label":"site list","plural":"site lists","hasUpdate":true,"editable":true,"hasTable":true,"title":"Site lists","ignoredOnUpdate":[]},{"kind":"audience_segment","name":"audience_segment","label":"audience segment","plural":"audience segments","hasUpdate":false,"editable":true,"hasTable":true,"title":"Audience segments","ignoredOnUpdate":[]}] as const;
+
 /* Types */
 /**  What an account signs in as. */
 export type AccountType = 
@@ -956,6 +959,17 @@ export type IdentifierFile = {
 	problem: string | null,
 };
 
+/**
+ *  A field a posted entity cannot change, and what the buyer does instead (the model's
+ *  text, shown beside the read-only input).
+ */
+export type IgnoredField = {
+	/**  Wire name (`startDate`). */
+	field: string,
+	/**  Why it cannot change, and what to do instead. */
+	why: string,
+};
+
 /**  How to read a sheet. */
 export type ImportOptions = {
 	/**  Comma or tab. */
@@ -1017,6 +1031,31 @@ export type KindChoice = {
 	kind: Kind,
 	/**  "advertiser", "campaign". */
 	label: string,
+};
+
+/**
+ *  The facts of one [`Kind`], as the UI reads them through the bindings: the same
+ *  words the CLI and CSV files use.
+ */
+export type KindInfo = {
+	/**  The kind. */
+	kind: Kind,
+	/**  [`Kind::name`]. */
+	name: string,
+	/**  [`Kind::label`]. */
+	label: string,
+	/**  [`Kind::plural`]. */
+	plural: string,
+	/**  [`Kind::has_update`]. */
+	hasUpdate: boolean,
+	/**  [`Kind::editable`]. */
+	editable: boolean,
+	/**  [`Kind::has_table`]. */
+	hasTable: boolean,
+	/**  [`Kind::title`]. */
+	title: string,
+	/**  [`Kind::ignored_on_update`]: read-only once posted, with why. */
+	ignoredOnUpdate: IgnoredField[],
 };
 
 /**  Where the level in force comes from. */

@@ -43,6 +43,16 @@ describe("ad order form", () => {
     vi.clearAllMocks();
   });
 
+  it("shows the fields a posted order cannot change read-only, with the model's reason", async () => {
+    const { form } = await setup(orderRow({ startDate: 1_800_000_000_000, lifetimeBudget: 500 }));
+    const start = form.querySelector<HTMLInputElement>('input[name="startDate"]')!;
+    expect(start.readOnly).toBe(true);
+    expect(form.querySelector<HTMLInputElement>('input[name="lifetimeBudget"]')!.readOnly).toBe(true);
+    expect(form.querySelector<HTMLInputElement>('input[name="dailyBudget"]')!.readOnly).toBe(false);
+    // The reason is the one the workspace refuses such an edit with.
+    expect(start.closest(".field")?.textContent).toContain("through the ad order's flight caps");
+  });
+
   it("shows a channel the service added as a ticked box with its raw name, and keeps it", async () => {
     const { channel, save } = await setup(orderRow({ channelsV2: ["Display", "LTV_STREAMING"] }));
     const unknown = channel("LTV_STREAMING");

@@ -7,6 +7,7 @@ import { useWorkspaceChanged } from "../state/events";
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
+import { fixedOncePosted } from "../api/kinds";
 import { isRemote } from "../util/refs";
 import { type Picked, ParentPicker, pickedOf, useSaveFlow } from "./common";
 import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
@@ -88,8 +89,9 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   const form = useFormState<AdOrder>(initial, (value): Validation => ({ target: flow.target, parent: campaign, draft: { kind: "ad_order", value } }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null, false);
   const existing = flow.target !== null;
-  // The service ignores dates and lifetime budget on an update: they are shown, not edited.
+  // Fields the service ignores on update are shown, not edited, with the model's reason.
   const posted = isRemote(flow.target);
+  const fixed = (field: string) => fixedOncePosted("ad_order", field, posted);
   const zone = zoneOf(picked.timezone);
   const audiences: NonNullable<AdOrder["audiences"]> = form.value.audiences ?? [];
 
@@ -156,9 +158,9 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
           <NumberField path="vcrGoal" label="Video completion rate goal" hint="0.0 – 1.0" />
         </Section>
         <Section title="Dates and budget">
-          <DateField path="startDate" label="Start" required={!posted} readOnly={posted} hint={posted ? "changed through the campaign's flights" : undefined} />
-          <DateField path="endDate" label="End" required={!posted} readOnly={posted} hint={posted ? "changed through the campaign's flights" : undefined} />
-          <NumberField path="lifetimeBudget" label="Lifetime budget" kind="money" readOnly={posted} hint={posted ? "USD · changed through flight caps" : undefined} />
+          <DateField path="startDate" label="Start" required={!fixed("startDate")} readOnly={fixed("startDate") !== null} hint={fixed("startDate") ?? undefined} />
+          <DateField path="endDate" label="End" required={!fixed("endDate")} readOnly={fixed("endDate") !== null} hint={fixed("endDate") ?? undefined} />
+          <NumberField path="lifetimeBudget" label="Lifetime budget" kind="money" readOnly={fixed("lifetimeBudget") !== null} hint={fixed("lifetimeBudget") ?? undefined} />
           <NumberField path="dailyBudget" label="Daily budget" kind="money" />
           <NumberField path="lifetimeImpressionBudget" label="Lifetime impressions budget" kind="integer" />
           <NumberField path="dailyImpressionBudget" label="Daily impressions budget" kind="integer" />

@@ -27,6 +27,9 @@ const noCells: MatrixCell[] = [];
 
 type Real = typeof import("../bindings").commands;
 
+/** The real kinds: facts generated from Rust, the same in tests as in the app. */
+export const KINDS = (await vi.importActual<typeof import("../bindings")>("../bindings")).KINDS;
+
 export const APP_INFO: AppInfo = {
   version: "0.1.0",
   dataDir: "/home/buyer/.local/share/com.flightdeck.desktop",
