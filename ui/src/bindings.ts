@@ -1426,6 +1426,11 @@ export type Saved = {
 	target: EntityRef,
 	/**  Broken rules; the edit is saved anyway and held back from posting. */
 	errors: FieldError[],
+	/**
+	 *  Changes not applied yet, now: the one figure of the app's snapshot a save moves,
+	 *  so a host updates it without reading the snapshot again.
+	 */
+	pendingCount: number,
 };
 
 /**  Which entities an operation reaches. */

@@ -20,6 +20,9 @@ pub struct Saved {
     pub target: EntityRef,
     /// Broken rules; the edit is saved anyway and held back from posting.
     pub errors: Vec<FieldError>,
+    /// Changes not applied yet, now: the one figure of the app's snapshot a save moves,
+    /// so a host updates it without reading the snapshot again.
+    pub pending_count: u32,
 }
 
 /// A new draft copied from an entity, as the table row the form opens with.
@@ -55,8 +58,14 @@ impl Account {
     ) -> Result<Saved> {
         let (saved, _) = self.edit(|ws| {
             let (target, errors) = ws.save_draft(target, parent, draft)?;
+            let pending_count = u32::try_from(ws.pending_count()?).unwrap_or(u32::MAX);
             let changed = vec![target.clone()];
-            Ok((Saved { target, errors }, changed))
+            let saved = Saved {
+                target,
+                errors,
+                pending_count,
+            };
+            Ok((saved, changed))
         })?;
         Ok(saved)
     }

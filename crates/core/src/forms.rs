@@ -3,8 +3,7 @@
 //! from a file, and a segment's uploads.
 
 use flightdeck_model::{
-    AudienceDataResult, CampaignFlight, FieldError, FlightCap, Id, Millis, TimezoneName,
-    validate,
+    AudienceDataResult, CampaignFlight, FieldError, FlightCap, Id, Millis, TimezoneName, validate,
 };
 use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};

@@ -5,16 +5,18 @@ import { toast } from "../api/toast";
 import type { AnyRow, EntityRef, Saved } from "../api/types";
 import { EntitySelect, type EntitySelectProps } from "../components/EntitySelect";
 import { type ParentHint, useNavActions } from "../state/navigation";
-import { useSession } from "../state/session";
+import { useCounters, useSession } from "../state/session";
 import { FieldErrors, type FormState, useField } from "./kit";
 
 /**
  * Saves through a command; routes errors, closes the panel on a clean save. Tables showing
- * the kind refresh on the workspace-changed event the save sends.
+ * the kind refresh on the workspace-changed event the save sends; of the app's snapshot
+ * only the pending count moves, and the save's answer carries it.
  */
 export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | null, closeOnClean = true) {
   const { closeEditor } = useNavActions();
-  const { reloadSnapshot } = useSession();
+  const { snapshot, setSnapshot } = useSession();
+  const { posting } = useCounters();
   const [target, setTarget] = useState<EntityRef | null>(initialTarget);
   const [busy, setBusy] = useState(false);
 
@@ -28,7 +30,7 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
     form.markSaved(sent);
     setTarget(r.data.target);
     form.setErrors(r.data.errors);
-    void reloadSnapshot();
+    setSnapshot({ ...snapshot, posting, pendingCount: r.data.pendingCount });
     if (r.data.errors.length === 0) {
       toast("Saved to the workspace. It is sent when you post.", "success");
       if (closeOnClean) closeEditor();
