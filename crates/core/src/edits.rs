@@ -74,10 +74,11 @@ impl Account {
     /// the service has no update for them). The copy keeps the parent and every field
     /// the buyer set; what the service assigns (id, status, counts) is left out.
     pub fn duplicate(&self, target: &EntityRef) -> Result<Duplicate> {
-        if !matches!(target.kind, Kind::Creative | Kind::AudienceSegment) {
+        // The way to change a posted entity of a kind with no update (`Kind::has_update`).
+        if target.kind.has_update() {
             return Err(crate::Error::State(format!(
-                "only creatives and audience segments are duplicated here, not {}s",
-                target.kind.label()
+                "only kinds the service cannot update are duplicated here, not {}",
+                target.kind.plural()
             )));
         }
         let (copy, _) = self.edit(|ws| {

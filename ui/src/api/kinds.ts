@@ -10,9 +10,6 @@ export type KindInfo = (typeof KINDS)[number];
 /** Every kind, in posting order. */
 export const ALL_KINDS: readonly KindInfo[] = KINDS;
 
-/** The kinds with a screen of their own, in posting order. */
-export const TABLE_KINDS: readonly KindInfo[] = KINDS.filter((k) => k.hasTable);
-
 /** The facts of `kind`. */
 export function kindInfo(kind: Kind): KindInfo {
   const info = KINDS.find((k) => k.kind === kind);
@@ -33,4 +30,23 @@ export function fixedOncePosted(kind: Kind, field: string, posted: boolean): str
   if (!posted) return null;
   const rules: readonly { field: string; why: string }[] = kindInfo(kind).ignoredOnUpdate;
   return rules.find((r) => r.field === field)?.why ?? null;
+}
+
+type TableKindInfo = Extract<KindInfo, { hasTable: true }>;
+
+/** A kind with a screen of its own. */
+export type TableKind = TableKindInfo["kind"];
+
+/** The kinds with a screen of their own, in posting order. */
+export const TABLE_KINDS: readonly TableKindInfo[] = KINDS.filter((k): k is TableKindInfo => k.hasTable);
+
+/** A kind's screen as links and tests name it (`data-nav`): its plural, words joined by `_` ("ad_orders"). */
+export function navId(kind: Kind): string {
+  return kindInfo(kind).plural.replaceAll(" ", "_");
+}
+
+/** A form's heading: "New ad order", or "Ad order: Spring display" for one that exists. */
+export function formTitle(kind: Kind, existing: boolean, name: string): string {
+  const label = kindInfo(kind).label;
+  return existing ? `${capitalised(label)}: ${name}` : `New ${label}`;
 }

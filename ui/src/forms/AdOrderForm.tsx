@@ -7,7 +7,7 @@ import { useWorkspaceChanged } from "../state/events";
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
-import { fixedOncePosted } from "../api/kinds";
+import { fixedOncePosted, formTitle } from "../api/kinds";
 import { isRemote, sameRef } from "../util/refs";
 import { type Picked, ParentPicker, pickedOf, useSaveFlow } from "./common";
 import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
@@ -130,7 +130,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
       <FormFrame
         form={form}
         kind="ad_order"
-        title={existing ? `Ad order: ${form.value.name ?? row?.label ?? ""}` : "New ad order"}
+        title={formTitle("ad_order", existing, form.value.name ?? row?.label ?? "")}
         subtitle={<>Dates in {zone.label}</>}
         zone={zone.iana}
         onSubmit={submit}

@@ -3,7 +3,7 @@ import type { Advertiser, AdvertiserRow } from "../api/types";
 import { useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { useSaveFlow } from "./common";
-import { fixedOncePosted } from "../api/kinds";
+import { fixedOncePosted, formTitle } from "../api/kinds";
 import { isRemote } from "../util/refs";
 import { FormFrame, NumberField, ReadOnly, Section, SelectField, TextField, useFormState, type Validation } from "./kit";
 
@@ -22,7 +22,7 @@ export function AdvertiserForm({ row }: { row?: AdvertiserRow }) {
     <FormFrame
       form={form}
       kind="advertiser"
-      title={existing ? `Advertiser: ${form.value.name ?? row?.label ?? ""}` : "New advertiser"}
+      title={formTitle("advertiser", existing, form.value.name ?? row?.label ?? "")}
       onSubmit={() => flow.save((target) => commands.save(target, null, { kind: "advertiser", value: form.value }))}
       onCancel={closeEditor}
       busy={flow.busy}

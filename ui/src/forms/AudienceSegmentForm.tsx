@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import { call, unwrap } from "../api/call";
 import type { AdvertiserRow, AudienceSegment, EntityRef, SegmentRow, UploadRequest, UploadView } from "../api/types";
 import { fetchAdvertisers } from "../api/queries";
@@ -27,7 +28,7 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
       <FormFrame
         form={form}
         kind="audience_segment"
-        title={existing ? `Audience segment: ${v.name ?? row?.label ?? ""}` : "New audience segment"}
+        title={formTitle("audience_segment", existing, v.name ?? row?.label ?? "")}
         onSubmit={async () => {
           const saved = await flow.save((target) => commands.save(target, null, { kind: "audience_segment", value: form.value }));
           if (saved && saved.errors.length === 0 && !existing) closeEditor();
@@ -35,7 +36,7 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
         onCancel={closeEditor}
         busy={flow.busy}
         readOnly={readOnly}
-        buttons={readOnly && row ? <DuplicateButton target={row.target} what="audience segment" /> : undefined}
+        buttons={readOnly && row ? <DuplicateButton target={row.target} /> : undefined}
       >
         <Section title="Segment">
           <TextField path="name" label="Name" required={!existing} />

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import { fetchAdvertisers } from "../api/queries";
 import type { AdvertiserRow, Campaign, CampaignFlight, CampaignRow } from "../api/types";
 import { type ParentHint, useNavActions } from "../state/navigation";
@@ -42,7 +43,7 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Pare
     <FormFrame
       form={form}
       kind="campaign"
-      title={existing ? `Campaign: ${form.value.name ?? row?.label ?? ""}` : "New campaign"}
+      title={formTitle("campaign", existing, form.value.name ?? row?.label ?? "")}
       subtitle={<>Dates in {zone.label}</>}
       zone={zone.iana}
       onSubmit={submit}

@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
 import type { AdvertiserRow, CampaignRow, Creative, CreativeRow, EntityRef, MatrixCell } from "../api/types";
 import { type ParentHint, useNavActions } from "../state/navigation";
@@ -182,13 +183,13 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
     <FormFrame
       form={form}
       kind="creative"
-      title={existing ? `Creative: ${v.name ?? row?.label ?? ""}` : "New creative"}
+      title={formTitle("creative", existing, v.name ?? row?.label ?? "")}
       required={required}
       onSubmit={submit}
       onCancel={closeEditor}
       busy={flow.busy}
       readOnly={readOnly}
-      buttons={readOnly && row ? <DuplicateButton target={row.target} what="creative" /> : undefined}
+      buttons={readOnly && row ? <DuplicateButton target={row.target} /> : undefined}
     >
       <Section title="Creative">
         <ParentPicker<AdvertiserRow>

@@ -1,5 +1,6 @@
 import { useId, useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import type { SiteList, SiteListOp, SiteListRow } from "../api/types";
 import { useNavActions } from "../state/navigation";
 import { appendAt, removeAt } from "../util/path";
@@ -45,7 +46,7 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
     <FormFrame
       form={form}
       kind="site_list"
-      title={existing ? `Site list: ${row.label}` : "New site list"}
+      title={formTitle("site_list", existing, row?.label ?? "")}
       subtitle={existing ? `${ruleBased ? "Rule based" : "Id based"}${row.value.insertedCount != null ? ` · last call inserted ${row.value.insertedCount}` : ""}` : undefined}
       onSubmit={() => flow.save((target) => commands.save(target, null, { kind: "site_list", op, value: form.value })).then(() => undefined)}
       onCancel={closeEditor}

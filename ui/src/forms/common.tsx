@@ -1,5 +1,6 @@
 import { useId, useState } from "react";
 import { commands } from "../bindings";
+import { kindInfo } from "../api/kinds";
 import { type CommandResult, call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import type { AnyRow, EntityRef, Saved } from "../api/types";
@@ -78,7 +79,7 @@ export function ParentPicker<R extends AnyRow>({
  * "Duplicate as new": copies a posted creative or segment (which the service cannot
  * update) into a new draft and opens it.
  */
-export function DuplicateButton({ target, what }: { target: EntityRef; what: string }) {
+export function DuplicateButton({ target }: { target: EntityRef }) {
   const { openEditor } = useNavActions();
   const { reloadSnapshot } = useSession();
   const [busy, setBusy] = useState(false);
@@ -88,7 +89,7 @@ export function DuplicateButton({ target, what }: { target: EntityRef; what: str
     setBusy(false);
     if (!copy) return;
     void reloadSnapshot();
-    toast(`Copied into a new ${what} draft. Change it, then post it.`, "success");
+    toast(`Copied into a new ${kindInfo(target.kind).label} draft. Change it, then post it.`, "success");
     if (copy.kind === "creative") openEditor({ kind: "creative", row: copy.row });
     else openEditor({ kind: "audience_segment", row: copy.row });
   };
