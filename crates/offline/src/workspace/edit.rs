@@ -628,16 +628,22 @@ pub fn read_only_reason(target: &EntityRef) -> Option<&'static str> {
 
 /// [`Error::Refused`] for an edit of a read-only entity (see [`read_only_reason`]).
 fn refuse_read_only(target: &EntityRef) -> Result<()> {
-    let Some(why) = read_only_reason(target) else {
-        return Ok(());
-    };
-    let field = match target.kind {
+    match read_only_reason(target) {
+        Some(_) => Err(no_update(target.kind)),
+        None => Ok(()),
+    }
+}
+
+/// The refusal of an update of a kind the service cannot update, at the field that names
+/// the posted entity (`serviceSegmentId` for segments, else `id`).
+pub(super) fn no_update(kind: Kind) -> Error {
+    let field = match kind {
         Kind::AudienceSegment => "serviceSegmentId",
         _ => "id",
     };
-    Err(Error::Refused(ValidationErrors(vec![FieldError::new(
+    Error::Refused(ValidationErrors(vec![FieldError::new(
         field,
         codes::IGNORED_ON_UPDATE,
-        why,
-    )])))
+        validate::NO_UPDATE_ENDPOINT,
+    )]))
 }

@@ -2,8 +2,7 @@
 //! base read once, fields the service ignores on update refused, an edit back to the
 //! base dropped, and the body checked as it will be sent.
 
-use flightdeck_model::validate::{self, IgnoredOnUpdate, codes};
-use flightdeck_model::{FieldError, ValidationErrors};
+use flightdeck_model::validate::{self, IgnoredOnUpdate};
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
@@ -81,18 +80,10 @@ impl Batch<'_> {
             Some((_, o)) if o == "create" => Op::Create,
             _ => op,
         };
-        if row_op == Op::Update && matches!(target.kind, Kind::Creative | Kind::AudienceSegment) {
+        if row_op == Op::Update && !target.kind.has_update() {
             // A draft whose create is being sent (or awaits review) cannot take an edit:
-            // it would be an update, which these kinds do not have.
-            return Err(Error::Refused(ValidationErrors(vec![FieldError::new(
-                if target.kind == Kind::Creative {
-                    "id"
-                } else {
-                    "serviceSegmentId"
-                },
-                codes::IGNORED_ON_UPDATE,
-                validate::NO_UPDATE_ENDPOINT,
-            )])));
+            // it would be an update, which the kind does not have.
+            return Err(no_update(target.kind));
         }
         if target.kind == Kind::Advertiser {
             // Dates of its campaigns and orders are checked in its timezone.
