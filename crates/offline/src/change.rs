@@ -509,4 +509,67 @@ mod tests {
         assert!(!Kind::Creative.client_reference_fields().is_empty());
         assert!(Kind::SiteList.client_reference_fields().is_empty());
     }
+
+    /// The UI's screen titles are these words, so they stay what the buyer read before.
+    #[test]
+    fn titles_are_the_plurals_with_a_capital() {
+        let titles: Vec<String> = Kind::tables().map(Kind::title).collect();
+        assert_eq!(
+            titles,
+            [
+                "Advertisers",
+                "Campaigns",
+                "Ad orders",
+                "Creatives",
+                "Site lists",
+                "Audience segments"
+            ]
+        );
+    }
+
+    /// Each field a form shows read-only once posted is a wire member of its kind, and
+    /// the kinds with no update have no such list (the whole entity is read-only).
+    #[test]
+    fn fields_read_only_once_posted_are_wire_members_of_their_kind() {
+        // A typed member the type reads and writes back, with a value of one of its
+        // shapes. An unknown name would be kept too (in `extra`), but would take an
+        // object as readily: a typed member refuses one.
+        fn kept<T: serde::de::DeserializeOwned + Serialize>(field: &str) -> bool {
+            let object = serde_json::json!({ field: { "not": "a scalar" } });
+            serde_json::from_value::<T>(object).is_err()
+                && [Value::from(1), Value::from("USD"), Value::from("ET")]
+                    .into_iter()
+                    .any(|v| {
+                        serde_json::from_value::<T>(serde_json::json!({ field: v }))
+                            .ok()
+                            .and_then(|t| serde_json::to_value(t).ok())
+                            .is_some_and(|back| back.get(field).is_some())
+                    })
+        }
+        let members = |kind: Kind, field: &str| match kind {
+            Kind::Advertiser => kept::<Advertiser>(field),
+            Kind::Campaign => kept::<Campaign>(field),
+            Kind::AdOrder => kept::<AdOrder>(field),
+            _ => false,
+        };
+        for info in KindInfo::all() {
+            for f in &info.ignored_on_update {
+                assert!(members(info.kind, &f.field), "{f:?}");
+                assert!(!f.why.is_empty());
+            }
+            if !info.has_update {
+                assert!(info.ignored_on_update.is_empty(), "{info:?}");
+            }
+        }
+        let order: Vec<String> = Kind::AdOrder
+            .info()
+            .ignored_on_update
+            .into_iter()
+            .map(|f| f.field)
+            .collect();
+        assert_eq!(
+            order,
+            ["campaignId", "lifetimeBudget", "startDate", "endDate"]
+        );
+    }
 }

@@ -4,7 +4,7 @@ import type { AdOrder, AdOrderRow } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { lastSaved, SIGNED_IN } from "../test/fakeBindings";
+import { commands, lastSaved, SIGNED_IN } from "../test/fakeBindings";
 import { AdOrderForm } from "../forms/AdOrderForm";
 import { AppProvider } from "../state/app";
 
@@ -41,6 +41,27 @@ describe("ad order form", () => {
   beforeEach(() => {
     vi.useFakeTimers();
     vi.clearAllMocks();
+  });
+
+  it("sends a new order with no campaign to the Rust side, and shows its refusal at the picker", async () => {
+    commands.save.mockReturnValue(
+      Promise.resolve({
+        status: "error" as const,
+        error: { code: "invalid" as const, message: "Choose the campaign first.", fieldErrors: [{ field: "parent.campaign", code: "REQUIRED", message: "Choose the campaign first." }] },
+      }),
+    );
+    const view = render(
+      <AppProvider initial={SIGNED_IN}>
+        <AdOrderForm />
+      </AppProvider>,
+    );
+    const form = view.container.querySelector('form[data-form="ad_order"]')!;
+    await act(async () => {
+      fireEvent.click(form.querySelector('[data-action="save"]')!);
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(commands.save).toHaveBeenCalledWith(null, null, { kind: "ad_order", value: {} });
+    expect(form.querySelector('[data-error-for="parent.campaign"]')?.textContent).toContain("Choose the campaign first.");
   });
 
   it("shows the fields a posted order cannot change read-only, with the model's reason", async () => {
