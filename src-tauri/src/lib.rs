@@ -51,16 +51,9 @@ macro_rules! specta_builder {
                 tables::list_flight_caps,
                 tables::table_columns,
                 forms::validate,
-                forms::save_advertiser::<$r>,
-                forms::save_campaign::<$r>,
-                forms::save_ad_order::<$r>,
-                forms::save_flight_caps::<$r>,
+                forms::save::<$r>,
                 forms::flight_cap_choices,
-                forms::save_creative::<$r>,
-                forms::save_site_list::<$r>,
-                forms::save_audience_segment::<$r>,
                 forms::duplicate_as_new::<$r>,
-                audiences::upload_audience_data::<$r>,
                 audiences::read_identifiers,
                 audiences::audience_uploads,
                 forms::creative_matrix,
@@ -107,6 +100,9 @@ macro_rules! specta_builder {
                 $crate::menu::MenuAction,
                 $crate::updates::UpdateProgress,
             ])
+            // Every kind's words and facts, for the UI's navigation, titles and forms.
+            .typ::<flightdeck_offline::change::KindInfo>()
+            .constant("KINDS", flightdeck_offline::change::KindInfo::all())
             // Ids and Unix-ms dates are i64 on the wire; both stay far below 2^53.
             .dangerously_cast_bigints_to_number()
             // One type per resource in TypeScript: the UI reads rows and sends them back.

@@ -55,64 +55,27 @@ export const commands = {
 	 */
 	tableColumns: (kind: Kind) => __TAURI_INVOKE<ColumnInfo[]>("table_columns", { kind }),
 	/**
-	 *  Broken rules of a form's content, exactly as saving it would record them. `parent` is
-	 *  the entity the form hangs under (advertiser of a campaign, campaign of an ad order,
-	 *  segment of an upload), draft or not.
+	 *  Broken rules of a form's content, exactly as [`save`] would record or refuse them with
+	 *  the same arguments; nothing is saved.
 	 */
-	validate: (draft: Draft, parent: EntityRef | null, existing: boolean) => typedError<FieldError[], AppError>(__TAURI_INVOKE("validate", { draft, parent, existing })),
-	/**  Saves an advertiser: a new draft when `target` is `None`. */
-	saveAdvertiser: (target: EntityRef | null, value: Advertiser) => typedError<Saved, AppError>(__TAURI_INVOKE("save_advertiser", { target, value })),
-	/**  Saves a campaign with its flights, under `advertiser` (downloaded or draft). */
-	saveCampaign: (target: EntityRef | null, advertiser: EntityRef, value: Campaign) => typedError<Saved, AppError>(__TAURI_INVOKE("save_campaign", { target, advertiser, value })),
+	validate: (target: EntityRef | null, parent: EntityRef | null, draft: Draft) => typedError<FieldError[], AppError>(__TAURI_INVOKE("validate", { target, parent, draft })),
 	/**
-	 *  Saves an ad order under `campaign` (downloaded or draft). Edits of fields the
-	 *  service ignores on update (dates, lifetime budget) are refused by the workspace with
-	 *  a field error saying why.
+	 *  Saves a form's content (every kind): `target` is the entity edited (`None` for a new
+	 *  one), `parent` what a new one hangs under, the ad order of flight caps, or the segment
+	 *  of an upload. Refusals come back as field errors, nothing saved.
 	 */
-	saveAdOrder: (target: EntityRef | null, campaign: EntityRef, value: AdOrder) => typedError<Saved, AppError>(__TAURI_INVOKE("save_ad_order", { target, campaign, value })),
-	/**
-	 *  Sets the flight caps of an ad order, each with the flight it is for: a posted flight,
-	 *  or a new flight of the campaign, draft or posted (the caps post in the same push,
-	 *  after the campaign change that adds the flight). A cap with no flight chosen is kept
-	 *  with its error, unless other caps name new flights: then the save is refused at its
-	 *  `[i].flightId`, nothing saved.
-	 */
-	saveFlightCaps: (adOrder: EntityRef, caps: CapOnFlight[]) => typedError<Saved, AppError>(__TAURI_INVOKE("save_flight_caps", { adOrder, caps })),
+	save: (target: EntityRef | null, parent: EntityRef | null, draft: Draft) => typedError<Saved, AppError>(__TAURI_INVOKE("save", { target, parent, draft })),
 	/**
 	 *  The flights of an ad order's campaign a cap can be for, new ones included, and the
 	 *  flight each of the order's stored caps is for.
 	 */
 	flightCapChoices: (adOrder: EntityRef) => typedError<CapChoices, AppError>(__TAURI_INVOKE("flight_cap_choices", { adOrder })),
 	/**
-	 *  Saves a creative under `parent`: an advertiser, or a campaign (downloaded or draft)
-	 *  when the advertiser is left to the service to resolve. Only drafts can be edited: the
-	 *  service has no update for creatives, so the workspace refuses edits of posted ones.
-	 */
-	saveCreative: (target: EntityRef | null, parent: EntityRef, value: Creative) => typedError<Saved, AppError>(__TAURI_INVOKE("save_creative", { target, parent, value })),
-	/**
-	 *  A site-list call: `add` makes a new list; the others need `target`. Every call
-	 *  carries the list's `name` (the service requires it and renames the list with it).
-	 */
-	saveSiteList: (target: EntityRef | null, op: SiteListEdit, value: SiteList) => typedError<Saved, AppError>(__TAURI_INVOKE("save_site_list", { target, op, value })),
-	/**
-	 *  Saves a first-party audience segment: a new draft when `target` is `None`, else an
-	 *  edit of a draft. The service has no update for segments, so the workspace refuses
-	 *  edits of posted ones (they still take uploads).
-	 */
-	saveAudienceSegment: (target: EntityRef | null, value: AudienceSegment) => typedError<Saved, AppError>(__TAURI_INVOKE("save_audience_segment", { target, value })),
-	/**
 	 *  Copies a creative or segment into a new draft (the way to change a posted one: the
 	 *  service has no update for them). The copy keeps the parent and every field the buyer
 	 *  set; what the service assigns (id, status, counts) is left out by the workspace.
 	 */
 	duplicateAsNew: (target: EntityRef) => typedError<Duplicate, AppError>(__TAURI_INVOKE("duplicate_as_new", { target })),
-	/**
-	 *  Queues an upload of identifiers to a segment (downloaded or draft; a posted segment
-	 *  takes uploads though its own fields are read-only). An upload that breaks the rules
-	 *  is refused by the workspace with its field errors (at the form's paths), nothing
-	 *  queued: it could never be posted.
-	 */
-	uploadAudienceData: (segment: EntityRef, upload: UploadRequest) => typedError<Saved, AppError>(__TAURI_INVOKE("upload_audience_data", { segment, upload })),
 	/**
 	 *  Reads identifiers from a file's text: one per line, or one column of a CSV
 	 *  (`column` names it; without it the header decides).
@@ -228,6 +191,9 @@ export const events = {
 	updateProgress: makeEvent<UpdateProgress, UpdateProgress>("update-progress"),
 	workspaceChanged: makeEvent<WorkspaceChanged, WorkspaceChanged>("workspace-changed"),
 };
+
+/* Constants */
+export const KINDS = [{"kind":"advertiser","name":"advertiser","label":"advertiser","plural":"advertisers","hasUpdate":true,"editable":true,"hasTable":true,"title":"Advertisers","ignoredOnUpdate":[{"field":"agencyId","why":"is set when the advertiser is created; the service ignores it on update"},{"field":"currency","why":"is set when the advertiser is created; the service ignores it on update"},{"field":"timezoneName","why":"is set when the advertiser is created; the service ignores it on update"}]},{"kind":"campaign","name":"campaign","label":"campaign","plural":"campaigns","hasUpdate":true,"editable":true,"hasTable":true,"title":"Campaigns","ignoredOnUpdate":[{"field":"advertiserId","why":"a campaign cannot move to another advertiser; the service ignores it on update"}]},{"kind":"flight","name":"flight","label":"flight","plural":"flights","hasUpdate":true,"editable":false,"hasTable":false,"title":"Flights","ignoredOnUpdate":[]},{"kind":"ad_order","name":"ad_order","label":"ad order","plural":"ad orders","hasUpdate":true,"editable":true,"hasTable":true,"title":"Ad orders","ignoredOnUpdate":[{"field":"campaignId","why":"an ad order cannot move to another campaign; the service ignores it on update"},{"field":"lifetimeBudget","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"},{"field":"startDate","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"},{"field":"endDate","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"}]},{"kind":"flight_caps","name":"flight_caps","label":"flight caps","plural":"flight caps","hasUpdate":true,"editable":true,"hasTable":false,"title":"Flight caps","ignoredOnUpdate":[]},{"kind":"creative","name":"creative","label":"creative","plural":"creatives","hasUpdate":false,"editable":true,"hasTable":true,"title":"Creatives","ignoredOnUpdate":[]},{"kind":"site_list","name":"site_list","label":"site list","plural":"site lists","hasUpdate":true,"editable":true,"hasTable":true,"title":"Site lists","ignoredOnUpdate":[]},{"kind":"audience_segment","name":"audience_segment","label":"audience segment","plural":"audience segments","hasUpdate":false,"editable":true,"hasTable":true,"title":"Audience segments","ignoredOnUpdate":[]}] as const;
 
 /* Types */
 /**  What an account signs in as. */
@@ -570,17 +536,6 @@ export type CapFlight = {
 	label: string,
 };
 
-/**  One cap as the flight-caps form saves it, with the flight it is for. */
-export type CapOnFlight = {
-	/**  The cap (`flightId` is filled in from `flight`). */
-	cap: FlightCap,
-	/**
-	 *  The flight (a new flight has a local key until its campaign lands), or `None`
-	 *  when the buyer has not chosen one.
-	 */
-	flight: EntityRef | null,
-};
-
 /**  What to do to one field. */
 export type Change = 
 /**  Set it to this wire value. */
@@ -794,8 +749,8 @@ export type DownloadProgress = {
 };
 
 /**
- *  A form's current content, to check as the buyer types
- *  ([`Workspace::validate_draft`]).
+ *  A form's content, tagged by `kind`: what [`Workspace::save_draft`] saves and
+ *  [`Workspace::validate_draft`] checks as the buyer types.
  */
 export type Draft = 
 /**  An advertiser. */
@@ -828,22 +783,23 @@ flights?: (EntityRef | null)[] } |
 { kind: "creative"; 
 /**  The form's value. */
 value: Creative } | 
-/**  A site-list call. */
+/**
+ *  A site-list call: `add` makes a new list; the others change the list the save
+ *  targets (its stored type decides whether sites or rules belong in the body).
+ */
 { kind: "site_list"; 
 /**  Which call. */
 op: SiteListEdit; 
-/**  The body. */
-value: SiteList; 
 /**
- *  The list an append, overwrite or remove changes: its stored type decides
- *  whether sites or rules belong in the body.
+ *  The body. Every call carries the list's `name` (the service requires it and
+ *  renames the list with it); the list's current name when the body has none.
  */
-list?: EntityRef | null } | 
-/**  A new audience segment. */
+value: SiteList } | 
+/**  An audience segment (a draft: posted ones are read-only). */
 { kind: "audience_segment"; 
 /**  The form's value. */
 value: AudienceSegment } | 
-/**  Identifiers to upload to a segment (`parent`). */
+/**  Identifiers to upload to a segment (`parent`), posted or not. */
 { kind: "audience_data"; 
 /**  The upload. */
 value: UploadRequest };
@@ -1017,6 +973,17 @@ export type IdentifierFile = {
 	problem: string | null,
 };
 
+/**
+ *  A field a posted entity cannot change, and what the buyer does instead (the model's
+ *  text, shown beside the read-only input).
+ */
+export type IgnoredField = {
+	/**  Wire name (`startDate`). */
+	field: string,
+	/**  Why it cannot change, and what to do instead. */
+	why: string,
+};
+
 /**  How to read a sheet. */
 export type ImportOptions = {
 	/**  Comma or tab. */
@@ -1078,6 +1045,31 @@ export type KindChoice = {
 	kind: Kind,
 	/**  "advertiser", "campaign". */
 	label: string,
+};
+
+/**
+ *  The facts of one [`Kind`], as the UI reads them through the bindings: the same
+ *  words the CLI and CSV files use.
+ */
+export type KindInfo = {
+	/**  The kind. */
+	kind: Kind,
+	/**  [`Kind::name`]. */
+	name: string,
+	/**  [`Kind::label`]. */
+	label: string,
+	/**  [`Kind::plural`]. */
+	plural: string,
+	/**  [`Kind::has_update`]. */
+	hasUpdate: boolean,
+	/**  [`Kind::editable`]. */
+	editable: boolean,
+	/**  [`Kind::has_table`]. */
+	hasTable: boolean,
+	/**  [`Kind::title`]. */
+	title: string,
+	/**  [`Kind::ignored_on_update`]: read-only once posted, with why. */
+	ignoredOnUpdate: IgnoredField[],
 };
 
 /**  Where the level in force comes from. */
@@ -1448,6 +1440,11 @@ export type Saved = {
 	target: EntityRef,
 	/**  Broken rules; the edit is saved anyway and held back from posting. */
 	errors: FieldError[],
+	/**
+	 *  Changes not applied yet, now: the one figure of the app's snapshot a save moves,
+	 *  so a host updates it without reading the snapshot again.
+	 */
+	pendingCount: number,
 };
 
 /**  Which entities an operation reaches. */

@@ -1,9 +1,9 @@
-//! What forms need beyond the entity itself: live validation (the workspace's one entry
-//! point), the flights a cap can be for, reading identifiers from a file, and a segment's
-//! uploads.
+//! What forms need beyond the entity itself: live validation (the save path, rolled
+//! back), the flights a cap can be for, a campaign's flight timeline, reading identifiers
+//! from a file, and a segment's uploads.
 
 use flightdeck_model::{
-    AudienceDataResult, FieldError, FlightCap, Id, Millis, TimezoneName, validate,
+    AudienceDataResult, CampaignFlight, FieldError, FlightCap, Id, Millis, TimezoneName, validate,
 };
 use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
@@ -151,17 +151,117 @@ pub fn read_identifiers(text: String, column: Option<String>) -> Result<Identifi
     })
 }
 
+/// One flight on the timeline.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineBar {
+    /// Index in `flights`.
+    pub index: u32,
+    /// Start (Unix ms), if set.
+    pub start: Option<Millis>,
+    /// End (Unix ms), if set.
+    pub end: Option<Millis>,
+    /// The flight's name or position.
+    pub label: String,
+}
+
+/// Two flights that overlap.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TimelineOverlap {
+    /// One flight's index.
+    pub a: u32,
+    /// The other's.
+    pub b: u32,
+}
+
+/// A stretch no flight covers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineGap {
+    /// The flight before the gap.
+    pub after_index: u32,
+    /// Gap start (Unix ms).
+    pub from: Millis,
+    /// Gap end (Unix ms).
+    pub to: Millis,
+}
+
+/// What the flights editor draws.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct Timeline {
+    /// One bar per flight.
+    pub bars: Vec<TimelineBar>,
+    /// Overlapping pairs (by the same rule that rejects them).
+    pub overlaps: Vec<TimelineOverlap>,
+    /// Gaps between flights.
+    pub gaps: Vec<TimelineGap>,
+    /// The flights' broken rules (paths `flights[i]...`).
+    pub errors: Vec<FieldError>,
+}
+
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Lays out a campaign's flights for the timeline, with overlaps, gaps and errors (by the
+/// rules that reject them); dates in the errors read in `timezone`, the advertiser's (UTC
+/// when `None`).
+pub fn flight_timeline(flights: &[CampaignFlight], timezone: Option<&TimezoneName>) -> Timeline {
+    let layout = validate::flight_layout(flights);
+    let errors = validate::flights(flights, &[], None, timezone)
+        .err()
+        .map(|e| e.0)
+        .unwrap_or_default();
+    Timeline {
+        bars: flights
+            .iter()
+            .enumerate()
+            .map(|(i, f)| TimelineBar {
+                index: index(i),
+                start: f.start_date,
+                end: f.end_date,
+                label: match f.id {
+                    Some(id) => format!("Flight {} (id {id})", i + 1),
+                    None => format!("Flight {}", i + 1),
+                },
+            })
+            .collect(),
+        overlaps: layout
+            .overlaps
+            .into_iter()
+            .map(|(a, b)| TimelineOverlap {
+                a: index(a),
+                b: index(b),
+            })
+            .collect(),
+        gaps: layout
+            .gaps
+            .into_iter()
+            .map(|g| TimelineGap {
+                after_index: index(g.after_index),
+                from: g.from,
+                to: g.to,
+            })
+            .collect(),
+        errors,
+    }
+}
+
 impl Account {
-    /// Broken rules of a form's content, exactly as saving it would record them.
-    /// `parent` is the entity the form hangs under (advertiser of a campaign, campaign of
-    /// an ad order, segment of an upload), draft or not.
+    /// Broken rules of a form's content, exactly as [`Account::save`] would record or
+    /// refuse them, with the same arguments; nothing is saved.
     pub fn validate(
         &self,
-        draft: &Draft,
+        target: Option<&EntityRef>,
         parent: Option<&EntityRef>,
-        existing: bool,
+        draft: &Draft,
     ) -> Result<Vec<FieldError>> {
-        Ok(self.workspace()?.validate_draft(draft, parent, existing)?)
+        Ok(self.workspace()?.validate_draft(target, parent, draft)?)
     }
 
     /// The flights of an ad order's campaign a cap can be for, new ones included, and

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use flightdeck_client::ClientConfig;
+use flightdeck_model::validate::codes;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
@@ -115,10 +116,10 @@ impl Profiles {
     pub fn add(&mut self, name: &str, base_url: &str) -> Result<String> {
         let name = name.trim();
         if name.is_empty() {
-            return Err(Error::invalid("name", "REQUIRED", "is required"));
+            return Err(Error::invalid("name", codes::REQUIRED, "is required"));
         }
         let config = ClientConfig::new(base_url.trim())
-            .map_err(|e| Error::invalid("baseUrl", "INVALID", &e.to_string()))?;
+            .map_err(|e| Error::invalid("baseUrl", codes::INVALID, &e.to_string()))?;
         let id = self.unique_id(name);
         self.profiles.push(StoredProfile {
             id: id.clone(),

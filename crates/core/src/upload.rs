@@ -5,12 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use flightdeck_model::{AUDIENCE_UPLOAD_MAX_BYTES, AudienceDataRecord, ValidationErrors};
+use flightdeck_model::{AUDIENCE_UPLOAD_MAX_BYTES, AudienceDataRecord};
 use flightdeck_offline::audience_file;
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Kind};
-use flightdeck_offline::workspace::{UploadRequest, upload_form_paths};
 
-use crate::edits::Saved;
 use crate::error::State;
 use crate::forms::UploadView;
 use crate::{Account, Error, Result};
@@ -73,30 +71,6 @@ fn segment_only(segment: &EntityRef) -> Result<()> {
 }
 
 impl Account {
-    /// Queues the upload form's identifiers to `segment` (downloaded or draft; a posted
-    /// segment takes uploads though its own fields are read-only). An upload that breaks
-    /// the rules is refused with its field errors at the form's paths (`values[3]`), and
-    /// nothing is queued: it could never be posted.
-    pub fn upload_audience_data(
-        &self,
-        segment: EntityRef,
-        upload: &UploadRequest,
-    ) -> Result<Saved> {
-        segment_only(&segment)?;
-        let data = upload.records();
-        match self.save(|ws| ws.upload_audience_data(&segment, data).map(|_| segment)) {
-            Ok(saved) => Ok(Saved {
-                errors: upload_form_paths(saved.errors),
-                ..saved
-            }),
-            Err(Error::Offline(flightdeck_offline::Error::Refused(errors))) => Err(
-                flightdeck_offline::Error::Refused(ValidationErrors(upload_form_paths(errors.0)))
-                    .into(),
-            ),
-            Err(other) => Err(other),
-        }
-    }
-
     /// Queues the identifiers of a file (one per line, or one `column` of a CSV) to
     /// `segment`, split into requests the service takes. An upload the service would
     /// refuse is refused here with the record paths (`[0].values[3]`), nothing queued.

@@ -1,6 +1,7 @@
 //! The vocabulary shared by the workspace store, the planner and the sync engine.
 
 use flightdeck_model::FieldError;
+use flightdeck_model::validate::{self, IgnoredOnUpdate};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -131,6 +132,31 @@ impl Kind {
         Kind::ALL.into_iter().filter(|k| k.has_table())
     }
 
+    /// The heading of the kind's screen: [`Kind::plural`] with a capital ("Ad orders").
+    pub fn title(self) -> String {
+        let plural = self.plural();
+        let mut chars = plural.chars();
+        chars.next().map_or_else(String::new, |first| {
+            first.to_uppercase().chain(chars).collect()
+        })
+    }
+
+    /// The fields a posted entity of the kind cannot change: the service ignores them on
+    /// update (`flightdeck_model::validate::*_IGNORED_ON_UPDATE`, the lists the sandbox
+    /// and the workspace refuse such edits by). Forms show them read-only with `why`.
+    pub fn ignored_on_update(self) -> &'static [IgnoredOnUpdate] {
+        match self {
+            Kind::Advertiser => validate::ADVERTISER_IGNORED_ON_UPDATE,
+            Kind::Campaign => validate::CAMPAIGN_IGNORED_ON_UPDATE,
+            Kind::AdOrder => validate::AD_ORDER_IGNORED_ON_UPDATE,
+            Kind::Flight
+            | Kind::FlightCaps
+            | Kind::Creative
+            | Kind::SiteList
+            | Kind::AudienceSegment => &[],
+        }
+    }
+
     /// Everything a host shows about the kind, for the UI's bindings.
     pub fn info(self) -> KindInfo {
         KindInfo {
@@ -138,9 +164,18 @@ impl Kind {
             name: self.name().to_owned(),
             label: self.label().to_owned(),
             plural: self.plural().to_owned(),
+            title: self.title(),
             has_update: self.has_update(),
             editable: self.editable(),
             has_table: self.has_table(),
+            ignored_on_update: self
+                .ignored_on_update()
+                .iter()
+                .map(|rule| IgnoredField {
+                    field: rule.field.to_owned(),
+                    why: rule.why.to_owned(),
+                })
+                .collect(),
         }
     }
 
@@ -206,6 +241,29 @@ pub struct KindInfo {
     pub editable: bool,
     /// [`Kind::has_table`].
     pub has_table: bool,
+    /// [`Kind::title`].
+    pub title: String,
+    /// [`Kind::ignored_on_update`]: read-only once posted, with why.
+    pub ignored_on_update: Vec<IgnoredField>,
+}
+
+impl KindInfo {
+    /// Every kind's facts, in posting order: the UI's one list of kinds.
+    pub fn all() -> Vec<KindInfo> {
+        Kind::ALL.into_iter().map(Kind::info).collect()
+    }
+}
+
+/// A field a posted entity cannot change, and what the buyer does instead (the model's
+/// text, shown beside the read-only input).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct IgnoredField {
+    /// Wire name (`startDate`).
+    pub field: String,
+    /// Why it cannot change, and what to do instead.
+    pub why: String,
 }
 
 /// Identity of an entity in the workspace.
@@ -450,5 +508,68 @@ mod tests {
         // A creative is written with a reference but cannot be listed to find it.
         assert!(!Kind::Creative.client_reference_fields().is_empty());
         assert!(Kind::SiteList.client_reference_fields().is_empty());
+    }
+
+    /// The UI's screen titles are these words, so they stay what the buyer read before.
+    #[test]
+    fn titles_are_the_plurals_with_a_capital() {
+        let titles: Vec<String> = Kind::tables().map(Kind::title).collect();
+        assert_eq!(
+            titles,
+            [
+                "Advertisers",
+                "Campaigns",
+                "Ad orders",
+                "Creatives",
+                "Site lists",
+                "Audience segments"
+            ]
+        );
+    }
+
+    /// Each field a form shows read-only once posted is a wire member of its kind, and
+    /// the kinds with no update have no such list (the whole entity is read-only).
+    #[test]
+    fn fields_read_only_once_posted_are_wire_members_of_their_kind() {
+        // A typed member the type reads and writes back, with a value of one of its
+        // shapes. An unknown name would be kept too (in `extra`), but would take an
+        // object as readily: a typed member refuses one.
+        fn kept<T: serde::de::DeserializeOwned + Serialize>(field: &str) -> bool {
+            let object = serde_json::json!({ field: { "not": "a scalar" } });
+            serde_json::from_value::<T>(object).is_err()
+                && [Value::from(1), Value::from("USD"), Value::from("ET")]
+                    .into_iter()
+                    .any(|v| {
+                        serde_json::from_value::<T>(serde_json::json!({ field: v }))
+                            .ok()
+                            .and_then(|t| serde_json::to_value(t).ok())
+                            .is_some_and(|back| back.get(field).is_some())
+                    })
+        }
+        let members = |kind: Kind, field: &str| match kind {
+            Kind::Advertiser => kept::<Advertiser>(field),
+            Kind::Campaign => kept::<Campaign>(field),
+            Kind::AdOrder => kept::<AdOrder>(field),
+            _ => false,
+        };
+        for info in KindInfo::all() {
+            for f in &info.ignored_on_update {
+                assert!(members(info.kind, &f.field), "{f:?}");
+                assert!(!f.why.is_empty());
+            }
+            if !info.has_update {
+                assert!(info.ignored_on_update.is_empty(), "{info:?}");
+            }
+        }
+        let order: Vec<String> = Kind::AdOrder
+            .info()
+            .ignored_on_update
+            .into_iter()
+            .map(|f| f.field)
+            .collect();
+        assert_eq!(
+            order,
+            ["campaignId", "lifetimeBudget", "startDate", "endDate"]
+        );
     }
 }

@@ -46,13 +46,13 @@ impl Cases {
         name: &str,
         draft: Value,
         parent: Option<&EntityRef>,
-        existing: bool,
+        target: Option<&EntityRef>,
         op: Op,
         save: impl FnOnce(&mut Workspace) -> flightdeck_offline::Result<Saved>,
     ) -> Vec<FieldError> {
         // The JSON the UI sends: the draft's serde shape is part of what is checked.
         let draft: Draft = serde_json::from_value(draft).expect(name);
-        let live = ws.validate_draft(&draft, parent, existing).expect(name);
+        let live = ws.validate_draft(target, parent, &draft).expect(name);
         let stored = match save(ws) {
             Err(Error::Refused(e)) => {
                 self.refused += 1;
@@ -134,7 +134,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new advertiser",
         json!({"kind": "advertiser", "value": adv}),
         None,
-        false,
+        None,
         Op::Create,
         |ws| ws.create_advertiser(typed(body)).map(Saved::Target),
     );
@@ -145,7 +145,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new advertiser, no name, bad currency",
         json!({"kind": "advertiser", "value": bad}),
         None,
-        false,
+        None,
         Op::Create,
         |ws| ws.create_advertiser(typed(body)).map(Saved::Target),
     );
@@ -162,7 +162,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "advertiser renamed to nothing",
         json!({"kind": "advertiser", "value": renamed}),
         None,
-        true,
+        Some(&acme),
         Op::Update,
         |ws| ws.update_advertiser(&t, typed(body)).map(Saved::Seq),
     );
@@ -176,7 +176,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "advertiser currency (ignored on update)",
         json!({"kind": "advertiser", "value": moved}),
         None,
-        true,
+        Some(&acme),
         Op::Update,
         |ws| ws.update_advertiser(&t, typed(body)).map(Saved::Seq),
     );
@@ -188,7 +188,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "advertiser back to its server version",
         json!({"kind": "advertiser", "value": acme_v}),
         None,
-        true,
+        Some(&acme),
         Op::Update,
         |ws| ws.update_advertiser(&t, typed(body)).map(Saved::Seq),
     );
@@ -206,7 +206,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new campaign",
         json!({"kind": "campaign", "value": campaign}),
         Some(&acme),
-        false,
+        None,
         Op::Create,
         |ws| ws.create_campaign(&p, typed(body)).map(Saved::Target),
     );
@@ -220,7 +220,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new campaign ending before it starts, dates in PT",
         json!({"kind": "campaign", "value": backwards}),
         Some(&northwind),
-        false,
+        None,
         Op::Create,
         |ws| ws.create_campaign(&p, typed(body)).map(Saved::Target),
     );
@@ -233,7 +233,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new campaign under a draft advertiser",
         json!({"kind": "campaign", "value": campaign}),
         Some(&draft_adv),
-        false,
+        None,
         Op::Create,
         |ws| ws.create_campaign(&p, typed(body)).map(Saved::Target),
     );
@@ -256,7 +256,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "draft campaign edited",
         json!({"kind": "campaign", "value": edited}),
         Some(&draft_adv),
-        true,
+        Some(&draft_campaign),
         Op::Create,
         |ws| ws.update_campaign(&t, typed(body)).map(Saved::Seq),
     );
@@ -270,7 +270,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "posted campaign ending as it starts",
         json!({"kind": "campaign", "value": posted}),
         Some(&acme),
-        true,
+        Some(&always_on),
         Op::Update,
         |ws| ws.update_campaign(&t, typed(body)).map(Saved::Seq),
     );
@@ -288,7 +288,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new ad order",
         json!({"kind": "ad_order", "value": order}),
         Some(&spring),
-        false,
+        None,
         Op::Create,
         |ws| ws.create_ad_order(&p, typed(body)).map(Saved::Target),
     );
@@ -301,7 +301,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new ad order under a draft campaign, no budget",
         json!({"kind": "ad_order", "value": no_budget}),
         Some(&draft_campaign),
-        false,
+        None,
         Op::Create,
         |ws| ws.create_ad_order(&p, typed(body)).map(Saved::Target),
     );
@@ -318,7 +318,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "posted ad order paced without a frontload",
         json!({"kind": "ad_order", "value": paced}),
         Some(&spring),
-        true,
+        Some(&video),
         Op::Update,
         |ws| ws.update_ad_order(&t, typed(body)).map(Saved::Seq),
     );
@@ -332,7 +332,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "posted ad order start (ignored on update)",
         json!({"kind": "ad_order", "value": later}),
         Some(&spring),
-        true,
+        Some(&video),
         Op::Update,
         |ws| ws.update_ad_order(&t, typed(body)).map(Saved::Seq),
     );
@@ -357,7 +357,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "caps on a posted flight",
         draft,
         Some(&wave),
-        true,
+        None,
         Op::Update,
         |ws| {
             ws.set_flight_caps_chosen(&o, vec![(typed(c), Some(f))])
@@ -373,7 +373,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "a cap on a flight of another campaign",
         draft,
         Some(&video),
-        true,
+        None,
         Op::Update,
         |ws| {
             ws.set_flight_caps_chosen(&o, vec![(typed(c), None)])
@@ -399,7 +399,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "a cap on a new flight",
         draft,
         Some(&display),
-        true,
+        None,
         Op::Update,
         |ws| {
             ws.set_flight_caps_chosen(&o, vec![(c, Some(f))])
@@ -415,7 +415,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "one cap unchosen beside one on a new flight",
         draft,
         Some(&display),
-        true,
+        None,
         Op::Update,
         |ws| {
             ws.set_flight_caps_chosen(&o, vec![(c.clone(), None), (c, Some(f))])
@@ -437,7 +437,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new creative",
         json!({"kind": "creative", "value": banner}),
         Some(&acme),
-        false,
+        None,
         Op::Create,
         |ws| ws.create_creative(&p, typed(body)).map(Saved::Target),
     );
@@ -450,7 +450,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new creative under a draft campaign, no image",
         json!({"kind": "creative", "value": no_image}),
         Some(&draft_campaign),
-        false,
+        None,
         Op::Create,
         |ws| ws.create_creative(&p, typed(body)).map(Saved::Target),
     );
@@ -463,7 +463,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "posted creative (no update endpoint)",
         json!({"kind": "creative", "value": posted}),
         Some(&acme),
-        true,
+        Some(&EntityRef::new(Kind::Creative, Key::Id(42))),
         Op::Update,
         |ws| {
             ws.update_creative(&EntityRef::new(Kind::Creative, Key::Id(42)), typed(body))
@@ -480,7 +480,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new site list",
         json!({"kind": "site_list", "op": "add", "value": list}),
         None,
-        false,
+        None,
         Op::Create,
         |ws| ws.create_site_list(typed(body)).map(Saved::Target),
     );
@@ -492,7 +492,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new site list of no known type",
         json!({"kind": "site_list", "op": "add", "value": odd}),
         None,
-        false,
+        None,
         Op::Create,
         |ws| ws.create_site_list(typed(body)).map(Saved::Target),
     );
@@ -505,17 +505,24 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
     let e = cases.same(
         &mut ws,
         "rules appended to an id-based list",
-        json!({"kind": "site_list", "op": "append", "value": rules, "list": target_json(&blocked)}),
+        json!({"kind": "site_list", "op": "append", "value": rules}),
         None,
-        true,
+        Some(&blocked),
         Op::SiteListAppend,
         |ws| ws.append_sites(&l, typed(body)).map(Saved::Seq),
     );
     assert!(!e.is_empty(), "the stored type must be checked");
     let body = rules.clone();
     let l = blocked.clone();
-    let e = cases.same(&mut ws, "rules overwriting an id-based list", json!({"kind": "site_list", "op": "overwrite", "value": rules, "list": target_json(&blocked)}), None, true, Op::SiteListOverwrite,
-        |ws| ws.overwrite_sites(&l, typed(body)).map(Saved::Seq));
+    let e = cases.same(
+        &mut ws,
+        "rules overwriting an id-based list",
+        json!({"kind": "site_list", "op": "overwrite", "value": rules}),
+        None,
+        Some(&blocked),
+        Op::SiteListOverwrite,
+        |ws| ws.overwrite_sites(&l, typed(body)).map(Saved::Seq),
+    );
     assert!(!e.is_empty(), "the stored type must be checked");
     let sites = json!({"siteIds": [3, 4]});
     let body = sites.clone();
@@ -523,22 +530,36 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
     cases.same(
         &mut ws,
         "sites appended",
-        json!({"kind": "site_list", "op": "append", "value": sites, "list": target_json(&blocked)}),
+        json!({"kind": "site_list", "op": "append", "value": sites}),
         None,
-        true,
+        Some(&blocked),
         Op::SiteListAppend,
         |ws| ws.append_sites(&l, typed(body)).map(Saved::Seq),
     );
     let remove = json!({"siteIds": [1], "rules": [{"name": "ignored.example", "type": "web"}]});
     let body = remove.clone();
     let l = blocked.clone();
-    cases.same(&mut ws, "sites removed (only ids are sent)", json!({"kind": "site_list", "op": "remove", "value": remove, "list": target_json(&blocked)}), None, true, Op::SiteListRemoveSites,
-        |ws| ws.remove_sites(&l, typed(body)).map(Saved::Seq));
+    cases.same(
+        &mut ws,
+        "sites removed (only ids are sent)",
+        json!({"kind": "site_list", "op": "remove", "value": remove}),
+        None,
+        Some(&blocked),
+        Op::SiteListRemoveSites,
+        |ws| ws.remove_sites(&l, typed(body)).map(Saved::Seq),
+    );
     let nothing = json!({});
     let body = nothing.clone();
     let l = blocked.clone();
-    let e = cases.same(&mut ws, "nothing removed", json!({"kind": "site_list", "op": "remove", "value": nothing, "list": target_json(&blocked)}), None, true, Op::SiteListRemoveSites,
-        |ws| ws.remove_sites(&l, typed(body)).map(Saved::Seq));
+    let e = cases.same(
+        &mut ws,
+        "nothing removed",
+        json!({"kind": "site_list", "op": "remove", "value": nothing}),
+        None,
+        Some(&blocked),
+        Op::SiteListRemoveSites,
+        |ws| ws.remove_sites(&l, typed(body)).map(Saved::Seq),
+    );
     assert!(fields(&e).contains(&"siteIds"), "{e:?}");
 
     // ---- Audience segments and uploads ----
@@ -550,7 +571,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "new segment",
         json!({"kind": "audience_segment", "value": segment}),
         None,
-        false,
+        None,
         Op::Create,
         |ws| ws.create_audience_segment(typed(body)).map(Saved::Target),
     );
@@ -564,7 +585,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "draft segment renamed to nothing",
         json!({"kind": "audience_segment", "value": unnamed}),
         None,
-        true,
+        Some(&buyers),
         Op::Create,
         |ws| ws.update_audience_segment(&t, typed(body)).map(Saved::Seq),
     );
@@ -577,7 +598,10 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
         "posted segment (no update endpoint)",
         json!({"kind": "audience_segment", "value": posted}),
         None,
-        true,
+        Some(&EntityRef::new(
+            Kind::AudienceSegment,
+            Key::Segment("fpsegm1".into()),
+        )),
         Op::Update,
         |ws| {
             ws.update_audience_segment(
@@ -604,7 +628,7 @@ async fn live_and_stored_validation_agree_for_every_kind_and_operation() {
             name,
             draft,
             Some(&buyers),
-            true,
+            None,
             Op::AudienceData,
             |ws| {
                 ws.upload_audience_data_split(&s, request.records(), AUDIENCE_UPLOAD_MAX_BYTES)

@@ -19,8 +19,8 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
     let mut renamed = segment["value"].clone();
     renamed["name"] = json!("Renamed segment");
     let e = h.err(
-        "save_audience_segment",
-        json!({"target": segment["target"], "value": renamed}),
+        "save",
+        json!({"target": segment["target"], "parent": null, "draft": {"kind": "audience_segment", "value": renamed}}),
     );
     assert_eq!(e["code"], "invalid", "{e}");
     assert!(h.pending().is_empty());
@@ -44,10 +44,7 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
     // Live validation names the bad identifier and country at the form's paths.
     let errors = h.ok(
         "validate",
-        json!({
-            "draft": {"kind": "audience_data", "value": {"countryCode": "USA", "values": [hashes[0], "not-a-hash"]}},
-            "parent": segment["target"], "existing": true,
-        }),
+        json!({"target": null, "parent": segment["target"], "draft": {"kind": "audience_data", "value": {"countryCode": "USA", "values": [hashes[0], "not-a-hash"]}}}),
     );
     let fields: Vec<String> = field_errors(&errors).into_iter().map(|(f, _)| f).collect();
     assert!(
@@ -56,8 +53,8 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
     );
 
     let saved = h.ok(
-        "upload_audience_data",
-        json!({"segment": segment["target"], "upload": {"countryCode": "US", "values": file["values"]}}),
+        "save",
+        json!({"target": null, "parent": segment["target"], "draft": {"kind": "audience_data", "value": {"countryCode": "US", "values": file["values"]}}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     let uploads = rows(h.ok("audience_uploads", json!({"segment": segment["target"]})));
@@ -90,8 +87,8 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
     // A file with a bad identifier is refused at the form's path: it could never be
     // posted, so nothing is queued.
     let bad = h.err(
-        "upload_audience_data",
-        json!({"segment": segment["target"], "upload": {"countryCode": "US", "values": ["not-a-hash"]}}),
+        "save",
+        json!({"target": null, "parent": segment["target"], "draft": {"kind": "audience_data", "value": {"countryCode": "US", "values": ["not-a-hash"]}}}),
     );
     assert_eq!(bad["code"], "invalid", "{bad}");
     assert_eq!(
@@ -107,8 +104,8 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
         "the sentence names the form's field: {bad}"
     );
     let bad_country = h.err(
-        "upload_audience_data",
-        json!({"segment": segment["target"], "upload": {"countryCode": "USA", "values": [hashes[0]]}}),
+        "save",
+        json!({"target": null, "parent": segment["target"], "draft": {"kind": "audience_data", "value": {"countryCode": "USA", "values": [hashes[0]]}}}),
     );
     assert_eq!(
         field_errors(&bad_country["fieldErrors"])
@@ -124,8 +121,8 @@ fn a_file_upload_to_a_posted_segment_reports_its_counts() {
 
     // The country code is normalised by the workspace, as for the CLI: " ca" goes as CA.
     let saved = h.ok(
-        "upload_audience_data",
-        json!({"segment": segment["target"], "upload": {"countryCode": " ca", "values": [hashes[0]]}}),
+        "save",
+        json!({"target": null, "parent": segment["target"], "draft": {"kind": "audience_data", "value": {"countryCode": " ca", "values": [hashes[0]]}}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     let uploads = rows(h.ok("audience_uploads", json!({"segment": segment["target"]})));

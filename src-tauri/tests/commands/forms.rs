@@ -9,7 +9,10 @@ fn forms_save_drafts_and_report_broken_rules() {
 
     // A draft without a name is saved anyway, with the rule it breaks.
     let mut value = json!({"agencyId": 1, "currency": "USD", "category": "IAB3"});
-    let saved = h.ok("save_advertiser", json!({"target": null, "value": value}));
+    let saved = h.ok(
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "advertiser", "value": value}}),
+    );
     assert_eq!(saved["target"]["kind"], "advertiser");
     assert_eq!(saved["target"]["key"]["type"], "local");
     assert_eq!(
@@ -30,8 +33,8 @@ fn forms_save_drafts_and_report_broken_rules() {
 
     value["name"] = json!("Draft Co");
     let fixed = h.ok(
-        "save_advertiser",
-        json!({"target": saved["target"], "value": value}),
+        "save",
+        json!({"target": saved["target"], "parent": null, "draft": {"kind": "advertiser", "value": value}}),
     );
     assert_eq!(fixed["target"], saved["target"]);
     assert_eq!(fixed["errors"], json!([]));
@@ -53,7 +56,7 @@ fn forms_save_drafts_and_report_broken_rules() {
     });
     let errors = h.ok(
         "validate",
-        json!({"draft": {"kind": "campaign", "value": campaign}, "parent": null, "existing": false}),
+        json!({"target": null, "parent": null, "draft": {"kind": "campaign", "value": campaign}}),
     );
     assert_eq!(
         field_errors(&errors),
@@ -65,7 +68,7 @@ fn forms_save_drafts_and_report_broken_rules() {
     apart["flights"][1]["startDate"] = json!(start + 20 * DAY);
     let errors = h.ok(
         "validate",
-        json!({"draft": {"kind": "campaign", "value": apart}, "parent": null, "existing": false}),
+        json!({"target": null, "parent": null, "draft": {"kind": "campaign", "value": apart}}),
     );
     assert_eq!(errors, json!([]));
 
@@ -116,7 +119,7 @@ fn overlap_messages_read_in_the_advertisers_timezone() {
     });
     let in_et = h.ok(
         "validate",
-        json!({"draft": {"kind": "campaign", "value": campaign}, "parent": acme["target"], "existing": false}),
+        json!({"target": null, "parent": acme["target"], "draft": {"kind": "campaign", "value": campaign}}),
     );
     let et = messages_of(&in_et, "flights[1].startDate");
     assert_eq!(et.len(), 1, "{in_et}");
@@ -124,7 +127,7 @@ fn overlap_messages_read_in_the_advertisers_timezone() {
 
     let in_utc = h.ok(
         "validate",
-        json!({"draft": {"kind": "campaign", "value": campaign}, "parent": null, "existing": false}),
+        json!({"target": null, "parent": null, "draft": {"kind": "campaign", "value": campaign}}),
     );
     let utc = messages_of(&in_utc, "flights[1].startDate");
     assert!(utc.len() == 1 && utc[0].contains("UTC"), "{in_utc}");
@@ -156,8 +159,8 @@ fn edits_the_service_would_ignore_are_refused_with_the_field() {
     let budget = value["lifetimeBudget"].as_f64().unwrap_or(0.0);
     value["lifetimeBudget"] = json!(budget + 500.0);
     let e = h.err(
-        "save_ad_order",
-        json!({"target": order["target"], "campaign": order["parent"], "value": value}),
+        "save",
+        json!({"target": order["target"], "parent": order["parent"], "draft": {"kind": "ad_order", "value": value}}),
     );
     assert_eq!(e["code"], "invalid", "{e}");
     assert_eq!(
@@ -178,8 +181,8 @@ fn edits_the_service_would_ignore_are_refused_with_the_field() {
     let mut adv = acme["value"].clone();
     adv["timezoneName"] = json!("PT");
     let e = h.err(
-        "save_advertiser",
-        json!({"target": acme["target"], "value": adv}),
+        "save",
+        json!({"target": acme["target"], "parent": null, "draft": {"kind": "advertiser", "value": adv}}),
     );
     assert_eq!(
         field_errors(&e["fieldErrors"]),
@@ -192,8 +195,8 @@ fn edits_the_service_would_ignore_are_refused_with_the_field() {
     let mut renamed = order["value"].clone();
     renamed["name"] = json!("Renamed order");
     let saved = h.ok(
-        "save_ad_order",
-        json!({"target": order["target"], "campaign": order["parent"], "value": renamed}),
+        "save",
+        json!({"target": order["target"], "parent": order["parent"], "draft": {"kind": "ad_order", "value": renamed}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     assert_eq!(h.pending().len(), 1);
@@ -212,15 +215,12 @@ fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
     let start = now_ms() + 2 * DAY;
     let end = start + 28 * DAY;
     let camp = h.ok(
-        "save_campaign",
-        json!({
-            "target": null, "advertiser": acme["target"],
-            "value": {
+        "save",
+        json!({"target": null, "parent": acme["target"], "draft": {"kind": "campaign", "value": {
                 "name": "Creative campaign", "domain": "acme.example", "maxBudget": 1000.0,
                 "startDate": start, "endDate": end, "iabCategory": ["IAB3"],
                 "flights": [{"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": end}],
-            },
-        }),
+            }}}),
     );
     assert_eq!(camp["errors"], json!([]), "{camp}");
     let creative = json!({
@@ -230,7 +230,7 @@ fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
     });
     let errors = h.ok(
         "validate",
-        json!({"draft": {"kind": "creative", "value": creative}, "parent": camp["target"], "existing": false}),
+        json!({"target": null, "parent": camp["target"], "draft": {"kind": "creative", "value": creative}}),
     );
     assert_eq!(
         errors,
@@ -238,8 +238,8 @@ fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
         "a draft campaign counts as the creative's owner"
     );
     let saved = h.ok(
-        "save_creative",
-        json!({"target": null, "parent": camp["target"], "value": creative}),
+        "save",
+        json!({"target": null, "parent": camp["target"], "draft": {"kind": "creative", "value": creative}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     let report = h.post_all();
@@ -268,8 +268,8 @@ fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
     let mut edited = posted["value"].clone();
     edited["name"] = json!("Hero banner v2");
     let e = h.err(
-        "save_creative",
-        json!({"target": posted["target"], "parent": camp["target"], "value": edited}),
+        "save",
+        json!({"target": posted["target"], "parent": camp["target"], "draft": {"kind": "creative", "value": edited}}),
     );
     assert_eq!(e["code"], "invalid", "{e}");
     assert!(
@@ -291,8 +291,8 @@ fn a_posted_creative_is_read_only_and_duplicates_as_a_new_draft() {
     let mut changed = row["value"].clone();
     changed["name"] = json!("Hero banner v2");
     let saved = h.ok(
-        "save_creative",
-        json!({"target": row["target"], "parent": row["parent"], "value": changed}),
+        "save",
+        json!({"target": row["target"], "parent": row["parent"], "draft": {"kind": "creative", "value": changed}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     let report = h.post_all();
@@ -315,8 +315,8 @@ fn site_list_calls_follow_the_stored_type_and_keep_the_name() {
 
     let list = json!({"name": "Premium sites", "typeId": 5, "siteIds": [11, 12, 13]});
     let saved = h.ok(
-        "save_site_list",
-        json!({"target": null, "op": "add", "value": list}),
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "site_list", "op": "add", "value": list}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     let target = saved["target"].clone();
@@ -326,7 +326,7 @@ fn site_list_calls_follow_the_stored_type_and_keep_the_name() {
         json!({"name": "Premium sites", "rules": [{"name": "news.example", "type": "web"}]});
     let errors = h.ok(
         "validate",
-        json!({"draft": {"kind": "site_list", "op": "append", "value": rules, "list": target}, "parent": null, "existing": true}),
+        json!({"target": target, "parent": null, "draft": {"kind": "site_list", "op": "append", "value": rules}}),
     );
     assert!(
         field_errors(&errors).contains(&("rules".to_owned(), "NOT_APPLICABLE".to_owned())),
@@ -340,8 +340,8 @@ fn site_list_calls_follow_the_stored_type_and_keep_the_name() {
 
     // removeSites carries the list's name, and the service renames the list with it.
     let removed = h.ok(
-        "save_site_list",
-        json!({"target": target, "op": "remove", "value": {"name": "Premium sites 2027", "siteIds": [12]}}),
+        "save",
+        json!({"target": target, "parent": null, "draft": {"kind": "site_list", "op": "remove", "value": {"name": "Premium sites 2027", "siteIds": [12]}}}),
     );
     assert_eq!(removed["errors"], json!([]), "{removed}");
 
@@ -369,27 +369,19 @@ fn a_cap_on_a_new_flight_of_a_draft_campaign_posts_in_one_push() {
     let start = (now_ms() / DAY + 10) * DAY + 12 * 3_600_000;
     let end = start + 20 * DAY;
     let camp = h.ok(
-        "save_campaign",
-        json!({
-            "target": null,
-            "advertiser": acme["target"],
-            "value": {
+        "save",
+        json!({"target": null, "parent": acme["target"], "draft": {"kind": "campaign", "value": {
                 "name": "Capped campaign", "domain": "capped.example", "iabCategory": ["IAB3"],
                 "flights": [{"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": end}],
-            },
-        }),
+            }}}),
     );
     assert_eq!(camp["errors"], json!([]), "{camp}");
     let order = h.ok(
-        "save_ad_order",
-        json!({
-            "target": null,
-            "campaign": camp["target"],
-            "value": {
-                "name": "Capped order", "optimizationGoal": "CPM",
-                "startDate": start, "endDate": end, "lifetimeBudget": 500.0,
-            },
-        }),
+        "save",
+        json!({"target": null, "parent": camp["target"], "draft": {"kind": "ad_order", "value": {
+            "name": "Capped order", "optimizationGoal": "CPM",
+            "startDate": start, "endDate": end, "lifetimeBudget": 500.0,
+        }}}),
     );
     assert_eq!(order["errors"], json!([]), "{order}");
 
@@ -418,18 +410,12 @@ fn a_cap_on_a_new_flight_of_a_draft_campaign_posts_in_one_push() {
     let cap = json!({"maxBudget": 200.0, "dailyBudget": 20.0});
     let errors = h.ok(
         "validate",
-        json!({
-            "draft": {"kind": "flight_caps", "value": [cap], "campaignFlightIds": [], "flights": [new_flight]},
-            "parent": order["target"], "existing": true,
-        }),
+        json!({"target": null, "parent": order["target"], "draft": {"kind": "flight_caps", "value": [cap], "campaignFlightIds": [], "flights": [new_flight]}}),
     );
     assert_eq!(errors, json!([]), "{errors}");
     let errors = h.ok(
         "validate",
-        json!({
-            "draft": {"kind": "flight_caps", "value": [cap], "campaignFlightIds": [], "flights": [null]},
-            "parent": order["target"], "existing": true,
-        }),
+        json!({"target": null, "parent": order["target"], "draft": {"kind": "flight_caps", "value": [cap], "campaignFlightIds": [], "flights": [null]}}),
     );
     assert_eq!(
         field_errors(&errors),
@@ -438,8 +424,8 @@ fn a_cap_on_a_new_flight_of_a_draft_campaign_posts_in_one_push() {
     );
 
     let saved = h.ok(
-        "save_flight_caps",
-        json!({"adOrder": order["target"], "caps": [{"cap": cap, "flight": new_flight}]}),
+        "save",
+        json!({"target": null, "parent": order["target"], "draft": {"kind": "flight_caps", "value": [cap], "campaignFlightIds": [], "flights": [new_flight]}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     // Opened again, the form shows the cap on the new flight.
@@ -502,5 +488,31 @@ fn a_cap_on_a_new_flight_of_a_draft_campaign_posts_in_one_push() {
             .is_some_and(|l| l.starts_with(&format!("#{flight_id}: {when}"))),
         "{choices}"
     );
+    h.close();
+}
+
+#[test]
+fn a_form_with_no_parent_is_refused_at_its_picker() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    let order = json!({"kind": "ad_order", "value": {"name": "Orphan order"}});
+    let e = h.err(
+        "save",
+        json!({"target": null, "parent": null, "draft": order}),
+    );
+    assert_eq!(e["code"], "invalid", "{e}");
+    let fields = field_errors(&e["fieldErrors"]);
+    assert_eq!(
+        fields[0],
+        ("parent.campaign".to_owned(), "REQUIRED".to_owned()),
+        "{e}"
+    );
+    // Live validation shows the same errors, and nothing was saved.
+    let live = h.ok(
+        "validate",
+        json!({"target": null, "parent": null, "draft": order}),
+    );
+    assert_eq!(field_errors(&live), fields);
+    assert!(h.pending().is_empty());
     h.close();
 }

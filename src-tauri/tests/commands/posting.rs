@@ -68,33 +68,25 @@ fn pending_changes_post_in_the_background_exactly_once() {
     let start = now_ms() + 2 * DAY;
     let end = start + 28 * DAY;
     let adv = h.ok(
-        "save_advertiser",
-        json!({"target": null, "value": new_advertiser("Posted Co", &agency)}),
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "advertiser", "value": new_advertiser("Posted Co", &agency)}}),
     );
     assert_eq!(adv["errors"], json!([]));
     let camp = h.ok(
-        "save_campaign",
-        json!({
-            "target": null,
-            "advertiser": adv["target"],
-            "value": {
+        "save",
+        json!({"target": null, "parent": adv["target"], "draft": {"kind": "campaign", "value": {
                 "name": "Posted campaign", "domain": "posted.example", "maxBudget": 1000.0,
                 "startDate": start, "endDate": end, "iabCategory": ["IAB3"],
                 "flights": [{"budgetType": "AUTO_BUDGET", "maxBudget": 1000.0, "startDate": start, "endDate": end}],
-            },
-        }),
+            }}}),
     );
     assert_eq!(camp["errors"], json!([]));
     let order = h.ok(
-        "save_ad_order",
-        json!({
-            "target": null,
-            "campaign": camp["target"],
-            "value": {
-                "name": "Posted order", "optimizationGoal": "CPM",
-                "startDate": start, "endDate": end, "lifetimeBudget": 100.0,
-            },
-        }),
+        "save",
+        json!({"target": null, "parent": camp["target"], "draft": {"kind": "ad_order", "value": {
+            "name": "Posted order", "optimizationGoal": "CPM",
+            "startDate": start, "endDate": end, "lifetimeBudget": 100.0,
+        }}}),
     );
     assert_eq!(order["errors"], json!([]));
 
@@ -161,8 +153,8 @@ fn edits_made_offline_wait_and_post_when_back_online() {
     let mut value = row["value"].clone();
     value["name"] = json!("Bluebird Coffee Roasters");
     let saved = h.ok(
-        "save_advertiser",
-        json!({"target": row["target"], "value": value}),
+        "save",
+        json!({"target": row["target"], "parent": null, "draft": {"kind": "advertiser", "value": value}}),
     );
     assert_eq!(saved["errors"], json!([]));
     let row = named(&h.advertisers(), "Bluebird Coffee Roasters").clone();
@@ -223,8 +215,8 @@ fn review_commands_refuse_a_change_that_needs_no_review() {
     h.refresh();
     let agency = demo_agency_id(&h);
     h.ok(
-        "save_advertiser",
-        json!({"target": null, "value": new_advertiser("Waiting, not in review", &agency)}),
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "advertiser", "value": new_advertiser("Waiting, not in review", &agency)}}),
     );
     let seq = h.pending()[0]["seq"].clone();
     let e = h.err("review_change", json!({"seq": seq}));
@@ -276,8 +268,8 @@ fn a_post_that_cannot_reach_the_service_says_so_and_resumes_when_it_is_back() {
     h.refresh();
     let agency = demo_agency_id(&h);
     h.ok(
-        "save_advertiser",
-        json!({"target": null, "value": new_advertiser("Posted once it is back", &agency)}),
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "advertiser", "value": new_advertiser("Posted once it is back", &agency)}}),
     );
     tauri::async_runtime::block_on(running.stop()).expect("stop it");
 

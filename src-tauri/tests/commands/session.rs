@@ -127,8 +127,8 @@ fn sign_out_clears_the_keyring_and_keeps_pending_changes() {
     assert!(keyring_holds_session(&base, "demo", false));
 
     let saved = h.ok(
-        "save_advertiser",
-        json!({"target": null, "value": new_advertiser("Kept Co", &agency)}),
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "advertiser", "value": new_advertiser("Kept Co", &agency)}}),
     );
     assert_eq!(saved["errors"], json!([]));
 
@@ -424,8 +424,8 @@ fn a_trace_log_of_a_session_holds_no_secret() {
         .collect();
     let hashes: Vec<String> = emails.iter().map(|e| sha256_hex(e)).collect();
     let saved = h.ok(
-        "upload_audience_data",
-        json!({"segment": segment["target"], "upload": {"countryCode": "US", "values": hashes}}),
+        "save",
+        json!({"target": null, "parent": segment["target"], "draft": {"kind": "audience_data", "value": {"countryCode": "US", "values": hashes}}}),
     );
     assert_eq!(saved["errors"], json!([]), "{saved}");
     let report = h.post_all();
@@ -494,8 +494,8 @@ fn a_taken_sandbox_port_moves_the_sandbox_and_keeps_the_session_and_pending_chan
     let before = h.base_url();
     let agency = demo_agency_id(&h);
     h.ok(
-        "save_advertiser",
-        json!({"target": null, "value": new_advertiser("Kept while the port moves", &agency)}),
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "advertiser", "value": new_advertiser("Kept while the port moves", &agency)}}),
     );
     assert_eq!(h.snapshot()["pendingCount"], 1);
     h.close();
@@ -539,8 +539,8 @@ fn a_stopped_sandbox_is_sent_nothing_even_when_another_program_takes_its_port() 
     let agency = demo_agency_id(&h);
     let base = h.base_url();
     h.ok(
-        "save_advertiser",
-        json!({"target": null, "value": new_advertiser("Posted after the restart", &agency)}),
+        "save",
+        json!({"target": null, "parent": null, "draft": {"kind": "advertiser", "value": new_advertiser("Posted after the restart", &agency)}}),
     );
 
     let snap = h.ok("set_sandbox_running", json!({"running": false}));

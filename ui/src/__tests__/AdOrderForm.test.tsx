@@ -4,7 +4,7 @@ import type { AdOrder, AdOrderRow } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, SIGNED_IN } from "../test/fakeBindings";
+import { commands, lastSaved, SIGNED_IN } from "../test/fakeBindings";
 import { AdOrderForm } from "../forms/AdOrderForm";
 import { AppProvider } from "../state/app";
 
@@ -30,7 +30,7 @@ async function setup(row: AdOrderRow) {
       fireEvent.click(form.querySelector('[data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    const sent = commands.saveAdOrder.mock.calls.at(-1)?.[2];
+    const sent = lastSaved("ad_order");
     if (!sent) throw new Error("nothing was saved");
     return sent;
   };
@@ -41,6 +41,37 @@ describe("ad order form", () => {
   beforeEach(() => {
     vi.useFakeTimers();
     vi.clearAllMocks();
+  });
+
+  it("sends a new order with no campaign to the Rust side, and shows its refusal at the picker", async () => {
+    commands.save.mockReturnValue(
+      Promise.resolve({
+        status: "error" as const,
+        error: { code: "invalid" as const, message: "Choose the campaign first.", fieldErrors: [{ field: "parent.campaign", code: "REQUIRED", message: "Choose the campaign first." }] },
+      }),
+    );
+    const view = render(
+      <AppProvider initial={SIGNED_IN}>
+        <AdOrderForm />
+      </AppProvider>,
+    );
+    const form = view.container.querySelector('form[data-form="ad_order"]')!;
+    await act(async () => {
+      fireEvent.click(form.querySelector('[data-action="save"]')!);
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(commands.save).toHaveBeenCalledWith(null, null, { kind: "ad_order", value: {} });
+    expect(form.querySelector('[data-error-for="parent.campaign"]')?.textContent).toContain("Choose the campaign first.");
+  });
+
+  it("shows the fields a posted order cannot change read-only, with the model's reason", async () => {
+    const { form } = await setup(orderRow({ startDate: 1_800_000_000_000, lifetimeBudget: 500 }));
+    const start = form.querySelector<HTMLInputElement>('input[name="startDate"]')!;
+    expect(start.readOnly).toBe(true);
+    expect(form.querySelector<HTMLInputElement>('input[name="lifetimeBudget"]')!.readOnly).toBe(true);
+    expect(form.querySelector<HTMLInputElement>('input[name="dailyBudget"]')!.readOnly).toBe(false);
+    // The reason is the one the workspace refuses such an edit with.
+    expect(start.closest(".field")?.textContent).toContain("through the ad order's flight caps");
   });
 
   it("shows a channel the service added as a ticked box with its raw name, and keeps it", async () => {

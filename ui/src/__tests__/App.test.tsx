@@ -90,6 +90,23 @@ describe("main window", () => {
     expect(container.querySelector('table[data-table="pending"]')).not.toBeNull();
   });
 
+  it("takes the pending count from a save's answer instead of reading the snapshot again", async () => {
+    commands.save.mockReturnValue(ok({ target: { kind: "advertiser", key: { type: "local", value: "a1" } }, errors: [], pendingCount: 4 }));
+    const { container } = render(<App />);
+    await settle();
+    const snapshots = commands.appSnapshot.mock.calls.length;
+    fireEvent.click(container.querySelector('[data-action="new"]')!);
+    await settle();
+    fireEvent.change(container.querySelector('form[data-form="advertiser"] input[name="name"]')!, { target: { value: "New Co" } });
+    await act(async () => {
+      fireEvent.click(container.querySelector('form[data-form="advertiser"] [data-action="save"]')!);
+    });
+    await settle();
+    expect(commands.save).toHaveBeenCalledWith(null, null, { kind: "advertiser", value: expect.objectContaining({ name: "New Co" }) });
+    expect(container.querySelector("[data-pending-count]")?.textContent).toBe("4");
+    expect(commands.appSnapshot.mock.calls.length).toBe(snapshots);
+  });
+
   it("adds and removes flights in the campaign form", async () => {
     const { container } = render(<App />);
     await settle();

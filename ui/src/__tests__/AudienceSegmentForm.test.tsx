@@ -92,9 +92,9 @@ function renderForm(row?: SegmentRow) {
       fireEvent.click(q('form[data-form="audience_segment"] [data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    const call = commands.saveAudienceSegment.mock.calls.at(-1);
-    if (!call) throw new Error("nothing was saved");
-    return { target: call[0], value: call[1] };
+    const call = commands.save.mock.calls.at(-1);
+    if (!call || call[2].kind !== "audience_segment") throw new Error("nothing was saved");
+    return { target: call[0], value: call[2].value };
   };
   return { c, q, picker, chips, search, options, save };
 }
@@ -139,7 +139,7 @@ describe("audience segment form", () => {
     await flush();
     expect(chips()).toEqual(["Acme Foods", "id 999 (not in workspace)", "Globex Outdoor", "id 4242 (not in workspace)"]);
     // Enter picked; it did not submit the form.
-    expect(commands.saveAudienceSegment).not.toHaveBeenCalled();
+    expect(commands.save).not.toHaveBeenCalled();
 
     const sent = await save();
     expect(sent.target).toEqual(draft.target);
@@ -170,7 +170,7 @@ describe("audience segment form", () => {
     const value = { ...draft.value, advertiserIds: [1, -5] };
     const { picker, search } = renderForm({ ...draft, value });
     await flush(400);
-    expect(commands.validate).toHaveBeenLastCalledWith({ kind: "audience_segment", value }, null, false);
+    expect(commands.validate).toHaveBeenLastCalledWith(draft.target, null, { kind: "audience_segment", value });
     expect(picker().querySelector('[data-error-for="advertiserIds"]')?.textContent).toContain("must be a positive id");
     expect(search()?.getAttribute("aria-invalid")).toBe("true");
   });
@@ -205,7 +205,7 @@ describe("audience segment form", () => {
           : { values: [], columns: ["id", "email"], column: null, problem: "the file has several identifier-like columns; choose the column: \"id\", \"email\"" },
       ),
     );
-    commands.uploadAudienceData.mockReturnValue(ok({ target: posted.target, errors: [] }));
+    commands.save.mockReturnValue(ok({ target: posted.target, errors: [], pendingCount: 1 }));
     const { q } = renderForm(posted);
     await flush();
 
@@ -245,7 +245,7 @@ describe("audience segment form", () => {
       fireEvent.click(upload);
       await vi.advanceTimersByTimeAsync(10);
     });
-    expect(commands.uploadAudienceData).toHaveBeenCalledWith(posted.target, { countryCode: "CA", values: ["a1", "b2", "c3"] });
+    expect(commands.save).toHaveBeenCalledWith(null, posted.target, { kind: "audience_data", value: { countryCode: "CA", values: ["a1", "b2", "c3"] } });
   });
 
   it("shows the identifiers' errors at the upload's fields", async () => {
@@ -259,7 +259,7 @@ describe("audience segment form", () => {
     });
     expect(commands.readIdentifiers).toHaveBeenLastCalledWith("x\ny\n", null);
     await flush(400);
-    expect(commands.validate).toHaveBeenLastCalledWith({ kind: "audience_data", value: { countryCode: "US", values: ["x", "y"] } }, posted.target, true);
+    expect(commands.validate).toHaveBeenLastCalledWith(null, posted.target, { kind: "audience_data", value: { countryCode: "US", values: ["x", "y"] } });
     expect(q('[data-error-for="values"]')?.textContent).toContain("is not a SHA-256 hash");
   });
 });

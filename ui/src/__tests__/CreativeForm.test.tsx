@@ -125,7 +125,7 @@ describe("creative form", () => {
       expect(form.querySelector('[data-error-slot="size"]')).not.toBeNull();
     }
     await flush(400);
-    const last = commands.validate.mock.calls.at(-1)?.[0];
+    const last = commands.validate.mock.calls.at(-1)?.[2];
     expect(last?.kind === "creative" && last.value.size).toEqual({ width: 300, height: 250 });
   });
 
@@ -135,7 +135,7 @@ describe("creative form", () => {
     fireEvent.change(form.querySelector('[name="native.headline"]')!, { target: { value: "Hello" } });
     fireEvent.change(select("creativeType"), { target: { value: "VIDEO" } });
     await flush(400);
-    const last = commands.validate.mock.calls.at(-1)?.[0];
+    const last = commands.validate.mock.calls.at(-1)?.[2];
     expect(last?.kind).toBe("creative");
     if (last?.kind === "creative") {
       expect(last.value.creativeType).toBe("VIDEO");
@@ -153,12 +153,12 @@ describe("creative form", () => {
     fireEvent.change(select("parent.campaign"), { target: { value: campaignOption!.value } });
     fireEvent.change(form.querySelector('[name="name"]')!, { target: { value: "Campaign only" } });
     await flush(400);
-    expect(commands.validate).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "creative" }), draftCampaign.target, false);
+    expect(commands.validate).toHaveBeenLastCalledWith(null, draftCampaign.target, expect.objectContaining({ kind: "creative" }));
     await act(async () => {
       fireEvent.click(form.querySelector('[data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    expect(commands.saveCreative).toHaveBeenCalledWith(null, draftCampaign.target, expect.objectContaining({ name: "Campaign only", advertiserId: null, campaignId: null }));
+    expect(commands.save).toHaveBeenCalledWith(null, draftCampaign.target, { kind: "creative", value: expect.objectContaining({ name: "Campaign only", advertiserId: null, campaignId: null }) });
   });
 
   it("shows a posted creative read-only with the reason and opens a copy from Duplicate as new", async () => {

@@ -5,7 +5,7 @@ import type { AdOrder, AdOrderRow } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { commands, SIGNED_IN } from "../test/fakeBindings";
+import { commands, lastSaved, SIGNED_IN } from "../test/fakeBindings";
 import { AdOrderForm } from "../forms/AdOrderForm";
 import { DayPartsGrid } from "../forms/DayPartsGrid";
 import type { DayParts } from "../forms/dayParts";
@@ -144,7 +144,7 @@ describe("day parts in the ad order form", () => {
         fireEvent.click(form.querySelector('[data-action="save"]')!);
         await vi.advanceTimersByTimeAsync(10);
       });
-      return commands.saveAdOrder.mock.calls.at(-1)?.[2];
+      return lastSaved("ad_order");
     };
     expect(form.querySelector('[data-error-for="dayParts"]')?.textContent).toContain("unknown day-part shape");
     expect(form.querySelector('[data-testid="dayparts-other"]')?.textContent).toContain('{"weekdays":"MO-FR","hours":"9-17"}');

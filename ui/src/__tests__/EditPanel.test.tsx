@@ -95,7 +95,7 @@ describe("leaving a form with unsaved work", () => {
     await escape(q('[data-action="keep-editing"]')!);
     expect(q('[data-confirm="discard"]')).toBeNull();
     expect(q('form[data-form="campaign"]')).not.toBeNull();
-    expect(commands.saveCampaign).not.toHaveBeenCalled();
+    expect(commands.save).not.toHaveBeenCalled();
   });
 
   it("asks before Cancel throws away edits of an existing advertiser, and closes on Discard", async () => {
@@ -109,7 +109,7 @@ describe("leaving a form with unsaved work", () => {
     await click('[data-action="discard"]');
     expect(q('form[data-form="advertiser"]')).toBeNull();
     expect(q('[aria-label="Edit panel"]')).toBeNull();
-    expect(commands.saveAdvertiser).not.toHaveBeenCalled();
+    expect(commands.save).not.toHaveBeenCalled();
   });
 
   it("asks before the panel's close button throws away typed work", async () => {
@@ -137,11 +137,11 @@ describe("leaving a form with unsaved work", () => {
   });
 
   it("closes at once after a save the workspace kept with problems", async () => {
-    commands.saveCampaign.mockReturnValue(ok({ target: { kind: "campaign", key: { type: "local", value: "c1" } }, errors: [{ field: "maxBudget", code: "REQUIRED", message: "Required." }] }));
+    commands.save.mockReturnValue(ok({ target: { kind: "campaign", key: { type: "local", value: "c1" } }, errors: [{ field: "maxBudget", code: "REQUIRED", message: "Required." }], pendingCount: 1 }));
     const { q, type, click } = await open(newCampaign);
     await type("name", "Spring sale");
     await click('[data-action="save"]');
-    expect(commands.saveCampaign).toHaveBeenCalledTimes(1);
+    expect(commands.save).toHaveBeenCalledTimes(1);
     // Kept open to fix the problem; nothing is lost by leaving now.
     expect(q('form[data-form="campaign"]')).not.toBeNull();
     await click('[data-action="cancel"]');

@@ -63,7 +63,7 @@ describe("field errors", () => {
       </AppProvider>,
     );
     await flush();
-    expect(commands.validate).toHaveBeenCalledWith(expect.objectContaining({ kind: "campaign" }), advertiser, true);
+    expect(commands.validate).toHaveBeenCalledWith(campaignRow.target, advertiser, expect.objectContaining({ kind: "campaign" }));
 
     const endInput = container.querySelector('form[data-form="campaign"] input[name="flights[1].endDate"]');
     expect(endInput).not.toBeNull();
@@ -84,7 +84,7 @@ describe("field errors", () => {
 
   it("route nested audience paths and save errors from the command", async () => {
     commands.validate.mockReturnValue(ok([]));
-    commands.saveAdOrder.mockReturnValue(
+    commands.save.mockReturnValue(
       Promise.resolve({
         status: "error" as const,
         error: { code: "invalid" as const, message: "The ad order is not valid", fieldErrors: [{ field: "audiences[0].exchanges.include", code: "BAD", message: "unknown exchange 99" }] },
@@ -106,7 +106,7 @@ describe("field errors", () => {
       fireEvent.click(container.querySelector('form[data-form="ad_order"] [data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    expect(commands.saveAdOrder).toHaveBeenCalledWith(null, campaignRef, expect.objectContaining({ audiences: [expect.objectContaining({ exchanges: { include: [99, 7] } })] }));
+    expect(commands.save).toHaveBeenCalledWith(null, campaignRef, { kind: "ad_order", value: expect.objectContaining({ audiences: [expect.objectContaining({ exchanges: { include: [99, 7] } })] }) });
     expect(container.querySelector('[data-error-for="audiences[0].exchanges.include"]')?.textContent).toContain("unknown exchange 99");
     expect(screen.getAllByText("The ad order is not valid").length).toBeGreaterThan(0);
   });

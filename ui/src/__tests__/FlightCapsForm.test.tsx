@@ -65,14 +65,14 @@ describe("flight caps form", () => {
     await flush(400);
 
     // Live validation names the new flight beside the cap (it has no flightId yet).
-    const draft = commands.validate.mock.calls.at(-1)?.[0];
+    const draft = commands.validate.mock.calls.at(-1)?.[2];
     expect(draft).toEqual({ kind: "flight_caps", value: [{ id: null, flightId: null, maxBudget: 200 }], campaignFlightIds: [5], flights: [fresh] });
 
     await act(async () => {
       fireEvent.click(q('[data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    expect(commands.saveFlightCaps).toHaveBeenCalledWith(order, [{ cap: { id: null, flightId: null, maxBudget: 200 }, flight: fresh }]);
+    expect(commands.save).toHaveBeenCalledWith(null, order, { kind: "flight_caps", value: [{ id: null, flightId: null, maxBudget: 200 }], campaignFlightIds: [5], flights: [fresh] });
     expect(c.querySelectorAll("fieldset.cap")).toHaveLength(1);
   });
 
@@ -103,6 +103,6 @@ describe("flight caps form", () => {
       fireEvent.click(q('[data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    expect(commands.saveFlightCaps).toHaveBeenLastCalledWith(order, [{ cap: { id: null, flightId: 5, maxBudget: 50 }, flight: posted }]);
+    expect(commands.save).toHaveBeenLastCalledWith(null, order, { kind: "flight_caps", value: [{ id: null, flightId: 5, maxBudget: 50 }], campaignFlightIds: [5], flights: [posted] });
   });
 });

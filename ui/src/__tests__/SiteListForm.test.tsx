@@ -64,16 +64,16 @@ describe("site lists", () => {
     fireEvent.change(name, { target: { value: "Premium sites (trimmed)" } });
     fireEvent.change(form.querySelector('textarea[name="siteIds"]')!, { target: { value: "102" } });
     await flush(400);
-    expect(commands.validate).toHaveBeenLastCalledWith(
-      { kind: "site_list", op: "remove", list: idList.target, value: expect.objectContaining({ name: "Premium sites (trimmed)", siteIds: [102] }) },
-      null,
-      true,
-    );
+    expect(commands.validate).toHaveBeenLastCalledWith(idList.target, null, {
+      kind: "site_list",
+      op: "remove",
+      value: expect.objectContaining({ name: "Premium sites (trimmed)", siteIds: [102] }),
+    });
     await act(async () => {
       fireEvent.click(form.querySelector('[data-action="save"]')!);
       await vi.advanceTimersByTimeAsync(10);
     });
-    expect(commands.saveSiteList).toHaveBeenCalledWith(idList.target, "remove", expect.objectContaining({ id: 55, name: "Premium sites (trimmed)", siteIds: [102] }));
+    expect(commands.save).toHaveBeenCalledWith(idList.target, null, { kind: "site_list", op: "remove", value: expect.objectContaining({ id: 55, name: "Premium sites (trimmed)", siteIds: [102] }) });
   });
 
   it("shows each list's current sites or rules in the table", async () => {

@@ -30,19 +30,21 @@ export type EntityRef = Arg<Cmds["listFlightCaps"], 0>;
 export type Kind = EntityRef["kind"];
 export type Key = EntityRef["key"];
 
-export type Advertiser = Arg<Cmds["saveAdvertiser"], 1>;
-export type Campaign = Arg<Cmds["saveCampaign"], 2>;
+/** A form's content, tagged by kind: what `save` and `validate` take. */
+export type Draft = Arg<Cmds["save"], 2>;
+type DraftOf<K extends Draft["kind"]> = Extract<Draft, { kind: K }>;
+export type Advertiser = DraftOf<"advertiser">["value"];
+export type Campaign = DraftOf<"campaign">["value"];
 export type CampaignFlight = Arg<Cmds["flightTimeline"], 0>[number];
-export type AdOrder = Arg<Cmds["saveAdOrder"], 2>;
-export type CapOnFlight = Arg<Cmds["saveFlightCaps"], 1>[number];
-export type FlightCap = CapOnFlight["cap"];
+export type AdOrder = DraftOf<"ad_order">["value"];
+export type FlightCap = DraftOf<"flight_caps">["value"][number];
 export type CapChoices = Ok<Cmds["flightCapChoices"]>;
 export type CapFlight = CapChoices["flights"][number];
-export type Creative = Arg<Cmds["saveCreative"], 2>;
-export type SiteList = Arg<Cmds["saveSiteList"], 2>;
-export type SiteListOp = Arg<Cmds["saveSiteList"], 1>;
-export type AudienceSegment = Arg<Cmds["saveAudienceSegment"], 1>;
-export type UploadRequest = Arg<Cmds["uploadAudienceData"], 1>;
+export type Creative = DraftOf<"creative">["value"];
+export type SiteList = DraftOf<"site_list">["value"];
+export type SiteListOp = DraftOf<"site_list">["op"];
+export type AudienceSegment = DraftOf<"audience_segment">["value"];
+export type UploadRequest = DraftOf<"audience_data">["value"];
 export type IdentifierFile = Ok<Cmds["readIdentifiers"]>;
 export type UploadView = Ok<Cmds["audienceUploads"]>[number];
 export type AudienceDataResult = NonNullable<UploadView["result"]>;
@@ -69,8 +71,7 @@ export type TableWindow<T> = Omit<Ok<Cmds["queryAdvertisers"]>, "rows"> & { rows
 /** The common shape of every table row. */
 export type AnyRow = Omit<AdvertiserRow, "value">;
 
-export type Draft = Arg<Cmds["validate"], 0>;
-export type Saved = Ok<Cmds["saveAdvertiser"]>;
+export type Saved = Ok<Cmds["save"]>;
 export type MatrixCell = Ok<Cmds["creativeMatrix"]>[number];
 export type CreativeType = MatrixCell["creativeType"];
 export type CreativeSubtype = MatrixCell["creativeSubtype"];

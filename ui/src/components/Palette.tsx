@@ -1,5 +1,6 @@
 import { type KeyboardEvent, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
-import { ENTITY_SEARCHES } from "../screens/entities";
+import { TABLE_KINDS } from "../api/kinds";
+import { ENTITY_SEARCHES, newEditor } from "../screens/entities";
 import { SCREENS, useNavActions, useNavigation } from "../state/navigation";
 import { useSession } from "../state/session";
 import { useSync } from "../state/sync";
@@ -116,37 +117,17 @@ export function Palette({ onClose }: { onClose: () => void }) {
   const { setScreen, openEditor } = nav;
   const items = useMemo<PaletteItem[]>(() => {
     const out: PaletteItem[] = [];
-    for (const s of SCREENS) out.push({ id: `go:${s.id}`, group: "Go to", label: s.label, run: () => setScreen(s.id) });
+    for (const s of SCREENS) out.push({ id: `go:${s.nav}`, group: "Go to", label: s.label, run: () => setScreen(s.id) });
     const action = (id: string, label: string, run: () => void) => out.push({ id: `action:${id}`, group: "Action", label, run });
-    const hint = (kind: "advertiser" | "campaign") =>
-      scope?.target.kind === kind ? { target: scope.target, label: scope.label, timezone: scope.timezone, advertiser: scope.advertiser } : null;
     action("post", `Post ${sync.pendingCount} changes`, () => void sync.post(null));
     action("download", "Download from the service", () => void sync.startDownload());
     action("check", "Check changes", () => setScreen("pending"));
-    action("new-advertiser", "New advertiser", () => {
-      setScreen("advertisers");
-      openEditor({ kind: "advertiser" });
-    });
-    action("new-campaign", "New campaign", () => {
-      setScreen("campaigns");
-      openEditor({ kind: "campaign", parent: hint("advertiser") });
-    });
-    action("new-ad-order", "New ad order", () => {
-      setScreen("ad_orders");
-      openEditor({ kind: "ad_order", parent: hint("campaign") });
-    });
-    action("new-creative", "New creative", () => {
-      setScreen("creatives");
-      openEditor({ kind: "creative", parent: hint("advertiser") });
-    });
-    action("new-site-list", "New site list", () => {
-      setScreen("site_lists");
-      openEditor({ kind: "site_list" });
-    });
-    action("new-segment", "New audience segment", () => {
-      setScreen("audience_segments");
-      openEditor({ kind: "audience_segment" });
-    });
+    for (const k of TABLE_KINDS) {
+      action(`new-${k.name.replaceAll("_", "-")}`, `New ${k.label}`, () => {
+        setScreen(k.kind);
+        openEditor(newEditor(k.kind, scope));
+      });
+    }
     const sandbox = session.snapshot.sandbox;
     if (sandbox !== null) action("sandbox", sandbox === "running" ? "Stop local sandbox" : "Start local sandbox", () => void session.toggleSandbox());
     action("sign-out", "Sign out", () => void session.signOut());

@@ -7,8 +7,9 @@ import { useWorkspaceChanged } from "../state/events";
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
-import { isRemote } from "../util/refs";
-import { type Picked, ParentPicker, missingParent, pickedOf, useSaveFlow } from "./common";
+import { fixedOncePosted, formTitle } from "../api/kinds";
+import { isRemote, sameRef } from "../util/refs";
+import { type Picked, ParentPicker, pickedOf, useSaveFlow } from "./common";
 import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
 import { DayPartsField } from "./DayPartsGrid";
 import { FlightCapsForm } from "./FlightCapsForm";
@@ -85,11 +86,12 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   const [picked, setPicked] = useState<Picked>(() => pickedOf(row, parent));
   const campaign = picked.ref;
   const initial: AdOrder = row ? row.value : {};
-  const form = useFormState<AdOrder>(initial, (value): Validation => ({ draft: { kind: "ad_order", value }, parent: campaign, existing: isRemote(flow.target) }), row !== undefined);
+  const form = useFormState<AdOrder>(initial, (value): Validation => ({ target: flow.target, parent: campaign, draft: { kind: "ad_order", value } }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null, false);
   const existing = flow.target !== null;
-  // The service ignores dates and lifetime budget on an update: they are shown, not edited.
+  // Fields the service ignores on update are shown, not edited, with the model's reason.
   const posted = isRemote(flow.target);
+  const fixed = (field: string) => fixedOncePosted("ad_order", field, posted);
   const zone = zoneOf(picked.timezone);
   const audiences: NonNullable<AdOrder["audiences"]> = form.value.audiences ?? [];
 
@@ -101,8 +103,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   }, [current, setValue]);
 
   const submit = async () => {
-    if (!campaign) return flow.fail(missingParent("parent.campaign", "campaign"));
-    const saved = await flow.save((target) => commands.saveAdOrder(target, campaign, form.value));
+    const saved = await flow.save((target) => commands.save(target, campaign, { kind: "ad_order", value: form.value }));
     if (saved && saved.errors.length === 0) closeEditor();
   };
 
@@ -110,7 +111,10 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   const [caps, setCaps] = useState<FlightCapsRow | null | undefined>(undefined);
   const capsTarget = flow.target;
   const [capsChanged, setCapsChanged] = useState(0);
-  useWorkspaceChanged(["flight_caps", "ad_order"], () => setCapsChanged((n) => n + 1));
+  // Only a change of this order's caps (or of every entity, after a download) refetches them.
+  useWorkspaceChanged(["flight_caps"], (change) => {
+    if (change.ids.length === 0 || (capsTarget !== null && change.ids.some((id) => sameRef(id, { kind: "flight_caps", key: capsTarget.key })))) setCapsChanged((n) => n + 1);
+  });
   useEffect(() => {
     if (!capsTarget) return;
     let live = true;
@@ -126,7 +130,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
       <FormFrame
         form={form}
         kind="ad_order"
-        title={existing ? `Ad order: ${form.value.name ?? row?.label ?? ""}` : "New ad order"}
+        title={formTitle("ad_order", existing, form.value.name ?? row?.label ?? "")}
         subtitle={<>Dates in {zone.label}</>}
         zone={zone.iana}
         onSubmit={submit}
@@ -157,9 +161,9 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
           <NumberField path="vcrGoal" label="Video completion rate goal" hint="0.0 – 1.0" />
         </Section>
         <Section title="Dates and budget">
-          <DateField path="startDate" label="Start" required={!posted} readOnly={posted} hint={posted ? "changed through the campaign's flights" : undefined} />
-          <DateField path="endDate" label="End" required={!posted} readOnly={posted} hint={posted ? "changed through the campaign's flights" : undefined} />
-          <NumberField path="lifetimeBudget" label="Lifetime budget" kind="money" readOnly={posted} hint={posted ? "USD · changed through flight caps" : undefined} />
+          <DateField path="startDate" label="Start" required={!fixed("startDate")} readOnly={fixed("startDate") !== null} hint={fixed("startDate") ?? undefined} />
+          <DateField path="endDate" label="End" required={!fixed("endDate")} readOnly={fixed("endDate") !== null} hint={fixed("endDate") ?? undefined} />
+          <NumberField path="lifetimeBudget" label="Lifetime budget" kind="money" readOnly={fixed("lifetimeBudget") !== null} hint={fixed("lifetimeBudget") ?? undefined} />
           <NumberField path="dailyBudget" label="Daily budget" kind="money" />
           <NumberField path="lifetimeImpressionBudget" label="Lifetime impressions budget" kind="integer" />
           <NumberField path="dailyImpressionBudget" label="Daily impressions budget" kind="integer" />

@@ -1,12 +1,12 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import { call, unwrap } from "../api/call";
 import type { AdvertiserRow, AudienceSegment, EntityRef, SegmentRow, UploadRequest, UploadView } from "../api/types";
 import { fetchAdvertisers } from "../api/queries";
 import { useWorkspaceChanged } from "../state/events";
 import { useNavActions } from "../state/navigation";
 import { count, plural } from "../util/format";
-import { isRemote } from "../util/refs";
 import { DuplicateButton, useSaveFlow } from "./common";
 import { DATA_TYPES, LABELS, SEGMENT_STATUSES } from "./enums";
 import { EntityIdsField, ErrorSlot, FieldErrors, FormFrame, NumberField, ReadOnly, Section, SelectField, TextField, options, useFormState, type Validation } from "./kit";
@@ -17,7 +17,7 @@ const advertiserId = (a: AdvertiserRow): number | null => a.value.id ?? null;
 export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
   const { closeEditor } = useNavActions();
   const initial: AudienceSegment = row ? row.value : {};
-  const form = useFormState<AudienceSegment>(initial, (value): Validation => ({ draft: { kind: "audience_segment", value }, parent: null, existing: isRemote(flow.target) }), row !== undefined);
+  const form = useFormState<AudienceSegment>(initial, (value): Validation => ({ target: flow.target, parent: null, draft: { kind: "audience_segment", value } }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null, false);
   const existing = flow.target !== null;
   const readOnly = row?.readOnly ?? null;
@@ -28,15 +28,15 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
       <FormFrame
         form={form}
         kind="audience_segment"
-        title={existing ? `Audience segment: ${v.name ?? row?.label ?? ""}` : "New audience segment"}
+        title={formTitle("audience_segment", existing, v.name ?? row?.label ?? "")}
         onSubmit={async () => {
-          const saved = await flow.save((target) => commands.saveAudienceSegment(target, form.value));
+          const saved = await flow.save((target) => commands.save(target, null, { kind: "audience_segment", value: form.value }));
           if (saved && saved.errors.length === 0 && !existing) closeEditor();
         }}
         onCancel={closeEditor}
         busy={flow.busy}
         readOnly={readOnly}
-        buttons={readOnly && row ? <DuplicateButton target={row.target} what="audience segment" /> : undefined}
+        buttons={readOnly && row ? <DuplicateButton target={row.target} /> : undefined}
       >
         <Section title="Segment">
           <TextField path="name" label="Name" required={!existing} />
@@ -96,7 +96,7 @@ function readText(file: File): Promise<string> {
  */
 function UploadData({ segment, dataType, archived }: { segment: EntityRef; dataType: string | null; archived: boolean }) {
   const empty: UploadRequest = { countryCode: DEFAULT_COUNTRY, values: [] };
-  const form = useFormState<UploadRequest>(empty, (value): Validation => ({ draft: { kind: "audience_data", value }, parent: segment, existing: true }), false);
+  const form = useFormState<UploadRequest>(empty, (value): Validation => ({ target: null, parent: segment, draft: { kind: "audience_data", value } }), false);
   const flow = useSaveFlow(form, segment, false);
   const [source, setSource] = useState<Source | null>(null);
   const [reading, setReading] = useState(false);
@@ -142,7 +142,7 @@ function UploadData({ segment, dataType, archived }: { segment: EntityRef; dataT
       subtitle={dataType ? `Identifiers of type ${LABELS[dataType] ?? dataType}: one per line, or a CSV column` : "Identifiers: one per line, or a CSV column"}
       saveLabel={n > 0 ? `Upload ${plural(n, "identifier")}` : "Upload"}
       onSubmit={async () => {
-        const saved = await flow.save(() => commands.uploadAudienceData(segment, form.value));
+        const saved = await flow.save(() => commands.save(null, segment, { kind: "audience_data", value: form.value }));
         if (saved && saved.errors.length === 0) reset();
       }}
       busy={flow.busy || reading}

@@ -1,13 +1,13 @@
 import { useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import { fetchAdvertisers } from "../api/queries";
 import type { AdvertiserRow, Campaign, CampaignFlight, CampaignRow } from "../api/types";
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { money } from "../util/format";
 import { appendAt, removeAt } from "../util/path";
-import { isRemote } from "../util/refs";
-import { type Picked, ParentPicker, missingParent, pickedOf, useSaveFlow } from "./common";
+import { type Picked, ParentPicker, pickedOf, useSaveFlow } from "./common";
 import { BUDGET_TYPES, LABELS, OBJECTIVES, PACING_MODES, TIME_PERIODS } from "./enums";
 import {
   CheckboxField,
@@ -31,22 +31,19 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Pare
   const [picked, setPicked] = useState<Picked>(() => pickedOf(row, parent));
   const advertiser = picked.ref;
   const initial: Campaign = row ? row.value : { flights: [] };
-  const form = useFormState<Campaign>(initial, (value): Validation => ({ draft: { kind: "campaign", value }, parent: advertiser, existing: isRemote(flow.target) }), row !== undefined);
+  const form = useFormState<Campaign>(initial, (value): Validation => ({ target: flow.target, parent: advertiser, draft: { kind: "campaign", value } }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
   const zone = zoneOf(picked.timezone);
   const flights: CampaignFlight[] = form.value.flights ?? [];
 
-  const submit = () => {
-    if (!advertiser) return flow.fail(missingParent("parent.advertiser", "advertiser"));
-    return flow.save((target) => commands.saveCampaign(target, advertiser, form.value)).then(() => undefined);
-  };
+  const submit = () => flow.save((target) => commands.save(target, advertiser, { kind: "campaign", value: form.value })).then(() => undefined);
 
   return (
     <FormFrame
       form={form}
       kind="campaign"
-      title={existing ? `Campaign: ${form.value.name ?? row?.label ?? ""}` : "New campaign"}
+      title={formTitle("campaign", existing, form.value.name ?? row?.label ?? "")}
       subtitle={<>Dates in {zone.label}</>}
       zone={zone.iana}
       onSubmit={submit}

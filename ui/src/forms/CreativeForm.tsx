@@ -1,12 +1,13 @@
 import { useMemo, useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
 import type { AdvertiserRow, CampaignRow, Creative, CreativeRow, EntityRef, MatrixCell } from "../api/types";
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { getPath, parsePath, setPath } from "../util/path";
-import { isRemote, remoteId, sameRef } from "../util/refs";
-import { DuplicateButton, ParentPicker, missingParent, useSaveFlow } from "./common";
+import { remoteId, sameRef } from "../util/refs";
+import { DuplicateButton, ParentPicker, useSaveFlow } from "./common";
 import { CREATIVE_STATUSES, VIDEO_TYPES } from "./enums";
 import {
   ErrorSlot,
@@ -130,7 +131,7 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
   // advertiser from it, even a draft campaign's once it lands); else the advertiser.
   const owner = parents.campaign ?? parents.advertiser;
   const initial: Creative = row ? row.value : {};
-  const form = useFormState<Creative>(initial, (value): Validation => ({ draft: { kind: "creative", value: withParents(value) }, parent: owner, existing: isRemote(flow.target) }), row !== undefined);
+  const form = useFormState<Creative>(initial, (value): Validation => ({ target: flow.target, parent: owner, draft: { kind: "creative", value: withParents(value) } }), row !== undefined);
   const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
   const readOnly = row?.readOnly ?? null;
@@ -176,22 +177,19 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
     });
   };
 
-  const submit = () => {
-    if (!owner) return flow.fail(missingParent("parent.advertiser", "advertiser or a campaign"));
-    return flow.save((target) => commands.saveCreative(target, owner, withParents(form.value))).then(() => undefined);
-  };
+  const submit = () => flow.save((target) => commands.save(target, owner, { kind: "creative", value: withParents(form.value) })).then(() => undefined);
 
   return (
     <FormFrame
       form={form}
       kind="creative"
-      title={existing ? `Creative: ${v.name ?? row?.label ?? ""}` : "New creative"}
+      title={formTitle("creative", existing, v.name ?? row?.label ?? "")}
       required={required}
       onSubmit={submit}
       onCancel={closeEditor}
       busy={flow.busy}
       readOnly={readOnly}
-      buttons={readOnly && row ? <DuplicateButton target={row.target} what="creative" /> : undefined}
+      buttons={readOnly && row ? <DuplicateButton target={row.target} /> : undefined}
     >
       <Section title="Creative">
         <ParentPicker<AdvertiserRow>

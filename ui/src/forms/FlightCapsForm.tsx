@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
-import type { CapChoices, CapFlight, EntityRef, FlightCap, FlightCapsRow } from "../api/types";
+import type { CapChoices, CapFlight, Draft, EntityRef, FlightCap, FlightCapsRow } from "../api/types";
 import { useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
@@ -74,15 +74,9 @@ function CapsEditor({
   // The flight of each cap, by position: a reference's JSON, "" when none is chosen. A
   // new flight has no id for `flightId`, so the choice lives beside the caps.
   const [picks, setPicks] = useState<string[]>(() => initial.map((c, i) => initialPick(c, choices.caps[i])));
-  const form = useFormState<FlightCap[]>(
-    initial,
-    (value) => ({
-      draft: { kind: "flight_caps", value, campaignFlightIds: postedIds, flights: value.map((_, i) => parseRef(picks[i] ?? "")) },
-      parent: adOrder,
-      existing: true,
-    }),
-    row != null,
-  );
+  // The caps as `save` takes them: each with the flight picked for it.
+  const draftOf = (value: FlightCap[]): Draft => ({ kind: "flight_caps", value, campaignFlightIds: postedIds, flights: value.map((_, i) => parseRef(picks[i] ?? "")) });
+  const form = useFormState<FlightCap[]>(initial, (value) => ({ target: null, parent: adOrder, draft: draftOf(value) }), row != null);
   const flow = useSaveFlow(form, adOrder, !embedded);
   const caps = form.value;
   const newCount = flights.filter((f) => f.id == null).length;
@@ -104,15 +98,7 @@ function CapsEditor({
     setPicks((p) => p.filter((_, j) => j !== i));
     form.setValue((v) => removeAt(v, "", i));
   };
-  const save = () =>
-    flow
-      .save(() =>
-        commands.saveFlightCaps(
-          adOrder,
-          form.value.map((cap, i) => ({ cap, flight: parseRef(picks[i] ?? "") })),
-        ),
-      )
-      .then(() => undefined);
+  const save = () => flow.save(() => commands.save(null, adOrder, draftOf(form.value))).then(() => undefined);
 
   const subtitle =
     flights.length === 0

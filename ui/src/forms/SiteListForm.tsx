@@ -1,5 +1,6 @@
 import { useId, useState } from "react";
 import { commands } from "../bindings";
+import { formTitle } from "../api/kinds";
 import type { SiteList, SiteListOp, SiteListRow } from "../api/types";
 import { useNavActions } from "../state/navigation";
 import { appendAt, removeAt } from "../util/path";
@@ -28,7 +29,7 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
   const [op, setOp] = useState<SiteListOp>(existing ? "append" : "add");
   // For an existing list the body starts empty: it carries what to append, overwrite or remove.
   const initial: SiteList = row ? { ...EMPTY_LIST, id: row.value.id, name: row.value.name, typeId: row.value.typeId, strategy: row.value.strategy } : EMPTY_LIST;
-  const form = useFormState<SiteList>(initial, (value) => ({ draft: { kind: "site_list", op, value, list: row?.target ?? null }, parent: null, existing }), false);
+  const form = useFormState<SiteList>(initial, (value) => ({ target: row?.target ?? null, parent: null, draft: { kind: "site_list", op, value } }), false);
   const flow = useSaveFlow(form, row?.target ?? null);
   const opId = useId();
   const v = form.value;
@@ -45,9 +46,9 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
     <FormFrame
       form={form}
       kind="site_list"
-      title={existing ? `Site list: ${row.label}` : "New site list"}
+      title={formTitle("site_list", existing, row?.label ?? "")}
       subtitle={existing ? `${ruleBased ? "Rule based" : "Id based"}${row.value.insertedCount != null ? ` · last call inserted ${row.value.insertedCount}` : ""}` : undefined}
-      onSubmit={() => flow.save((target) => commands.saveSiteList(target, op, form.value)).then(() => undefined)}
+      onSubmit={() => flow.save((target) => commands.save(target, null, { kind: "site_list", op, value: form.value })).then(() => undefined)}
       onCancel={closeEditor}
       saveLabel={existing ? OP_LABELS[op] : "Save"}
       busy={flow.busy}

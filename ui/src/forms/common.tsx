@@ -1,20 +1,23 @@
 import { useId, useState } from "react";
 import { commands } from "../bindings";
+import { kindInfo } from "../api/kinds";
 import { type CommandResult, call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
-import type { AnyRow, EntityRef, FieldError, Saved } from "../api/types";
+import type { AnyRow, EntityRef, Saved } from "../api/types";
 import { EntitySelect, type EntitySelectProps } from "../components/EntitySelect";
 import { type ParentHint, useNavActions } from "../state/navigation";
-import { useSession } from "../state/session";
+import { useCounters, useSession } from "../state/session";
 import { FieldErrors, type FormState, useField } from "./kit";
 
 /**
  * Saves through a command; routes errors, closes the panel on a clean save. Tables showing
- * the kind refresh on the workspace-changed event the save sends.
+ * the kind refresh on the workspace-changed event the save sends; of the app's snapshot
+ * only the pending count moves, and the save's answer carries it.
  */
 export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | null, closeOnClean = true) {
   const { closeEditor } = useNavActions();
-  const { reloadSnapshot } = useSession();
+  const { snapshot, setSnapshot } = useSession();
+  const { posting } = useCounters();
   const [target, setTarget] = useState<EntityRef | null>(initialTarget);
   const [busy, setBusy] = useState(false);
 
@@ -28,7 +31,7 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
     form.markSaved(sent);
     setTarget(r.data.target);
     form.setErrors(r.data.errors);
-    void reloadSnapshot();
+    setSnapshot({ ...snapshot, posting, pendingCount: r.data.pendingCount });
     if (r.data.errors.length === 0) {
       toast("Saved to the workspace. It is sent when you post.", "success");
       if (closeOnClean) closeEditor();
@@ -38,12 +41,7 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
     return r.data;
   };
 
-  /** A problem the UI found before calling (no parent chosen): shown like a field error. */
-  const fail = (errors: FieldError[]) => {
-    form.setErrors(errors);
-  };
-
-  return { target, setTarget, busy, save, fail };
+  return { target, setTarget, busy, save };
 }
 
 /**
@@ -77,15 +75,11 @@ export function ParentPicker<R extends AnyRow>({
   );
 }
 
-export function missingParent(name: "parent.advertiser" | "parent.campaign", what: string): FieldError[] {
-  return [{ field: name, code: "REQUIRED", message: `Choose the ${what} first.` }];
-}
-
 /**
  * "Duplicate as new": copies a posted creative or segment (which the service cannot
  * update) into a new draft and opens it.
  */
-export function DuplicateButton({ target, what }: { target: EntityRef; what: string }) {
+export function DuplicateButton({ target }: { target: EntityRef }) {
   const { openEditor } = useNavActions();
   const { reloadSnapshot } = useSession();
   const [busy, setBusy] = useState(false);
@@ -95,7 +89,7 @@ export function DuplicateButton({ target, what }: { target: EntityRef; what: str
     setBusy(false);
     if (!copy) return;
     void reloadSnapshot();
-    toast(`Copied into a new ${what} draft. Change it, then post it.`, "success");
+    toast(`Copied into a new ${kindInfo(target.kind).label} draft. Change it, then post it.`, "success");
     if (copy.kind === "creative") openEditor({ kind: "creative", row: copy.row });
     else openEditor({ kind: "audience_segment", row: copy.row });
   };

@@ -23,8 +23,8 @@ import { fromLocalInput, toLocalInput } from "../util/time";
 
 export const VALIDATE_DEBOUNCE_MS = 300;
 
-/** What the Rust side validates: the draft, the entity it hangs under, create or update. */
-export type Validation = { draft: Draft; parent: EntityRef | null; existing: boolean };
+/** What the Rust side validates, as `save` takes it: the entity edited (null for a new one), what it hangs under, the draft. */
+export type Validation = { target: EntityRef | null; parent: EntityRef | null; draft: Draft };
 
 export type FormState<V> = {
   value: V;
@@ -86,9 +86,9 @@ export function useFormState<V>(initial: V, toDraft: ((v: V) => Validation) | nu
   useEffect(() => {
     if (tick === 0 || !toDraftRef.current) return;
     const mine = ++seq.current;
-    const { draft, parent, existing } = toDraftRef.current(value);
+    const { target, parent, draft } = toDraftRef.current(value);
     const timer = setTimeout(() => {
-      void unwrap(commands.validate(draft, parent, existing), { quiet: true }).then((errs) => {
+      void unwrap(commands.validate(target, parent, draft), { quiet: true }).then((errs) => {
         if (errs && mine === seq.current) setErrors(errs);
       });
     }, VALIDATE_DEBOUNCE_MS);

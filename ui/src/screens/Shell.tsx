@@ -1,6 +1,7 @@
 import { type ReactNode, memo, useEffect, useState } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
+import { kindInfo } from "../api/kinds";
 import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
 import type { AdvertiserRow, CampaignRow, Kind } from "../api/types";
 import { EditPanel } from "../forms/EditPanel";
@@ -190,8 +191,8 @@ function Sidebar() {
         {SCREENS.map((s) => (
           <a
             key={s.id}
-            href={`#${s.id}`}
-            data-nav={s.id}
+            href={`#${s.nav}`}
+            data-nav={s.nav}
             aria-current={screen === s.id ? "page" : undefined}
             className={screen === s.id ? "active" : undefined}
             onClick={(e) => {
@@ -246,17 +247,6 @@ function TopBar() {
   );
 }
 
-const KIND_PLURAL: Record<Kind, string> = {
-  advertiser: "advertisers",
-  campaign: "campaigns",
-  flight: "flights",
-  ad_order: "ad orders",
-  flight_caps: "flight caps",
-  creative: "creatives",
-  site_list: "site lists",
-  audience_segment: "audience segments",
-};
-
 /** The download in flight: what it is fetching, and how far (a bar that fills when the total is known). */
 function DownloadStatus() {
   const { download } = useSync();
@@ -265,7 +255,7 @@ function DownloadStatus() {
   const counted = p && p.total !== null ? `${p.done.toLocaleString()}/${p.total.toLocaleString()}` : p ? p.done.toLocaleString() : "";
   return (
     <span className="sync" data-download-progress={p ? p.kind : ""}>
-      Downloading{p ? ` ${KIND_PLURAL[p.kind]}` : "…"} {counted}
+      Downloading{p ? ` ${kindInfo(p.kind).plural}` : "…"} {counted}
       <progress max={p?.total ?? undefined} value={p && p.total !== null ? p.done : undefined} aria-label="Download progress" />
     </span>
   );
@@ -302,17 +292,17 @@ function StatusBar() {
 
 function ScreenView({ screen }: { screen: Screen }) {
   switch (screen) {
-    case "advertisers":
+    case "advertiser":
       return <EntityScreen key={screen} config={ADVERTISERS} />;
-    case "campaigns":
+    case "campaign":
       return <EntityScreen key={screen} config={CAMPAIGNS} />;
-    case "ad_orders":
+    case "ad_order":
       return <EntityScreen key={screen} config={AD_ORDERS} />;
-    case "creatives":
+    case "creative":
       return <EntityScreen key={screen} config={CREATIVES} />;
-    case "site_lists":
+    case "site_list":
       return <EntityScreen key={screen} config={SITE_LISTS} />;
-    case "audience_segments":
+    case "audience_segment":
       return <EntityScreen key={screen} config={SEGMENTS} />;
     case "pending":
       return <PendingScreen />;
@@ -332,12 +322,12 @@ function Content() {
 /** View → each screen, and File → Export account… */
 function MenuScreens() {
   const { setScreen } = useNavActions();
-  useMenuCommand("showAdvertisers", () => setScreen("advertisers"));
-  useMenuCommand("showCampaigns", () => setScreen("campaigns"));
-  useMenuCommand("showAdOrders", () => setScreen("ad_orders"));
-  useMenuCommand("showCreatives", () => setScreen("creatives"));
-  useMenuCommand("showSiteLists", () => setScreen("site_lists"));
-  useMenuCommand("showAudienceSegments", () => setScreen("audience_segments"));
+  useMenuCommand("showAdvertisers", () => setScreen("advertiser"));
+  useMenuCommand("showCampaigns", () => setScreen("campaign"));
+  useMenuCommand("showAdOrders", () => setScreen("ad_order"));
+  useMenuCommand("showCreatives", () => setScreen("creative"));
+  useMenuCommand("showSiteLists", () => setScreen("site_list"));
+  useMenuCommand("showAudienceSegments", () => setScreen("audience_segment"));
   useMenuCommand("showPending", () => setScreen("pending"));
   useMenuCommand("export", () => void exportAccount());
   return null;

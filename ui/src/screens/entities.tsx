@@ -1,6 +1,7 @@
 // What each entity screen shows: columns, the query command, the editor a row opens and
 // the parent the tree selection narrows it to. One `EntityScreen` renders them all.
 import { type ReactNode, useEffect, useState } from "react";
+import { TABLE_KINDS, capitalised, kindInfo, type TableKind } from "../api/kinds";
 import { fetchAdOrders, fetchAdvertisers, fetchCampaigns, fetchCreatives, fetchSegments, fetchSiteLists, fetchTableColumns } from "../api/queries";
 import type { AdOrderRow, AdvertiserRow, AnyRow, CampaignRow, CreativeRow, Kind, SegmentRow, SiteListRow } from "../api/types";
 import type { Column } from "../components/DataTable";
@@ -13,7 +14,8 @@ import { refKey } from "../util/refs";
 import { formatDateTime } from "../util/time";
 import { FlightCapsPane } from "./FlightCapsPane";
 
-export type EntityKind = "advertiser" | "campaign" | "ad_order" | "creative" | "site_list" | "audience_segment";
+/** A kind with a screen of its own (the Rust side's `Kind::has_table`). */
+export type EntityKind = TableKind;
 
 /** No column sorts until the core has named them. */
 const NO_COLUMNS: ReadonlySet<string> = new Set();
@@ -78,6 +80,12 @@ export type EntityConfig<R extends AnyRow> = {
 
 const noParent = () => null;
 
+/** A kind's words on its screen, from the Rust side's `Kind`: the title, one of them, "New …". */
+function wordsOf<K extends EntityKind>(kind: K) {
+  const k = kindInfo(kind);
+  return { kind, screen: kind, title: k.title, singular: capitalised(k.label), newLabel: `New ${k.label}` };
+}
+
 function advertiserOf(scope: Scope | null): ParentHint | null {
   if (scope?.target.kind === "advertiser") return { target: scope.target, label: scope.label, timezone: scope.timezone, advertiser: null };
   if (scope?.target.kind === "campaign" && scope.advertiser) return { target: scope.advertiser, label: scope.advertiserLabel ?? "", timezone: scope.timezone, advertiser: null };
@@ -90,10 +98,7 @@ function campaignOf(scope: Scope | null): ParentHint | null {
 }
 
 export const ADVERTISERS: EntityConfig<AdvertiserRow> = {
-  kind: "advertiser",
-  screen: "advertisers",
-  title: "Advertisers",
-  singular: "Advertiser",
+  ...wordsOf("advertiser"),
   fetch: fetchAdvertisers,
   changes: ["advertiser"],
   columns: () => [
@@ -107,7 +112,6 @@ export const ADVERTISERS: EntityConfig<AdvertiserRow> = {
   ],
   open: (row) => ({ kind: "advertiser", row }),
   create: () => ({ kind: "advertiser" }),
-  newLabel: "New advertiser",
   scopeParent: noParent,
   emptyText: "No advertisers. Download from the service, or create one.",
 };
@@ -122,10 +126,7 @@ function flightSummary(r: CampaignRow, zone: string): string {
 }
 
 export const CAMPAIGNS: EntityConfig<CampaignRow> = {
-  kind: "campaign",
-  screen: "campaigns",
-  title: "Campaigns",
-  singular: "Campaign",
+  ...wordsOf("campaign"),
   fetch: fetchCampaigns,
   changes: ["campaign", "advertiser"],
   columns: (zoneOf) => [
@@ -144,16 +145,12 @@ export const CAMPAIGNS: EntityConfig<CampaignRow> = {
   ],
   open: (row) => ({ kind: "campaign", row }),
   create: (parent) => ({ kind: "campaign", parent }),
-  newLabel: "New campaign",
   scopeParent: advertiserOf,
   emptyText: "No campaigns here.",
 };
 
 export const AD_ORDERS: EntityConfig<AdOrderRow> = {
-  kind: "ad_order",
-  screen: "ad_orders",
-  title: "Ad orders",
-  singular: "Ad order",
+  ...wordsOf("ad_order"),
   fetch: fetchAdOrders,
   changes: ["ad_order", "campaign"],
   columns: (zoneOf) => [
@@ -177,7 +174,6 @@ export const AD_ORDERS: EntityConfig<AdOrderRow> = {
   ],
   open: (row) => ({ kind: "ad_order", row }),
   create: (parent) => ({ kind: "ad_order", parent }),
-  newLabel: "New ad order",
   scopeParent: campaignOf,
   emptyText: "No ad orders here.",
   campaignFilter: true,
@@ -185,10 +181,7 @@ export const AD_ORDERS: EntityConfig<AdOrderRow> = {
 };
 
 export const CREATIVES: EntityConfig<CreativeRow> = {
-  kind: "creative",
-  screen: "creatives",
-  title: "Creatives",
-  singular: "Creative",
+  ...wordsOf("creative"),
   fetch: fetchCreatives,
   changes: ["creative"],
   columns: () => [
@@ -204,7 +197,6 @@ export const CREATIVES: EntityConfig<CreativeRow> = {
   ],
   open: (row) => ({ kind: "creative", row }),
   create: (parent) => ({ kind: "creative", parent }),
-  newLabel: "New creative",
   scopeParent: (scope) => campaignOf(scope) ?? advertiserOf(scope),
   emptyText: "No creatives. The service has no creative listing: creatives made here show up.",
 };
@@ -222,10 +214,7 @@ function siteListContents(r: SiteListRow): string | null {
 }
 
 export const SITE_LISTS: EntityConfig<SiteListRow> = {
-  kind: "site_list",
-  screen: "site_lists",
-  title: "Site lists",
-  singular: "Site list",
+  ...wordsOf("site_list"),
   fetch: fetchSiteLists,
   changes: ["site_list"],
   columns: () => [
@@ -239,16 +228,12 @@ export const SITE_LISTS: EntityConfig<SiteListRow> = {
   ],
   open: (row) => ({ kind: "site_list", row }),
   create: () => ({ kind: "site_list" }),
-  newLabel: "New site list",
   scopeParent: noParent,
   emptyText: "No site lists. The service has no site-list listing: lists made here show up.",
 };
 
 export const SEGMENTS: EntityConfig<SegmentRow> = {
-  kind: "audience_segment",
-  screen: "audience_segments",
-  title: "Audience segments",
-  singular: "Audience segment",
+  ...wordsOf("audience_segment"),
   fetch: fetchSegments,
   changes: ["audience_segment"],
   columns: () => [
@@ -263,10 +248,25 @@ export const SEGMENTS: EntityConfig<SegmentRow> = {
   ],
   open: (row) => ({ kind: "audience_segment", row }),
   create: () => ({ kind: "audience_segment" }),
-  newLabel: "New audience segment",
   scopeParent: noParent,
   emptyText: "No audience segments.",
 };
+
+/** What "New …" needs of each kind's screen. */
+const NEW_OF: Record<EntityKind, Pick<EntityConfig<AnyRow>, "create" | "scopeParent">> = {
+  advertiser: ADVERTISERS,
+  campaign: CAMPAIGNS,
+  ad_order: AD_ORDERS,
+  creative: CREATIVES,
+  site_list: SITE_LISTS,
+  audience_segment: SEGMENTS,
+};
+
+/** The editor of a new entity of `kind` under the tree's selection, as its screen's "+ New" opens it. */
+export function newEditor(kind: EntityKind, scope: Scope | null): Editor {
+  const c = NEW_OF[kind];
+  return c.create(c.scopeParent(scope));
+}
 
 /** Finds entities of one kind by name, for the palette. */
 export type EntitySearch = { group: string; screen: Screen; search: (text: string, limit: number) => Promise<{ label: string; editor: Editor }[]> };
@@ -282,5 +282,14 @@ function searchOf<R extends AnyRow>(c: EntityConfig<R>): EntitySearch {
   };
 }
 
-/** Every entity kind the palette finds by name. */
-export const ENTITY_SEARCHES: EntitySearch[] = [searchOf(ADVERTISERS), searchOf(CAMPAIGNS), searchOf(AD_ORDERS), searchOf(CREATIVES), searchOf(SITE_LISTS), searchOf(SEGMENTS)];
+const SEARCH_OF: Record<EntityKind, EntitySearch> = {
+  advertiser: searchOf(ADVERTISERS),
+  campaign: searchOf(CAMPAIGNS),
+  ad_order: searchOf(AD_ORDERS),
+  creative: searchOf(CREATIVES),
+  site_list: searchOf(SITE_LISTS),
+  audience_segment: searchOf(SEGMENTS),
+};
+
+/** Every entity kind the palette finds by name, in the Rust side's order of kinds. */
+export const ENTITY_SEARCHES: EntitySearch[] = TABLE_KINDS.map((k) => SEARCH_OF[k.kind]);

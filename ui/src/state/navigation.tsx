@@ -1,17 +1,15 @@
 import { type ReactNode, createContext, useContext, useEffect, useMemo, useState } from "react";
+import { TABLE_KINDS, type TableKind, navId } from "../api/kinds";
 import type { AdOrderRow, AdvertiserRow, CampaignRow, CreativeRow, EntityRef, FlightCapsRow, SegmentRow, SiteListRow } from "../api/types";
 import { sessionKey, useSession } from "./session";
 
-export type Screen = "advertisers" | "campaigns" | "ad_orders" | "creatives" | "site_lists" | "audience_segments" | "pending";
+/** A screen: a kind's table (by the kind's name), or the pending changes. */
+export type Screen = TableKind | "pending";
 
-export const SCREENS: { id: Screen; label: string }[] = [
-  { id: "advertisers", label: "Advertisers" },
-  { id: "campaigns", label: "Campaigns" },
-  { id: "ad_orders", label: "Ad orders" },
-  { id: "creatives", label: "Creatives" },
-  { id: "site_lists", label: "Site lists" },
-  { id: "audience_segments", label: "Audience segments" },
-  { id: "pending", label: "Pending changes" },
+/** Every screen in the sidebar's order: one per kind with a table, from the Rust side's list, then pending. */
+export const SCREENS: { id: Screen; nav: string; label: string }[] = [
+  ...TABLE_KINDS.map((k) => ({ id: k.kind, nav: navId(k.kind), label: k.title })),
+  { id: "pending", nav: "pending", label: "Pending changes" },
 ];
 
 /** A parent a new entity is made under, with what the form shows of it before it loads anything. */
@@ -76,7 +74,7 @@ export function usePaletteOpen(): boolean {
 export function NavigationProvider({ children }: { children: ReactNode }) {
   const { snapshot } = useSession();
   const partner = snapshot.session?.kind === "partner";
-  const home: Screen = partner ? "audience_segments" : "advertisers";
+  const home: Screen = partner ? "audience_segment" : "advertiser";
   const [screen, setScreen] = useState<Screen>(home);
   const [scope, setScope] = useState<Scope | null>(null);
   const [editor, setEditor] = useState<Editor | null>(null);

@@ -1,7 +1,7 @@
 // A stand-in for `../bindings` in tests (used through `vi.mock`): every command answers
 // ok with an empty value unless a test says otherwise.
 import { vi } from "vitest";
-import type { AppInfo, AppSnapshot, FieldError, MatrixCell, Saved, TableQuery, TableWindow, Timeline } from "../api/types";
+import type { AppInfo, AppSnapshot, Draft, FieldError, MatrixCell, Saved, TableQuery, TableWindow, Timeline } from "../api/types";
 
 export function ok<T>(data: T): Promise<{ status: "ok"; data: T }> {
   return Promise.resolve({ status: "ok" as const, data });
@@ -20,12 +20,15 @@ export const SIGNED_IN: AppSnapshot = {
   notice: null,
 };
 
-const saved: Saved = { target: { kind: "advertiser", key: { type: "local", value: "x" } }, errors: [] };
+const saved: Saved = { target: { kind: "advertiser", key: { type: "local", value: "x" } }, errors: [], pendingCount: 1 };
 const timeline: Timeline = { bars: [], overlaps: [], gaps: [], errors: [] };
 const noErrors: FieldError[] = [];
 const noCells: MatrixCell[] = [];
 
 type Real = typeof import("../bindings").commands;
+
+/** The real kinds: facts generated from Rust, the same in tests as in the app. */
+export const KINDS = (await vi.importActual<typeof import("../bindings")>("../bindings")).KINDS;
 
 export const APP_INFO: AppInfo = {
   version: "0.1.0",
@@ -85,15 +88,8 @@ export const commands = {
   querySiteLists: vi.fn<Real["querySiteLists"]>(() => ok(emptyWindow())),
   queryAudienceSegments: vi.fn<Real["queryAudienceSegments"]>(() => ok(emptyWindow())),
   validate: vi.fn<Real["validate"]>(() => ok(noErrors)),
-  saveAdvertiser: vi.fn<Real["saveAdvertiser"]>(() => ok(saved)),
-  saveCampaign: vi.fn<Real["saveCampaign"]>(() => ok(saved)),
-  saveAdOrder: vi.fn<Real["saveAdOrder"]>(() => ok(saved)),
-  saveFlightCaps: vi.fn<Real["saveFlightCaps"]>(() => ok(saved)),
+  save: vi.fn<Real["save"]>(() => ok(saved)),
   flightCapChoices: vi.fn<Real["flightCapChoices"]>(() => ok({ campaign: null, flights: [], caps: [] })),
-  saveCreative: vi.fn<Real["saveCreative"]>(() => ok(saved)),
-  saveSiteList: vi.fn<Real["saveSiteList"]>(() => ok(saved)),
-  saveAudienceSegment: vi.fn<Real["saveAudienceSegment"]>(() => ok(saved)),
-  uploadAudienceData: vi.fn<Real["uploadAudienceData"]>(() => ok(saved)),
   readIdentifiers: vi.fn<Real["readIdentifiers"]>(() => ok({ values: [], columns: [], column: null, problem: null })),
   audienceUploads: vi.fn<Real["audienceUploads"]>(() => ok([])),
   duplicateAsNew: vi.fn<Real["duplicateAsNew"]>(() => Promise.resolve({ status: "error" as const, error: { code: "state" as const, message: "not set up", fieldErrors: [] } })),
@@ -164,6 +160,15 @@ function event<T>() {
 }
 
 type Payload<E> = E extends { listen: (cb: (e: { payload: infer P }) => void) => unknown } ? P : never;
+type DraftValues = { [D in Draft as D["kind"]]: D["value"] };
+
+/** The value of the last draft of `kind` a form sent to `save`, if any. */
+export function lastSaved<K extends Draft["kind"]>(kind: K): DraftValues[K] | undefined {
+  const draft = commands.save.mock.calls.map((c) => c[2]).filter((d) => d.kind === kind).at(-1);
+  // The draft's kind is `K`, so its value is that kind's.
+  return draft?.value as DraftValues[K] | undefined;
+}
+
 type RealEvents = typeof import("../bindings").events;
 
 export const events = {

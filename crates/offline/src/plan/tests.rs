@@ -4,6 +4,7 @@
 use super::*;
 use crate::change::ParentRef;
 use flightdeck_model::FieldError;
+use flightdeck_model::validate::codes;
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::HashSet;
@@ -149,8 +150,8 @@ fn only_pending_and_sending_are_planned() {
 fn invalid_changes_are_held_with_their_first_error() {
     let mut bad = change(1, remote(Kind::Campaign, 1), Op::Update, &[]);
     bad.errors = vec![
-        FieldError::new("flights[1].startDate", "OVERLAP", "overlaps flight 12"),
-        FieldError::new("name", "REQUIRED", "is required"),
+        FieldError::new("flights[1].startDate", codes::OVERLAP, "overlaps flight 12"),
+        FieldError::new("name", codes::REQUIRED, "is required"),
     ];
     let marked = with_status(
         change(2, remote(Kind::Campaign, 2), Op::Update, &[]),

@@ -1,22 +1,18 @@
-//! A form's content as one type, and its live check: what saving it would record as the
-//! change's errors, found without writing. Live validation and validation at save then
-//! run the same rules on the same body (see [`Workspace::validate_draft`]).
+//! A form's content as one type ([`Draft`]), and the one per-kind dispatch that saves it
+//! ([`Workspace::save_draft`]). Live validation ([`Workspace::validate_draft`]) is that
+//! same save, made in a transaction that is rolled back: what a form shows as the buyer
+//! types is exactly what saving would record or refuse.
 
-use flightdeck_client::upload;
-use flightdeck_model::validate::{self, IgnoredOnUpdate, SiteListOp, codes};
+use flightdeck_model::validate::{SiteListOp, codes};
 use flightdeck_model::{
-    AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, Advertiser, AudienceData, AudienceDataRecord,
-    AudienceSegment, Campaign, Creative, DataType, FieldError, FlightCap, Id, SiteList,
-    ValidationErrors,
+    AdOrder, Advertiser, AudienceData, AudienceDataRecord, AudienceSegment, Campaign, Creative,
+    FieldError, FlightCap, Id, SiteList, ValidationErrors,
 };
-use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::edit::{fill_parents, numeric_id, read_only_reason, set_pointer};
-use super::validate::{Payload, check_one, check_unsaved};
-use super::{Batch, Workspace, canonical, key_text, parse_json, to_value};
-use crate::change::{EntityRef, Key, Kind, Op, ParentRef};
+use super::{Batch, Workspace, to_value};
+use crate::change::{EntityRef, Key, Kind, Op};
 use crate::{Error, Result};
 
 /// Which site-list call an edit is.
@@ -101,8 +97,8 @@ pub fn upload_form_paths(errors: Vec<FieldError>) -> Vec<FieldError> {
         .collect()
 }
 
-/// A form's current content, to check as the buyer types
-/// ([`Workspace::validate_draft`]).
+/// A form's content, tagged by `kind`: what [`Workspace::save_draft`] saves and
+/// [`Workspace::validate_draft`] checks as the buyer types.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -142,23 +138,21 @@ pub enum Draft {
         /// The form's value.
         value: Creative,
     },
-    /// A site-list call.
+    /// A site-list call: `add` makes a new list; the others change the list the save
+    /// targets (its stored type decides whether sites or rules belong in the body).
     SiteList {
         /// Which call.
         op: SiteListEdit,
-        /// The body.
+        /// The body. Every call carries the list's `name` (the service requires it and
+        /// renames the list with it); the list's current name when the body has none.
         value: SiteList,
-        /// The list an append, overwrite or remove changes: its stored type decides
-        /// whether sites or rules belong in the body.
-        #[serde(default)]
-        list: Option<EntityRef>,
     },
-    /// A new audience segment.
+    /// An audience segment (a draft: posted ones are read-only).
     AudienceSegment {
         /// The form's value.
         value: AudienceSegment,
     },
-    /// Identifiers to upload to a segment (`parent`).
+    /// Identifiers to upload to a segment (`parent`), posted or not.
     AudienceData {
         /// The upload.
         value: UploadRequest,
@@ -180,482 +174,86 @@ impl Draft {
     }
 }
 
+/// Where a new entity of a kind hangs, for a form that has not chosen it yet: the error's
+/// path (the form's parent picker), what to choose, and the wire fields the parent fills
+/// in (their own "required" errors are the picker's).
+struct ParentSlot {
+    path: &'static str,
+    what: &'static str,
+    fields: &'static [&'static str],
+}
+
+const ADVERTISER_SLOT: ParentSlot = ParentSlot {
+    path: "parent.advertiser",
+    what: "advertiser",
+    fields: &["advertiserId"],
+};
+const CAMPAIGN_SLOT: ParentSlot = ParentSlot {
+    path: "parent.campaign",
+    what: "campaign",
+    fields: &["campaignId"],
+};
+const CREATIVE_SLOT: ParentSlot = ParentSlot {
+    path: "parent.advertiser",
+    what: "advertiser or a campaign",
+    fields: &["advertiserId", "campaignId"],
+};
+
+/// What an update of `t` answers: `t` itself (the change's `seq` is not the form's).
+fn updated(t: &EntityRef) -> impl FnOnce(i64) -> EntityRef + '_ {
+    move |_| t.clone()
+}
+
+fn by_id(kind: Kind, id: Option<Id>) -> Option<EntityRef> {
+    id.map(|id| EntityRef::new(kind, Key::Id(id)))
+}
+
 impl Workspace {
-    /// The errors saving `draft` would record on its pending change, or the errors it
-    /// would be refused with (fields the service ignores on update, a posted creative or
-    /// segment, an upload that breaks the rules): the body is built as the edit methods
-    /// build it (ids filled in, draft parents as references, the stored server version as
-    /// the base) and checked by the same function the workspace checks saved changes with.
-    /// Nothing is written.
+    /// Saves a form's content in one transaction and returns the entity it saved (a new
+    /// draft gets a local key; flight caps answer their `FlightCaps` entity, an upload its
+    /// segment) with the rules the saved change still breaks: it is kept anyway and held
+    /// back from posting until fixed.
     ///
-    /// `parent` is what the form hangs under, draft or not: the advertiser of a campaign,
-    /// the advertiser or campaign of a creative, the campaign of an ad order, the ad order
-    /// of flight caps, the segment of an upload. A new entity without one is checked with
-    /// the parent its value names, if any.
+    /// `target`: the entity the form edits; `None` for a new one (and for flight caps and
+    /// uploads, which name their ad order or segment as `parent`). `parent`: what a new
+    /// entity hangs under, draft or not (the advertiser of a campaign, the advertiser or
+    /// campaign of a creative, the campaign of an ad order); without one, the parent the
+    /// value names by id, if any.
     ///
-    /// `existing`: the form edits an entity the workspace holds. One the service knows
-    /// (the value carries its id) is checked as its update; a draft is checked as the
-    /// create it still is. Site-list calls say which they are in the draft itself.
-    ///
-    /// Errors name the draft's own fields (an upload's `values[3]`, not `[0].values[3]`).
-    pub fn validate_draft(
-        &self,
-        draft: &Draft,
+    /// [`Error::Refused`], with nothing saved, when the edit could never be posted: a
+    /// field the service ignores on update, a posted creative or segment, an upload that
+    /// breaks the rules, a site-list change with no list, or a new entity with no parent
+    /// (at `parent.advertiser` or `parent.campaign`, with the value's other errors).
+    /// Errors name the form's own fields (an upload's `values[3]`, not `[0].values[3]`).
+    pub fn save_draft(
+        &mut self,
+        target: Option<&EntityRef>,
         parent: Option<&EntityRef>,
-        existing: bool,
+        draft: Draft,
+    ) -> Result<(EntityRef, Vec<FieldError>)> {
+        let mut batch = self.batch()?;
+        let saved = batch.save_draft(target, parent, draft)?;
+        let errors = batch.recorded.take().unwrap_or_default();
+        batch.commit()?;
+        Ok((saved, errors))
+    }
+
+    /// The errors [`Workspace::save_draft`] would record on the change, or refuse the
+    /// edit with: the same save, in a transaction rolled back (nothing is kept, nor
+    /// recorded for undo). Other failures (an entity the workspace does not hold) are
+    /// errors, as they are when saving.
+    pub fn validate_draft(
+        &mut self,
+        target: Option<&EntityRef>,
+        parent: Option<&EntityRef>,
+        draft: &Draft,
     ) -> Result<Vec<FieldError>> {
-        let at = |kind: Kind, id: Option<Id>| {
-            id.filter(|_| existing)
-                .map(|id| EntityRef::new(kind, Key::Id(id)))
-        };
-        let outcome = match draft {
-            Draft::Advertiser { value } => {
-                let mut a = value.clone();
-                match at(Kind::Advertiser, a.id) {
-                    Some(target) => {
-                        let rules = validate::ADVERTISER_IGNORED_ON_UPDATE;
-                        self.as_update(&target, to_value(&a)?, rules)?
-                    }
-                    None => {
-                        a.id = None;
-                        Outcome::new(Kind::Advertiser, to_value(&a)?, Linked::default())
-                    }
-                }
-            }
-            Draft::Campaign { value } => {
-                let mut c = value.clone();
-                match at(Kind::Campaign, c.id) {
-                    Some(target) => {
-                        let rules = validate::CAMPAIGN_IGNORED_ON_UPDATE;
-                        self.as_update(&target, to_value(&c)?, rules)?
-                    }
-                    None => {
-                        c.id = None;
-                        let under = parent.cloned().or_else(|| {
-                            c.advertiser_id
-                                .map(|id| EntityRef::new(Kind::Advertiser, Key::Id(id)))
-                        });
-                        let mut payload = to_value(&c)?;
-                        let linked = match &under {
-                            Some(p) => {
-                                expect_kind(p, Kind::Advertiser)?;
-                                self.link(p, "/advertiserId", &mut payload)?
-                            }
-                            None => Linked::default(),
-                        };
-                        Outcome::new(Kind::Campaign, payload, linked)
-                    }
-                }
-            }
-            Draft::AdOrder { value } => {
-                let mut o = value.clone();
-                match at(Kind::AdOrder, o.id) {
-                    Some(target) => {
-                        let rules = validate::AD_ORDER_IGNORED_ON_UPDATE;
-                        self.as_update(&target, to_value(&o)?, rules)?
-                    }
-                    None => {
-                        o.id = None;
-                        let under = parent.cloned().or_else(|| {
-                            o.campaign_id
-                                .map(|id| EntityRef::new(Kind::Campaign, Key::Id(id)))
-                        });
-                        let mut payload = to_value(&o)?;
-                        let linked = match &under {
-                            Some(p) => {
-                                expect_kind(p, Kind::Campaign)?;
-                                self.link(p, "/campaignId", &mut payload)?
-                            }
-                            None => Linked::default(),
-                        };
-                        Outcome::new(Kind::AdOrder, payload, linked)
-                    }
-                }
-            }
-            Draft::FlightCaps { value, flights, .. } => {
-                let order = parent.ok_or_else(|| {
-                    Error::Invalid("flight caps belong to an ad order: name it".into())
-                })?;
-                let chosen = value
-                    .iter()
-                    .cloned()
-                    .enumerate()
-                    .map(|(i, cap)| (cap, flights.get(i).cloned().flatten()))
-                    .collect();
-                match caps_to_save(chosen) {
-                    Err(refused) => Outcome::Refused(refused.0),
-                    Ok(caps) => self.as_caps(order, caps)?,
-                }
-            }
-            Draft::Creative { value } => {
-                let mut c = value.clone();
-                let posted = at(Kind::Creative, c.id);
-                if let Some(why) = posted.as_ref().and_then(read_only_reason) {
-                    Outcome::Refused(vec![FieldError::new("id", codes::IGNORED_ON_UPDATE, why)])
-                } else {
-                    c.id = None;
-                    let under = parent.cloned().or_else(|| {
-                        c.campaign_id
-                            .map(|id| EntityRef::new(Kind::Campaign, Key::Id(id)))
-                            .or_else(|| {
-                                c.advertiser_id
-                                    .map(|id| EntityRef::new(Kind::Advertiser, Key::Id(id)))
-                            })
-                    });
-                    let mut payload = to_value(&c)?;
-                    let linked = match &under {
-                        Some(p) => {
-                            let pointer = match p.kind {
-                                Kind::Advertiser => "/advertiserId",
-                                Kind::Campaign => "/campaignId",
-                                other => {
-                                    return Err(Error::Invalid(format!(
-                                        "a creative belongs to an advertiser or a campaign, not a {other:?}"
-                                    )));
-                                }
-                            };
-                            self.link(p, pointer, &mut payload)?
-                        }
-                        None => Linked::default(),
-                    };
-                    Outcome::new(Kind::Creative, payload, linked)
-                }
-            }
-            Draft::SiteList { op, value, list } => match (op, list) {
-                (SiteListEdit::Add, _) => {
-                    let mut l = value.clone();
-                    l.id = None;
-                    l.inserted_count = None;
-                    Outcome::new(Kind::SiteList, to_value(&l)?, Linked::default())
-                }
-                (op, Some(list)) => self.as_site_list_call(list, op.op(), value.clone())?,
-                (_, None) => Outcome::Refused(vec![FieldError::new(
-                    "id",
-                    codes::REQUIRED,
-                    "choose the site list to change",
-                )]),
-            },
-            Draft::AudienceSegment { value } => {
-                let mut s = value.clone();
-                let posted = s
-                    .service_segment_id
-                    .clone()
-                    .filter(|_| existing)
-                    .map(|id| EntityRef::new(Kind::AudienceSegment, Key::Segment(id)));
-                if let Some(why) = posted.as_ref().and_then(read_only_reason) {
-                    Outcome::Refused(vec![FieldError::new(
-                        "serviceSegmentId",
-                        codes::IGNORED_ON_UPDATE,
-                        why,
-                    )])
-                } else {
-                    s.service_segment_id = None;
-                    Outcome::new(Kind::AudienceSegment, to_value(&s)?, Linked::default())
-                }
-            }
-            Draft::AudienceData { value } => {
-                let segment = parent.ok_or_else(|| {
-                    Error::Invalid("choose the segment the identifiers go to".into())
-                })?;
-                let errors = self.upload_errors(segment, value.records())?;
-                return Ok(upload_form_paths(errors));
-            }
-        };
-        match outcome {
-            Outcome::Refused(errors) => Ok(errors),
-            Outcome::Unchanged => Ok(Vec::new()),
-            Outcome::New {
-                kind,
-                payload,
-                linked,
-            } => check_unsaved(
-                &self.conn,
-                kind,
-                &payload,
-                &linked.parents,
-                linked.parent.as_ref(),
-            ),
-            Outcome::Change {
-                target,
-                op,
-                payload,
-                parents,
-                base,
-            } => check_one(
-                &self.conn,
-                target.kind,
-                &target.key,
-                op,
-                Payload::Value(&payload),
-                &parents,
-                base.as_ref(),
-            ),
+        let mut batch = self.scratch_batch(false, false)?;
+        match batch.save_draft(target, parent, draft.clone()) {
+            Ok(_) => Ok(batch.recorded.take().unwrap_or_default()),
+            Err(Error::Refused(refused)) => Ok(refused.0),
+            Err(other) => Err(other),
         }
-    }
-
-    /// A posted entity's update as [`Batch::update_advertiser`] and its siblings save it:
-    /// refused when it changes a field the service ignores on update, nothing to post
-    /// when it is back to the server version, else checked against that version.
-    fn as_update(
-        &self,
-        target: &EntityRef,
-        payload: Value,
-        rules: &[IgnoredOnUpdate],
-    ) -> Result<Outcome> {
-        let Some(current) = self.working_text(target)? else {
-            return Err(Error::NotFound(format!(
-                "{} {} is not in the workspace",
-                target.kind.name(),
-                target.key
-            )));
-        };
-        if !target.key.is_local() {
-            let current: Value = parse_json(&current)?;
-            if let Err(refused) = validate::ignored_on_update(rules, &current, &payload) {
-                return Ok(Outcome::Refused(refused.0));
-            }
-        }
-        self.as_saved_update(target, Op::Update, payload, Vec::new())
-    }
-
-    /// How `save` in the edit module records an update: references filled in, nothing
-    /// queued when the body is the server version, else checked against it.
-    fn as_saved_update(
-        &self,
-        target: &EntityRef,
-        op: Op,
-        mut payload: Value,
-        parents: Vec<ParentRef>,
-    ) -> Result<Outcome> {
-        fill_parents(&mut payload, &parents);
-        let base: Option<String> = self
-            .conn
-            .prepare_cached("SELECT remote_json FROM entities WHERE kind = ?1 AND key = ?2")?
-            .query_row(params![target.kind.name(), key_text(&target.key)], |r| {
-                r.get(0)
-            })
-            .optional()?
-            .flatten();
-        if let Some(base) = &base
-            && canonical(&parse_json::<Value>(base)?)? == canonical(&payload)?
-        {
-            return Ok(Outcome::Unchanged);
-        }
-        Ok(Outcome::Change {
-            target: target.clone(),
-            op,
-            payload,
-            parents,
-            base: base.as_deref().map(parse_json).transpose()?,
-        })
-    }
-
-    /// Flight caps as [`Batch::set_flight_caps_for`] saves them: each cap on its flight
-    /// (a new flight's id filled in when its campaign lands), every `orderId` on the order.
-    fn as_caps(
-        &self,
-        order: &EntityRef,
-        caps: Vec<(FlightCap, Option<EntityRef>)>,
-    ) -> Result<Outcome> {
-        expect_kind(order, Kind::AdOrder)?;
-        let mut waiting = Vec::new();
-        let mut list = Vec::with_capacity(caps.len());
-        for (i, (mut cap, flight)) in caps.into_iter().enumerate() {
-            if let Some(flight) = flight {
-                if flight.kind != Kind::Flight {
-                    return Err(Error::Invalid(format!(
-                        "a flight cap caps a flight, not a {}",
-                        flight.kind.name()
-                    )));
-                }
-                let landed = match &flight.key {
-                    Key::Local(_) => self.resolve_remote(&flight)?,
-                    other => Some(other.clone()),
-                };
-                cap.flight_id = numeric_id(landed.as_ref().unwrap_or(&flight.key));
-                if cap.flight_id.is_none() {
-                    waiting.push(ParentRef {
-                        pointer: format!("/{i}/flightId"),
-                        target: flight,
-                    });
-                }
-            }
-            list.push(cap);
-        }
-        let mut payload = to_value(&list)?;
-        let mut parents = Vec::new();
-        for i in 0..list.len() {
-            parents.append(
-                &mut self
-                    .link(order, &format!("/{i}/orderId"), &mut payload)?
-                    .parents,
-            );
-        }
-        parents.extend(waiting);
-        let target = EntityRef::new(Kind::FlightCaps, order.key.clone());
-        self.as_saved_update(&target, Op::Update, payload, parents)
-    }
-
-    /// A site-list call as [`Batch::append_sites`] and its siblings queue it.
-    fn as_site_list_call(&self, list: &EntityRef, op: Op, body: SiteList) -> Result<Outcome> {
-        expect_kind(list, Kind::SiteList)?;
-        let working: SiteList = parse_json(&self.require(list)?)?;
-        let mut body = if op == Op::SiteListRemoveSites {
-            SiteList {
-                name: body.name,
-                site_ids: body.site_ids,
-                ..SiteList::default()
-            }
-        } else {
-            body
-        };
-        body.id = numeric_id(&list.key);
-        body.inserted_count = None;
-        if body.name.is_none() {
-            body.name = working.name;
-        }
-        Ok(Outcome::Change {
-            target: list.clone(),
-            op,
-            payload: to_value(&body)?,
-            parents: Vec::new(),
-            base: None,
-        })
-    }
-
-    /// The errors [`Batch::upload_audience_data`] would refuse `data` with, else those it
-    /// would record on the changes it queues.
-    fn upload_errors(
-        &self,
-        segment: &EntityRef,
-        mut data: AudienceData,
-    ) -> Result<Vec<FieldError>> {
-        expect_kind(segment, Kind::AudienceSegment)?;
-        let working: Value = parse_json(&self.require(segment)?)?;
-        let remote = match &segment.key {
-            Key::Local(_) => self.resolve_remote(segment)?,
-            other => Some(other.clone()),
-        };
-        let segment_id = match &remote {
-            Some(Key::Segment(id)) => Some(id.clone()),
-            _ => None,
-        };
-        for record in &mut data {
-            record.country_code = record.country_code.trim().to_uppercase();
-            if record.service_segment_id.is_empty()
-                && let Some(id) = &segment_id
-            {
-                record.service_segment_id.clone_from(id);
-            }
-        }
-        let stand_in = |id: &str| {
-            let mut copy = data.clone();
-            for r in copy.iter_mut().filter(|r| r.service_segment_id.is_empty()) {
-                r.service_segment_id = id.to_owned();
-            }
-            copy
-        };
-        let data_type = working
-            .get("dataType")
-            .and_then(Value::as_str)
-            .map(DataType::from_wire);
-        let checked_id = segment_id
-            .as_deref()
-            .unwrap_or(super::validate::PENDING_SEGMENT_ID);
-        if let Err(refused) =
-            validate::audience_data(checked_id, data_type.as_ref(), &stand_in(checked_id))
-        {
-            return Ok(refused.0);
-        }
-        let sized = stand_in(&"x".repeat(SEGMENT_ID_ALLOWANCE));
-        let plan = match upload::plan(&sized, AUDIENCE_UPLOAD_MAX_BYTES) {
-            Ok(plan) => plan,
-            Err(flightdeck_client::Error::Invalid { field, message }) => {
-                return Ok(vec![FieldError::new(field, codes::INVALID, message)]);
-            }
-            Err(other) => return Err(Error::Client(other)),
-        };
-        let mut errors = Vec::new();
-        for pieces in &plan {
-            let body = upload::body(&data, pieces);
-            let parents: Vec<ParentRef> = body
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.service_segment_id.is_empty())
-                .map(|(k, _)| ParentRef {
-                    pointer: format!("/{k}/serviceSegmentId"),
-                    target: segment.clone(),
-                })
-                .collect();
-            errors.extend(check_one(
-                &self.conn,
-                Kind::AudienceSegment,
-                &segment.key,
-                Op::AudienceData,
-                Payload::Value(&to_value(&body)?),
-                &parents,
-                None,
-            )?);
-        }
-        Ok(errors)
-    }
-
-    /// Points `pointer` at `parent` as the edit module's `link` does: its remote id when
-    /// it has one, else null and a reference filled in when the draft lands.
-    fn link(&self, parent: &EntityRef, pointer: &str, payload: &mut Value) -> Result<Linked> {
-        let resolved = match &parent.key {
-            Key::Local(_) => {
-                if self.working_text(parent)?.is_none() {
-                    return Err(Error::NotFound(format!(
-                        "the draft {} {} is not in the workspace (discarded?)",
-                        parent.kind.name(),
-                        parent.key
-                    )));
-                }
-                self.resolve_remote(parent)?
-            }
-            other => Some(other.clone()),
-        };
-        let mut parents = Vec::new();
-        match resolved {
-            Some(Key::Id(id)) => set_pointer(payload, pointer, Value::from(id)),
-            _ => {
-                set_pointer(payload, pointer, Value::Null);
-                parents.push(ParentRef {
-                    pointer: pointer.to_owned(),
-                    target: parent.clone(),
-                });
-            }
-        }
-        Ok(Linked {
-            parent: Some(parent.clone()),
-            parents,
-        })
-    }
-
-    /// The working copy's text; `None` when the workspace does not hold the entity.
-    fn working_text(&self, target: &EntityRef) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT COALESCE(working_json, remote_json) FROM entities WHERE kind = ?1 AND key = ?2",
-            )?
-            .query_row(
-                params![target.kind.name(), key_text(&target.key)],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .optional()?
-            .flatten())
-    }
-
-    fn require(&self, target: &EntityRef) -> Result<String> {
-        self.working_text(target)?.ok_or_else(|| {
-            Error::NotFound(format!(
-                "{} {} is not in the workspace",
-                target.kind.name(),
-                target.key
-            ))
-        })
     }
 
     /// Sets an ad order's flight caps as the caps form chooses them: each cap with the
@@ -674,6 +272,117 @@ impl Workspace {
 }
 
 impl Batch<'_> {
+    /// The one per-kind dispatch of a form's content, for [`Workspace::save_draft`] and
+    /// [`Workspace::validate_draft`] alike. On [`Error::Refused`] the batch may hold part
+    /// of the edit: drop it.
+    pub(crate) fn save_draft(
+        &mut self,
+        target: Option<&EntityRef>,
+        parent: Option<&EntityRef>,
+        draft: Draft,
+    ) -> Result<EntityRef> {
+        match draft {
+            Draft::Advertiser { value } => match target {
+                Some(t) => self.update_advertiser(t, value).map(updated(t)),
+                None => self.create_advertiser(value),
+            },
+            Draft::Campaign { value } => match target {
+                Some(t) => self.update_campaign(t, value).map(updated(t)),
+                None => match parent
+                    .cloned()
+                    .or(by_id(Kind::Advertiser, value.advertiser_id))
+                {
+                    Some(p) => self.create_campaign(&p, value),
+                    None => self.unparented(Kind::Campaign, to_value(&value)?, &ADVERTISER_SLOT),
+                },
+            },
+            Draft::AdOrder { value } => match target {
+                Some(t) => self.update_ad_order(t, value).map(updated(t)),
+                None => match parent.cloned().or(by_id(Kind::Campaign, value.campaign_id)) {
+                    Some(p) => self.create_ad_order(&p, value),
+                    None => self.unparented(Kind::AdOrder, to_value(&value)?, &CAMPAIGN_SLOT),
+                },
+            },
+            Draft::FlightCaps { value, flights, .. } => {
+                let order = parent.ok_or_else(|| {
+                    Error::Invalid("flight caps belong to an ad order: name it".into())
+                })?;
+                let mut flights = flights.into_iter();
+                let chosen = value
+                    .into_iter()
+                    .map(|cap| (cap, flights.next().flatten()))
+                    .collect();
+                self.set_flight_caps_chosen(order, chosen)?;
+                Ok(EntityRef::new(Kind::FlightCaps, order.key.clone()))
+            }
+            Draft::Creative { value } => match target {
+                Some(t) => self.update_creative(t, value).map(updated(t)),
+                None => {
+                    let under = parent.cloned().or_else(|| {
+                        by_id(Kind::Campaign, value.campaign_id)
+                            .or(by_id(Kind::Advertiser, value.advertiser_id))
+                    });
+                    match under {
+                        Some(p) => self.create_creative(&p, value),
+                        None => self.unparented(Kind::Creative, to_value(&value)?, &CREATIVE_SLOT),
+                    }
+                }
+            },
+            Draft::SiteList { op, value } => match (op, target) {
+                (SiteListEdit::Add, _) => self.create_site_list(value),
+                (SiteListEdit::Append, Some(t)) => self.append_sites(t, value).map(updated(t)),
+                (SiteListEdit::Overwrite, Some(t)) => {
+                    self.overwrite_sites(t, value).map(updated(t))
+                }
+                (SiteListEdit::Remove, Some(t)) => self.remove_sites(t, value).map(updated(t)),
+                (_, None) => Err(Error::Refused(ValidationErrors(vec![FieldError::new(
+                    "id",
+                    codes::REQUIRED,
+                    "choose the site list to change",
+                )]))),
+            },
+            Draft::AudienceSegment { value } => match target {
+                Some(t) => self.update_audience_segment(t, value).map(updated(t)),
+                None => self.create_audience_segment(value),
+            },
+            Draft::AudienceData { value } => {
+                let segment = parent.ok_or_else(|| {
+                    Error::Invalid("choose the segment the identifiers go to".into())
+                })?;
+                // The rules name the record's fields; the form shows them at its own.
+                match self.upload_audience_data(segment, value.records()) {
+                    Err(Error::Refused(e)) => {
+                        Err(Error::Refused(ValidationErrors(upload_form_paths(e.0))))
+                    }
+                    Err(other) => Err(other),
+                    Ok(_) => {
+                        self.recorded = self.recorded.take().map(upload_form_paths);
+                        Ok(segment.clone())
+                    }
+                }
+            }
+        }
+    }
+
+    /// A new entity whose form chose no parent: refused at the form's parent picker, with
+    /// the value's other errors (checked as the unlinked draft it would be).
+    fn unparented(&mut self, kind: Kind, payload: Value, slot: &ParentSlot) -> Result<EntityRef> {
+        self.create_unlinked(kind, payload)?;
+        let mut errors = vec![FieldError::new(
+            slot.path,
+            codes::REQUIRED,
+            format!("Choose the {} first.", slot.what),
+        )];
+        errors.extend(
+            self.recorded
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|e| !slot.fields.contains(&e.field.as_str())),
+        );
+        Err(Error::Refused(ValidationErrors(errors)))
+    }
+
     /// Sets an ad order's flight caps as the caps form chooses them: each cap with the
     /// flight it is for (a posted flight, or a new one as [`Workspace::flights_of`] lists
     /// it), or `None` where the buyer has not chosen one. A cap with no flight is kept
@@ -743,59 +452,4 @@ fn caps_to_save(
             (cap, None)
         })
         .collect())
-}
-
-/// Bytes an upload's requests keep free per record for a draft segment's id: the
-/// allowance `Batch::upload_audience_data_split` sizes requests with (private there).
-const SEGMENT_ID_ALLOWANCE: usize = 64;
-
-/// Where a new entity hangs and which of its members wait for a draft's remote id.
-#[derive(Default)]
-struct Linked {
-    parent: Option<EntityRef>,
-    parents: Vec<ParentRef>,
-}
-
-/// What saving a draft would do.
-enum Outcome {
-    /// Refuse it, with these errors; nothing saved.
-    Refused(Vec<FieldError>),
-    /// Nothing to post: the update brings the entity back to its server version.
-    Unchanged,
-    /// Save a new draft.
-    New {
-        kind: Kind,
-        payload: Value,
-        linked: Linked,
-    },
-    /// Queue or fold a change into an entity the workspace holds.
-    Change {
-        target: EntityRef,
-        op: Op,
-        payload: Value,
-        parents: Vec<ParentRef>,
-        base: Option<Value>,
-    },
-}
-
-impl Outcome {
-    fn new(kind: Kind, payload: Value, linked: Linked) -> Outcome {
-        Outcome::New {
-            kind,
-            payload,
-            linked,
-        }
-    }
-}
-
-fn expect_kind(target: &EntityRef, kind: Kind) -> Result<()> {
-    if target.kind == kind {
-        Ok(())
-    } else {
-        Err(Error::Invalid(format!(
-            "expected a {} but got a {}",
-            kind.name(),
-            target.kind.name()
-        )))
-    }
 }

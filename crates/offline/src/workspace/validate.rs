@@ -111,7 +111,6 @@ pub(crate) struct Checker<'c> {
     site_types: HashMap<String, Option<i64>>,
     order_flights: HashMap<String, Option<OrderFlights>>,
     segment_types: HashMap<String, Option<DataType>>,
-    timezones: Timezones,
 }
 
 impl<'c> Checker<'c> {
@@ -121,15 +120,7 @@ impl<'c> Checker<'c> {
             site_types: HashMap::new(),
             order_flights: HashMap::new(),
             segment_types: HashMap::new(),
-            timezones: Timezones::default(),
         }
-    }
-
-    /// The timezone of the advertiser `(kind, key)` belongs to, when the workspace knows
-    /// it: date messages read in it, as the forms show dates.
-    pub(crate) fn timezone_of(&mut self, kind: Kind, key: &Key) -> Result<Option<TimezoneName>> {
-        let conn = self.conn()?;
-        self.timezones.of(conn, kind, key)
     }
 
     /// A checker for changes that need no lookup, usable on any thread.
@@ -139,7 +130,6 @@ impl<'c> Checker<'c> {
             site_types: HashMap::new(),
             order_flights: HashMap::new(),
             segment_types: HashMap::new(),
-            timezones: Timezones::default(),
         }
     }
 
@@ -404,36 +394,6 @@ pub(crate) fn check_one_in(
         base: base.map(Payload::Value),
     };
     checker.check(kind, key, op, payload, parents, with)
-}
-
-/// [`check_one`] for a create not saved yet: dates read in the timezone of `under`'s
-/// advertiser, where the saved draft's own parent chain would lead.
-pub(crate) fn check_unsaved(
-    conn: &Connection,
-    kind: Kind,
-    payload: &Value,
-    parents: &[ParentRef],
-    under: Option<&EntityRef>,
-) -> Result<Vec<FieldError>> {
-    let mut checker = Checker::new(conn);
-    let tz = match under {
-        Some(p) if needs_timezone(kind) => checker.timezone_of(p.kind, &p.key)?,
-        _ => None,
-    };
-    let with = With {
-        tz: tz.as_ref(),
-        base: None,
-    };
-    // Nothing is stored under this key: creates look nothing up by their own key.
-    let key = Key::Local(String::new());
-    checker.check(
-        kind,
-        &key,
-        Op::Create,
-        Payload::Value(payload),
-        parents,
-        with,
-    )
 }
 
 /// Whether checking a change looks at other entities (a site list's stored type, the
