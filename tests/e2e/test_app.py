@@ -976,7 +976,7 @@ class Scenario:
                     raise StepFailed(f"the error at flights[1].startDate has codes {coded}, not OVERLAP: {err.text}")
             else:
                 self.note(
-                    "field errors do not expose their code: FieldErrors (ui/src/forms/kit.tsx) could render "
+                    "field errors do not expose their code: FieldErrors (ui/src/forms/frame.tsx) could render "
                     "data-code={e.code} on each message so tests can tell OVERLAP from other errors; matched the text 'overlap'"
                 )
             print(f"    error shown: {err.text!r}")
