@@ -10,6 +10,7 @@ use flightdeck_client::auth::{PartnerAuth, PkceMethod};
 use flightdeck_client::session::Session;
 use flightdeck_client::token_store::{Profile, TokenStore};
 use flightdeck_client::{ClientConfig, SecretString};
+use flightdeck_model::validate::codes;
 
 use super::{Account, PartnerCallback, PendingPartner, Selection, signed, unavailable};
 use crate::error::State;
@@ -190,10 +191,10 @@ impl Core {
         use secrecy::ExposeSecret;
         let username = username.trim();
         if username.is_empty() {
-            return Err(Error::invalid("username", "REQUIRED", "is required"));
+            return Err(Error::invalid("username", codes::REQUIRED, "is required"));
         }
         if password.expose_secret().is_empty() {
-            return Err(Error::invalid("password", "REQUIRED", "is required"));
+            return Err(Error::invalid("password", codes::REQUIRED, "is required"));
         }
         let active = self.active()?;
         // The password would go to whatever listens on a stopped sandbox's port.
@@ -219,10 +220,14 @@ impl Core {
         use secrecy::ExposeSecret;
         let client_id = client_id.trim();
         if client_id.is_empty() {
-            return Err(Error::invalid("clientId", "REQUIRED", "is required"));
+            return Err(Error::invalid("clientId", codes::REQUIRED, "is required"));
         }
         if client_secret.expose_secret().is_empty() {
-            return Err(Error::invalid("clientSecret", "REQUIRED", "is required"));
+            return Err(Error::invalid(
+                "clientSecret",
+                codes::REQUIRED,
+                "is required",
+            ));
         }
         let active = self.active()?;
         if active.sandbox_is_stopped() {

@@ -17,7 +17,7 @@ use crate::workspace::ChangeMessage;
 /// Message code of a stored change that does not fit its resource.
 pub(super) const MALFORMED_CODE: &str = "MALFORMED";
 /// Message code of an operation the service has no endpoint for.
-pub(super) const NO_ENDPOINT_CODE: &str = "INVALID";
+pub(super) const NO_ENDPOINT_CODE: &str = flightdeck_model::validate::codes::INVALID;
 /// Message code of a change whose parent or target has no id on the service yet.
 pub(super) const NOT_POSTED_CODE: &str = "PARENT_NOT_POSTED";
 /// Message code of a local failure of any other kind.
