@@ -172,15 +172,19 @@ impl Tables {
         }
     }
 
-    /// Builds `kind`'s index unless it is there (or another thread is building it: then
-    /// waits for that build).
-    fn ensure(&self, ws: &Workspace, kind: Kind) -> Result<()> {
-        if self
+    /// Whether `kind`'s index is built.
+    fn built(&self, kind: Kind) -> Result<bool> {
+        Ok(self
             .kinds
             .lock()
             .map_err(|_| poisoned())?
-            .contains_key(&kind)
-        {
+            .contains_key(&kind))
+    }
+
+    /// Builds `kind`'s index unless it is there (or another thread is building it: then
+    /// waits for that build).
+    fn ensure(&self, ws: &Workspace, kind: Kind) -> Result<()> {
+        if self.built(kind)? {
             return Ok(());
         }
         let lock = self
@@ -193,12 +197,7 @@ impl Tables {
         let _building = lock.lock().map_err(|_| poisoned())?;
         loop {
             let generation = self.generation.load(AtomicOrdering::SeqCst);
-            if self
-                .kinds
-                .lock()
-                .map_err(|_| poisoned())?
-                .contains_key(&kind)
-            {
+            if self.built(kind)? {
                 return Ok(());
             }
             let table = KindTable::build(ws, kind)?;
