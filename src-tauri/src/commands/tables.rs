@@ -67,7 +67,7 @@ pub async fn refresh<R: Runtime>(
         sum.removed += count(c.removed);
         sum.kept_pending += count(c.skipped_pending);
     }
-    let _ = WorkspaceChanged::everything().emit(&app);
+    let _ = WorkspaceChanged::pulled(&report).emit(&app);
     announce(&app, &state).await;
     Ok(sum)
 }

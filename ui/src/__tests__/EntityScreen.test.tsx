@@ -124,14 +124,14 @@ describe("entity screens", () => {
     expect(reads()).toBe(before);
 
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["creative"], ids: [] });
+      events.workspaceChanged.emit({ kinds: ["creative"], ids: [], addedOrRemoved: false });
     });
     await settle();
     expect(commands.queryAdOrders.mock.calls.length).toBe(calls);
     expect(reads()).toBe(before);
 
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["ad_order"], ids: [rows[0].target] });
+      events.workspaceChanged.emit({ kinds: ["ad_order"], ids: [rows[0].target], addedOrRemoved: false });
     });
     await settle();
     expect(commands.queryAdOrders.mock.calls.length).toBeGreaterThan(calls);

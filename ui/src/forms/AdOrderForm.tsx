@@ -110,7 +110,8 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   const [caps, setCaps] = useState<FlightCapsRow | null | undefined>(undefined);
   const capsTarget = flow.target;
   const [capsChanged, setCapsChanged] = useState(0);
-  useWorkspaceChanged(["flight_caps", "ad_order"], () => setCapsChanged((n) => n + 1));
+  // Only a change of this ad order or its caps: a save of another row leaves them be.
+  useWorkspaceChanged(["flight_caps", "ad_order"], () => setCapsChanged((n) => n + 1), capsTarget ? [capsTarget, { kind: "flight_caps", key: capsTarget.key }] : []);
   useEffect(() => {
     if (!capsTarget) return;
     let live = true;

@@ -132,8 +132,14 @@ pub struct RowPreview {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Preview {
-    /// One row per entity touched, refused or unchanged, in the plan's order.
+    /// One row per entity touched, refused or unchanged, in the plan's order; once the
+    /// workspace keeps the rows ([`Workspace::keep_rows`]), only the first of them.
     pub rows: Vec<RowPreview>,
+    /// Rows in all, the first of which are `rows`.
+    pub row_count: u32,
+    /// The rows kept for reading a window at a time ([`Workspace::preview_rows`]);
+    /// `None` while `rows` holds them all.
+    pub rows_id: Option<u32>,
     /// New drafts.
     pub creates: u32,
     /// Entities changed.
@@ -861,6 +867,7 @@ impl Workspace {
             }
             preview.rows.push(row);
         }
+        preview.row_count = u32::try_from(preview.rows.len()).unwrap_or(u32::MAX);
         if apply {
             preview.step = batch.commit_step()?;
             return Ok((preview, None));

@@ -98,6 +98,9 @@ pub struct Undone {
     pub step: HistoryStep,
     /// The entities it changed back, for views to refresh.
     pub targets: Vec<EntityRef>,
+    /// It made or removed entities (undoing a paste removes its drafts), which moves the
+    /// rows after them in a table.
+    pub added_or_removed: bool,
 }
 
 const ENTITY_COLUMNS: &[&str] = &[
@@ -963,6 +966,9 @@ impl Workspace {
                 ..step
             },
             targets: targets_of(&rows),
+            added_or_removed: rows
+                .iter()
+                .any(|r| r.tbl == "entities" && (r.before.is_none() || r.after.is_none())),
         }))
     }
 
