@@ -186,8 +186,9 @@ pub struct WorkspaceChanged {
 
 impl WorkspaceChanged {
     /// Every kind changed, any row, for when truly everything may have: a post (it
-    /// rewrites every posted row and keys drafts anew), a discard, a check of every
-    /// pending change, a settled review.
+    /// rewrites every posted row and keys drafts anew), a discard (drafts that depended
+    /// on it go too), a check of every pending change, a resolved conflict or a settled
+    /// review (the core rebuilds its indexes after those).
     pub fn everything() -> Self {
         WorkspaceChanged {
             kinds: vec![
