@@ -8,6 +8,7 @@
 #   BENCH_AD_ORDERS=1000000 scripts/bench-ui.sh
 #   BENCH_RUNS=30 scripts/bench-ui.sh
 #   BENCH_ONLY_START=1 scripts/bench-ui.sh   cold starts (and the download) only; BENCH_SKIP_START=1 skips them
+#   BENCH_ONLY_BULK=1 scripts/bench-ui.sh    after the download, only opening the table and the select-all preview
 #
 # Figures: cold start to the first interactive screen against a blank Tauri v2 app
 # (benches/blank-app, built the same way), on first launch and with existing data; the

@@ -11,6 +11,7 @@ Environment (scripts/bench-ui.sh sets it, on top of scripts/e2e.sh's):
     FLIGHTDECK_BENCH_AD_ORDERS  N
     FLIGHTDECK_BENCH_BLANK      the blank Tauri app, for the cold-start floor
     BENCH_RUNS                  runs per figure (default 20)
+    BENCH_ONLY_BULK             after the download, only the table's opening and the select-all preview
 """
 
 from __future__ import annotations
@@ -528,6 +529,9 @@ def main() -> int:
         if os.environ.get("BENCH_ONLY_START"):
             return status
         b.open_table()
+        if os.environ.get("BENCH_ONLY_BULK"):
+            b.bulk_select_all()
+            return status
         b.ipc_floor()
         b.memory()
         b.filter_keys()

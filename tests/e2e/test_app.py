@@ -746,6 +746,7 @@ class Scenario:
         self.click('[role="dialog"] [data-action="preview"]')
         counts = s.wait_for('[role="dialog"] [data-preview-counts]', "the preview of the select-all edit", timeout=30)
         s.wait_until(lambda: f"{n} updates" in counts.text, f"the preview to read {n} updates (it reads {counts.text!r})", timeout=30)
+        counted = counts.text
         shown = [r.attribute("data-preview-row") for r in s.find_all('[role="dialog"] [data-preview-row]')]
         if len(shown) != min(n, 50):
             raise StepFailed(f"the preview shows {len(shown)} rows, not the first {min(n, 50)} of {n}")
@@ -759,7 +760,7 @@ class Scenario:
         self.click(f'{root} input[aria-label="Select all rows"]')
         self.click(f'{root} input[aria-label="Select all rows"]')
         s.wait_until(lambda: "selected" not in s.find(f"{root} .dt-count").text, "the selection to clear", timeout=10)
-        print(f"    preview of a select-all: {counts.text} (first {len(shown)} rows shown)")
+        print(f"    preview of a select-all: {counted} (first {len(shown)} rows shown)")
 
     def step_bulk_replace(self) -> None:
         """q. Duplicate two creatives as drafts, replace their landing page URL, post."""

@@ -167,9 +167,12 @@ export const commands = {
 	exportSheet: (scope: BulkScope, delimiter: Delimiter) => typedError<string, AppError>(__TAURI_INVOKE("export_sheet", { scope, delimiter })),
 	/**  Copies entities as new drafts. */
 	duplicateMany: (scope: BulkScope, options: DuplicateOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("duplicate_many", { scope, options, apply })),
-	/**  Undoes the latest local edit (`None`: nothing to undo). */
+	/**
+	 *  Undoes the latest local edit (`None`: nothing to undo); `targets` names what it
+	 *  changed back when that is no more than [`super::MAX_EVENT_IDS`] entities.
+	 */
 	undo: () => typedError<Undone | null, AppError>(__TAURI_INVOKE("undo")),
-	/**  Redoes the latest undone edit (`None`: nothing to redo). */
+	/**  Redoes the latest undone edit (`None`: nothing to redo); `targets` as for `undo`. */
 	redo: () => typedError<Undone | null, AppError>(__TAURI_INVOKE("redo")),
 	/**  A posted step put back by a new edit. */
 	revertStep: (step: number, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("revert_step", { step, apply })),

@@ -127,7 +127,8 @@ pub async fn duplicate_many<R: Runtime>(
     Ok(changed(&app, &state, done).await)
 }
 
-/// Undoes the latest local edit (`None`: nothing to undo).
+/// Undoes the latest local edit (`None`: nothing to undo); `targets` names what it
+/// changed back when that is no more than [`super::MAX_EVENT_IDS`] entities.
 #[tauri::command]
 #[specta::specta]
 pub async fn undo<R: Runtime>(
@@ -139,7 +140,7 @@ pub async fn undo<R: Runtime>(
     Ok(stepped(&app, &state, done).await)
 }
 
-/// Redoes the latest undone edit (`None`: nothing to redo).
+/// Redoes the latest undone edit (`None`: nothing to redo); `targets` as for `undo`.
 #[tauri::command]
 #[specta::specta]
 pub async fn redo<R: Runtime>(

@@ -114,12 +114,13 @@ export class WindowCache<T> {
   /**
    * Rows `ids` changed in place (no row added or removed): the visible window is asked
    * again only when it shows one of them, or when the query filters or sorts (an edit
-   * can move a row into, out of or within it). Other pages holding one of them, and
-   * other queries, are forgotten.
+   * can move a row into, out of or within it), or while a window is on its way (its
+   * answer may predate the change). Other pages holding one of them, and other queries,
+   * are forgotten.
    */
   changedRows(ids: ReadonlySet<string>, rowId: (row: T) => string): void {
     const cur = this.current;
-    if (!cur || this.shownKey !== cur.key || cur.query.filter.trim() !== "" || cur.query.sort !== null) {
+    if (!cur || this.shownKey !== cur.key || cur.inflight.size > 0 || cur.query.filter.trim() !== "" || cur.query.sort !== null) {
       this.invalidate();
       return;
     }
