@@ -278,6 +278,33 @@ impl Account {
     }
 }
 
+impl Account {
+    /// What a post changed, for a host's change event: the entities of the changes it
+    /// settled or held (keyed as they are now), and rows added or removed when it created
+    /// one (a new entity's draft key gives way to its id). `None` when the post failed
+    /// as a whole, or a change is no longer in the workspace: then anything may have.
+    pub fn posted(&self, report: &flightdeck_offline::sync::PushReport) -> Result<Option<Changed>> {
+        let ws = self.workspace()?;
+        let seqs = report
+            .applied
+            .iter()
+            .chain(&report.failed)
+            .chain(&report.needs_review)
+            .map(|c| c.seq)
+            .chain(report.conflicts.iter().map(|c| c.seq))
+            .chain(report.held.iter().map(|h| h.seq));
+        let mut changed = Changed::default();
+        for seq in seqs {
+            let Some(change) = ws.change(seq)? else {
+                return Ok(None);
+            };
+            changed.added_or_removed |= change.op == flightdeck_offline::change::Op::Create;
+            changed.targets.push(change.target);
+        }
+        Ok(Some(changed))
+    }
+}
+
 /// A kind a copy can go into, with the label the buyer reads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

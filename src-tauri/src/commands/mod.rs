@@ -185,10 +185,10 @@ pub struct WorkspaceChanged {
 }
 
 impl WorkspaceChanged {
-    /// Every kind changed, any row, for when truly everything may have: a post (it
-    /// rewrites every posted row and keys drafts anew), a discard (drafts that depended
-    /// on it go too), a check of every pending change, a resolved conflict or a settled
-    /// review (the core rebuilds its indexes after those).
+    /// Every kind changed, any row, for when truly everything may have: a discard
+    /// (drafts that depended on it go too), a check of every pending change, a resolved
+    /// conflict or a settled review (the core rebuilds its indexes after those), a post
+    /// that failed as a whole.
     pub fn everything() -> Self {
         WorkspaceChanged {
             kinds: vec![
@@ -225,6 +225,14 @@ impl WorkspaceChanged {
                 Vec::new()
             },
             added_or_removed: changed.added_or_removed,
+        }
+    }
+
+    /// What a post changed ([`Account::posted`]); everything when that is not known.
+    pub fn posted(active: &Account, report: Option<&flightdeck_offline::sync::PushReport>) -> Self {
+        match report.map(|r| active.posted(r)) {
+            Some(Ok(Some(changed))) => WorkspaceChanged::of(&changed),
+            _ => WorkspaceChanged::everything(),
         }
     }
 

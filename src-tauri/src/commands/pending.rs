@@ -163,8 +163,9 @@ async fn run_post<R: Runtime>(
             .emit(&progress_app);
         })
         .await;
+    let changed = WorkspaceChanged::posted(active, result.as_ref().ok());
     let _ = finished(app, active, result).emit(app);
-    let _ = WorkspaceChanged::everything().emit(app);
+    let _ = changed.emit(app);
     if let Some(state) = app.try_state::<AppState>() {
         announce(app, &state).await;
     }

@@ -89,7 +89,15 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     );
 
     // A posted step cannot be undone: the error says so with its own code.
+    let events = workspace_changed(&h);
     h.post_all();
+    // The post names what it settled: the three ad orders, edited in place.
+    let posted = events
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the post's workspace-changed event");
+    assert_eq!(posted["kinds"], json!(["ad_order"]), "{posted}");
+    assert_eq!(posted["ids"].as_array().map(Vec::len), Some(3), "{posted}");
+    assert_eq!(posted["addedOrRemoved"], false, "{posted}");
     let e = h.err("undo", json!({}));
     assert_eq!(e["code"], "posted", "{e}");
     // Revert puts the old bids back as a new change.
