@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -149,6 +150,12 @@ MARKS_JS = """
 const last = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
 return {asked: last('fd:window-asked'), landed: last('fd:window-landed'), committed: last('fd:table-committed')};
 """
+
+
+def selected_count(text: str) -> Optional[int]:
+    """The N of a table's "· N selected", whatever digit grouping the locale uses."""
+    m = re.search(r"([\d.,\u00a0\u202f ]+) selected", text)
+    return int(re.sub(r"\D", "", m.group(1))) if m and re.sub(r"\D", "", m.group(1)) else None
 
 
 def quantiles(values: list[float]) -> tuple[float, float, float]:
@@ -465,13 +472,15 @@ class Bench(Scenario):
         the preview's counts are on screen. One run: a preview of every row is heavy."""
         s = self.s
         root = '[data-table-root="ad_order"]'
-        t0 = self.now()
-        self.filter_table("ad_order", "")
-        st = self.painted_after("ad_order", t0, lambda st: st["filter"] == "" and st["total"] >= ORDERS, "the whole ad-order table")
+        st = self.table("ad_order")
+        if not st or st["filter"] != "" or st["total"] < ORDERS:
+            t0 = self.now()
+            self.filter_table("ad_order", "")
+            st = self.painted_after("ad_order", t0, lambda st: st["filter"] == "" and st["total"] >= ORDERS, "the whole ad-order table")
         total = int(st["total"])
         self.s.execute(IPC_COUNT_JS)
         t0 = float(self.s.execute(CLICK_AT_JS, f'{root} input[aria-label="Select all rows"]'))
-        s.wait_until(lambda: f"{total:,} selected" in s.find(f"{root} .dt-count").text, f"{total:,} rows selected", timeout=30)
+        s.wait_until(lambda: selected_count(s.find(f"{root} .dt-count").text) == total, f"{total:,} rows selected", timeout=30)
         self.click('[data-action="bulk-edit"]')
         s.wait_for('[data-form="bulk-edit"]', "the Edit N selected dialog", timeout=30)
         self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "name")

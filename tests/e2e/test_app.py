@@ -737,7 +737,7 @@ class Scenario:
         unticked = first.attribute("data-label") or ""
         self.click(first.find('input[type="checkbox"]'))
         n = total - 1
-        s.wait_until(lambda: f"{n:,} selected" in s.find(f"{root} .dt-count").text, f"the table to count {n:,} selected", timeout=10)
+        s.wait_until(lambda: re.search(rf"\b{n} selected", re.sub(r"(?<=\d)[.,\u00a0\u202f ](?=\d{{3}})", "", s.find(f"{root} .dt-count").text)), f"the table to count {n} selected", timeout=10)
         self.click('[data-action="bulk-edit"]')
         s.wait_for('[data-form="bulk-edit"]', f"the Edit {n} selected dialog", timeout=10)
         self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "name")
