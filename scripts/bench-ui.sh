@@ -8,12 +8,16 @@
 #   BENCH_AD_ORDERS=1000000 scripts/bench-ui.sh
 #   BENCH_RUNS=30 scripts/bench-ui.sh
 #   BENCH_ONLY_START=1 scripts/bench-ui.sh   cold starts (and the download) only; BENCH_SKIP_START=1 skips them
+#   BENCH_ONLY_BULK=1 scripts/bench-ui.sh    after the download, only opening the table and the select-all preview
 #
 # Figures: cold start to the first interactive screen against a blank Tauri v2 app
 # (benches/blank-app, built the same way), on first launch and with existing data; the
 # download with its progress; opening the ad-orders table; a filter keystroke until the
 # window repaints; a sort; a save until the table shows the new value; the bytes each
-# command answer carries over the IPC; resident memory of the app and its web process.
+# command answer carries over the IPC; "select all" of every ad order and a preview of an
+# edit of all of them, timed, with the IPC bytes that crossed both ways (counted in the
+# page at the ipc:// transport; the run fails at 1 MB or more); resident memory of the app
+# and its web process.
 # The prepared sandbox database is kept in target/bench-ui/ for the next run
 # ($CARGO_TARGET_DIR is honoured).
 set -euo pipefail

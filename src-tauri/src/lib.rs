@@ -81,7 +81,7 @@ macro_rules! specta_builder {
                 bulk::pick_export_file::<$r>,
                 bulk::import_file::<$r>,
                 bulk::export_file,
-                bulk::selected_targets,
+                bulk::preview_rows,
                 bulk::parent_kinds,
                 app::app_info::<$r>,
                 app::save_settings::<$r>,

@@ -11,12 +11,14 @@ Environment (scripts/bench-ui.sh sets it, on top of scripts/e2e.sh's):
     FLIGHTDECK_BENCH_AD_ORDERS  N
     FLIGHTDECK_BENCH_BLANK      the blank Tauri app, for the cold-start floor
     BENCH_RUNS                  runs per figure (default 20)
+    BENCH_ONLY_BULK             after the download, only the table's opening and the select-all preview
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -50,6 +52,45 @@ const t0 = performance.now();
 window.__TAURI_INTERNALS__
   .invoke('flight_timeline', {flights: [], timezone: null})
   .then(() => done(performance.now() - t0), () => done(-1));
+"""
+
+# Counts the bytes that cross the IPC from here on, both ways, by wrapping the page's end
+# of the transport: Tauri posts each command's arguments to its ipc:// custom protocol
+# with fetch() and reads the answer from the response (the invoke functions themselves
+# are read-only). The request body and the response body are counted as bytes; a
+# postMessage fallback, should the webview refuse the protocol, is counted one way and
+# flagged. Calling it again resets the counters.
+IPC_COUNT_JS = """
+if (!window.__fdIpc) {
+  const count = window.__fdIpc = {sent: 0, received: 0, calls: 0, fallback: 0, cmds: {}};
+  const enc = new TextEncoder();
+  const size = (b) => b == null ? 0 : typeof b === 'string' ? enc.encode(b).length : (b.byteLength ?? b.size ?? 0);
+  const realFetch = window.fetch.bind(window);
+  window.fetch = (input, init) => {
+    const url = typeof input === 'string' ? input : input.url;
+    if (!/^ipc:|ipc\.localhost/.test(url)) return realFetch(input, init);
+    const c = window.__fdIpc;
+    const cmd = decodeURIComponent(url.split('/').pop().split('?')[0]);
+    const sent = size(init && init.body);
+    c.calls += 1;
+    c.sent += sent;
+    return realFetch(input, init).then((r) => {
+      r.clone().arrayBuffer().then((b) => {
+        c.received += b.byteLength;
+        c.cmds[cmd] = (c.cmds[cmd] || 0) + sent + b.byteLength;
+      });
+      return r;
+    });
+  };
+  if (window.ipc && typeof window.ipc.postMessage === 'function') {
+    const post = window.ipc.postMessage.bind(window.ipc);
+    try {
+      window.ipc.postMessage = (m) => { window.__fdIpc.fallback += 1; window.__fdIpc.sent += size(m); return post(m); };
+    } catch (e) { /* read-only: the fetch path is the one used */ }
+  }
+}
+Object.assign(window.__fdIpc, {sent: 0, received: 0, calls: 0, fallback: 0, cmds: {}});
+return true;
 """
 
 # The painted state of the table of a kind: attributes its root carries (DataTable).
@@ -109,6 +150,12 @@ MARKS_JS = """
 const last = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
 return {asked: last('fd:window-asked'), landed: last('fd:window-landed'), committed: last('fd:table-committed')};
 """
+
+
+def selected_count(text: str) -> Optional[int]:
+    """The N of a table's "· N selected", whatever digit grouping the locale uses."""
+    m = re.search(r"([\d.,\u00a0\u202f ]+) selected", text)
+    return int(re.sub(r"\D", "", m.group(1))) if m and re.sub(r"\D", "", m.group(1)) else None
 
 
 def quantiles(values: list[float]) -> tuple[float, float, float]:
@@ -418,6 +465,52 @@ class Bench(Scenario):
             self.filter_table("ad_order", "")
         report("save a form until the table shows the value", times)
 
+    def bulk_select_all(self) -> None:
+        """Selects all rows of the ad-order table, opens "Edit N selected" and previews an
+        edit of every row: the IPC bytes both ways (the 100,000 rows' ids and their
+        preview stay in Rust) and the time from the click on the header checkbox until
+        the preview's counts are on screen. One run: a preview of every row is heavy."""
+        s = self.s
+        root = '[data-table-root="ad_order"]'
+        st = self.table("ad_order")
+        if not st or st["filter"] != "" or st["total"] < ORDERS:
+            t0 = self.now()
+            self.filter_table("ad_order", "")
+            st = self.painted_after("ad_order", t0, lambda st: st["filter"] == "" and st["total"] >= ORDERS, "the whole ad-order table")
+        total = int(st["total"])
+        self.s.execute(IPC_COUNT_JS)
+        t0 = float(self.s.execute(CLICK_AT_JS, f'{root} input[aria-label="Select all rows"]'))
+        s.wait_until(lambda: selected_count(s.find(f"{root} .dt-count").text) == total, f"{total:,} rows selected", timeout=30)
+        self.click('[data-action="bulk-edit"]')
+        s.wait_for('[data-form="bulk-edit"]', "the Edit N selected dialog", timeout=30)
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "name")
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].op"]', "suffix")
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].value"]', " (bench)")
+        self.click('[role="dialog"] [data-action="preview"]')
+        counts = s.wait_for('[role="dialog"] [data-preview-counts]', "the preview of the select-all edit", timeout=600)
+        s.wait_until(lambda: f"{total} updates" in counts.text, f"the preview to read {total} updates (it reads {counts.text!r})", timeout=600, interval=0.1)
+        took = self.now() - t0
+        s.next_frames(2)
+        ipc = s.execute("return window.__fdIpc;")
+        sent, received = int(ipc["sent"]), int(ipc["received"])
+        both = sent + received
+        by_cmd = ", ".join(f"{c} {b / 1024:.1f} KB" for c, b in sorted(ipc["cmds"].items(), key=lambda kv: -kv[1]))
+        print(f"{'bulk: select all ' + f'{total:,}' + ' rows + preview an edit':<52} {took:>9.0f} ms   (click until the counts show)", flush=True)
+        print(
+            f"{'  IPC bytes both ways (select all + preview)':<52} {both / 1024:>9.1f} KB   "
+            f"(sent {sent / 1024:.1f} KB, received {received / 1024:.1f} KB in {ipc['calls']} calls: {by_cmd})",
+            flush=True,
+        )
+        if ipc["fallback"]:
+            print(f"  note: {ipc['fallback']} calls went through postMessage; their answers are not counted", flush=True)
+        self.s.execute("[...document.querySelectorAll('[role=\"dialog\"] button')].find(b => b.textContent.trim() === 'Cancel').click();")
+        s.wait_gone('[role="dialog"]', "the bulk dialog to close", timeout=30)
+        self.click(f'{root} input[aria-label="Select all rows"]')
+        if both >= 1024 * 1024:
+            raise StepFailed(f"select all + preview moved {both:,} bytes over the IPC, not under 1 MB")
+        if ipc["calls"] == 0:
+            raise StepFailed("no IPC call was counted: the counter did not see the transport")
+
     def memory(self) -> None:
         pid = app_pid(self.cfg.app)
         if pid is None:
@@ -445,11 +538,15 @@ def main() -> int:
         if os.environ.get("BENCH_ONLY_START"):
             return status
         b.open_table()
+        if os.environ.get("BENCH_ONLY_BULK"):
+            b.bulk_select_all()
+            return status
         b.ipc_floor()
         b.memory()
         b.filter_keys()
         b.sort()
         b.save()
+        b.bulk_select_all()
         b.memory()
     except (StepFailed, WaitTimeout) as e:
         print(f"FAIL {e}")

@@ -724,6 +724,44 @@ class Scenario:
             raise StepFailed(f"the sandbox's bids are {got}, not {want}")
         print(f"    sandbox: max_bid {bids} -> {want}")
 
+    def step_bulk_select_all(self) -> None:
+        """p2. Select all ad orders, untick one, preview an edit over the table's query; cancel saves nothing."""
+        s = self.s
+        k = "ad_order"
+        self.nav("ad_orders")
+        self.filter_table(k, "")
+        root = f'[data-table-root="{k}"]'
+        total = int(s.wait_until(lambda: int(s.find(root).attribute("data-total") or 0) > 1 and s.find(root).attribute("data-total"), "the ad-order table's count", timeout=20))
+        self.click(f'{root} input[aria-label="Select all rows"]')
+        first = s.wait_for(f"{root} [data-row]", "a row of the ad-order table", timeout=10)
+        unticked = first.attribute("data-label") or ""
+        self.click(first.find('input[type="checkbox"]'))
+        n = total - 1
+        s.wait_until(lambda: re.search(rf"\b{n} selected", re.sub(r"(?<=\d)[.,\u00a0\u202f ](?=\d{{3}})", "", s.find(f"{root} .dt-count").text)), f"the table to count {n} selected", timeout=10)
+        self.click('[data-action="bulk-edit"]')
+        s.wait_for('[data-form="bulk-edit"]', f"the Edit {n} selected dialog", timeout=10)
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "name")
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].op"]', "suffix")
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].value"]', " (all)")
+        self.click('[role="dialog"] [data-action="preview"]')
+        counts = s.wait_for('[role="dialog"] [data-preview-counts]', "the preview of the select-all edit", timeout=30)
+        s.wait_until(lambda: f"{n} updates" in counts.text, f"the preview to read {n} updates (it reads {counts.text!r})", timeout=30)
+        counted = counts.text
+        shown = [r.attribute("data-preview-row") for r in s.find_all('[role="dialog"] [data-preview-row]')]
+        if len(shown) != min(n, 50):
+            raise StepFailed(f"the preview shows {len(shown)} rows, not the first {min(n, 50)} of {n}")
+        if unticked in shown and n <= 50:
+            raise StepFailed(f"the unticked row {unticked!r} is in the preview: {shown}")
+        self.screenshot("12b-select-all-preview")
+        self.s.execute("[...document.querySelectorAll('[role=\"dialog\"] button')].find(b => b.textContent.trim() === 'Cancel').click();")
+        s.wait_gone('[role="dialog"]', "the select-all dialog to close on Cancel", timeout=10)
+        self.wait_pending(0, timeout=10)
+        # Select all, then clear it.
+        self.click(f'{root} input[aria-label="Select all rows"]')
+        self.click(f'{root} input[aria-label="Select all rows"]')
+        s.wait_until(lambda: "selected" not in s.find(f"{root} .dt-count").text, "the selection to clear", timeout=10)
+        print(f"    preview of a select-all: {counted} (first {len(shown)} rows shown)")
+
     def step_bulk_replace(self) -> None:
         """q. Duplicate two creatives as drafts, replace their landing page URL, post."""
         s = self.s
@@ -1604,6 +1642,7 @@ def main() -> int:
             ("l. id-based site list: append, overwrite, remove", sc.step_id_site_list),
             ("m. segment upload of 1,200 hashed e-mails turns ACTIVE", sc.step_segment_upload),
             ("p. bulk edit of 3 ad orders, undo, redo, money review, post", sc.step_bulk_edit),
+            ("p2. select all ad orders, untick one, preview an edit over the query", sc.step_bulk_select_all),
             ("q. duplicate creatives, find and replace their URL, post", sc.step_bulk_replace),
             ("r. paste 5 rows as new ad orders, post", sc.step_bulk_paste),
             ("s. export CSV, edit a cell, import with preview, post", sc.step_bulk_csv),

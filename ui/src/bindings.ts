@@ -127,18 +127,21 @@ export const commands = {
 	 */
 	postChanges: (seqs: number[] | null) => typedError<null, AppError>(__TAURI_INVOKE("post_changes", { seqs })),
 	/**  "Edit N selected": previews, or applies as one undo step. */
-	bulkEdit: (targets: EntityRef[], edits: FieldEdit[], apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("bulk_edit", { targets, edits, apply })),
+	bulkEdit: (scope: BulkScope, edits: FieldEdit[], apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("bulk_edit", { scope, edits, apply })),
 	/**  Find and replace in text fields. */
-	findReplace: (scope: Scope, find: Find, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("find_replace", { scope, find, apply })),
+	findReplace: (scope: BulkScope, find: Find, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("find_replace", { scope, find, apply })),
 	/**  Paste rows from a spreadsheet, or import a CSV or TSV file's text. */
 	importSheet: (text: string, options: ImportOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("import_sheet", { text, options, apply })),
 	/**  The entities of `scope` as CSV or TSV text (copy, export). */
-	exportSheet: (scope: Scope, delimiter: Delimiter) => typedError<string, AppError>(__TAURI_INVOKE("export_sheet", { scope, delimiter })),
+	exportSheet: (scope: BulkScope, delimiter: Delimiter) => typedError<string, AppError>(__TAURI_INVOKE("export_sheet", { scope, delimiter })),
 	/**  Copies entities as new drafts. */
-	duplicateMany: (sources: EntityRef[], options: DuplicateOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("duplicate_many", { sources, options, apply })),
-	/**  Undoes the latest local edit (`None`: nothing to undo). */
+	duplicateMany: (scope: BulkScope, options: DuplicateOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("duplicate_many", { scope, options, apply })),
+	/**
+	 *  Undoes the latest local edit (`None`: nothing to undo); `targets` names what it
+	 *  changed back when that is no more than [`super::MAX_EVENT_IDS`] entities.
+	 */
 	undo: () => typedError<Undone | null, AppError>(__TAURI_INVOKE("undo")),
-	/**  Redoes the latest undone edit (`None`: nothing to redo). */
+	/**  Redoes the latest undone edit (`None`: nothing to redo); `targets` as for `undo`. */
 	redo: () => typedError<Undone | null, AppError>(__TAURI_INVOKE("redo")),
 	/**  A posted step put back by a new edit. */
 	revertStep: (step: number, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("revert_step", { step, apply })),
@@ -159,9 +162,12 @@ export const commands = {
 	 *  Writes the entities of `scope` to the file chosen with `pick_export_file` (`file` is
 	 *  its token), whole or not at all; returns the rows written.
 	 */
-	exportFile: (file: string, scope: Scope) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { file, scope })),
-	/**  What a "select all" of a filtered table covers, less the rows unticked since. */
-	selectedTargets: (kind: Kind, query: TableQuery, except: EntityRef[]) => typedError<EntityRef[], AppError>(__TAURI_INVOKE("selected_targets", { kind, query, except })),
+	exportFile: (file: string, scope: BulkScope) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { file, scope })),
+	/**
+	 *  A window of the rows of the preview (or applied result) the buyer is looking at:
+	 *  `rowsId` from its answer, up to `limit` rows from `offset`.
+	 */
+	previewRows: (rowsId: number, offset: number, limit: number) => typedError<Window<RowPreview>, AppError>(__TAURI_INVOKE("preview_rows", { rowsId, offset, limit })),
 	/**
 	 *  Where a copy of an entity of `kind` can go: the kinds it can hang under (none: beside
 	 *  the original only).
@@ -432,6 +438,20 @@ export type Budgets = {
 	/**  Ad-order daily budgets (`dailyBudget`). */
 	orderDaily: number | null,
 };
+
+/**  The entities a bulk operation reaches. */
+export type BulkScope = 
+/**  The rows the buyer ticked, in the order given. */
+{ type: "ids"; value: EntityRef[] } | 
+/**
+ *  A table's "select all": every row its query selects, in the table's order
+ *  (`offset` and `limit` are ignored), but those in `except`.
+ */
+{ type: "query"; value: TableSelection } | 
+/**  Every entity of one kind. */
+{ type: "kind"; value: Kind } | 
+/**  Every entity of the account. */
+{ type: "account" };
 
 /**  A campaign, as sent to `campaign/save` and returned with its flights. */
 export type Campaign = {
@@ -1269,8 +1289,18 @@ export type Pick =
 
 /**  What a bulk operation would do, or did. */
 export type Preview = {
-	/**  One row per entity touched, refused or unchanged, in the plan's order. */
+	/**
+	 *  One row per entity touched, refused or unchanged, in the plan's order; once the
+	 *  workspace keeps the rows ([`Workspace::keep_rows`]), only the first of them.
+	 */
 	rows: RowPreview[],
+	/**  Rows in all, the first of which are `rows`. */
+	rowCount: number,
+	/**
+	 *  The rows kept for reading a window at a time ([`Workspace::preview_rows`]);
+	 *  `None` while `rows` holds them all.
+	 */
+	rowsId: number | null,
 	/**  New drafts. */
 	creates: number,
 	/**  Entities changed. */
@@ -1447,15 +1477,6 @@ export type Saved = {
 	pendingCount: number,
 };
 
-/**  Which entities an operation reaches. */
-export type Scope = 
-/**  The rows the buyer selected. */
-{ type: "selection"; value: EntityRef[] } | 
-/**  Every entity of one kind. */
-{ type: "kind"; value: Kind } | 
-/**  Every entity of the account. */
-{ type: "account" };
-
 /**  The shell changed (sign-in through a deep link, expiry, connectivity). */
 export type SessionChanged = AppSnapshot;
 
@@ -1594,6 +1615,16 @@ export type TableQuery = {
 	limit: number,
 };
 
+/**  A "select all" of a table view, as the page holds it. */
+export type TableSelection = {
+	/**  The table's kind. */
+	kind: Kind,
+	/**  Its parent narrowing, filter and sort. */
+	query: TableQuery,
+	/**  Rows unticked since. */
+	except: EntityRef[],
+};
+
 /**  What the flights editor draws. */
 export type Timeline = {
 	/**  One bar per flight. */
@@ -1664,6 +1695,11 @@ export type Undone = {
 	step: HistoryStep,
 	/**  The entities it changed back, for views to refresh. */
 	targets: EntityRef[],
+	/**
+	 *  It made or removed entities (undoing a paste removes its drafts), which moves the
+	 *  rows after them in a table.
+	 */
+	addedOrRemoved: boolean,
 };
 
 /**  Which releases the app offers to install. */
@@ -1760,14 +1796,24 @@ export type Window<T> = {
 };
 
 /**
- *  Entities changed in the workspace: views showing these kinds (or these entities)
- *  ask for their window again; nothing else re-renders.
+ *  Entities changed in the workspace. A view showing one of `kinds` asks again for what
+ *  it shows only when it shows one of `ids`, or when rows may have moved in it (rows
+ *  added or removed, or its filter or sort may place an edited row elsewhere);
+ *  nothing else re-renders.
  */
 export type WorkspaceChanged = {
-	/**  Kinds with changed rows (every kind after a download or a post). */
+	/**  Kinds with changed rows. */
 	kinds: Kind[],
-	/**  The entities saved, when known; empty when whole kinds changed. */
+	/**
+	 *  The entities changed, when known and no more than [`MAX_EVENT_IDS`]; empty when
+	 *  any row of `kinds` may have changed.
+	 */
 	ids: EntityRef[],
+	/**
+	 *  Rows of `kinds` were added, removed or keyed anew (a new draft, an undone
+	 *  create, a post): every view of them counts and places its rows again.
+	 */
+	addedOrRemoved: boolean,
 };
 
 /* Tauri Specta runtime */

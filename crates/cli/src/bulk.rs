@@ -62,7 +62,10 @@ pub fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
     let ids: Vec<String> = args.id.iter().chain(&args.ids).cloned().collect();
     let targets = targets(&*ctx.read()?, args.kind, &ids, &args.wheres)?;
     let edits = edits(&args)?;
-    let preview = ctx.work()?.bulk_edit(&targets, &edits, !args.dry_run)?;
+    let preview = ctx
+        .work()?
+        .bulk_edit(&targets.into(), &edits, !args.dry_run)?
+        .preview;
     print_preview(&preview, ctx.json)?;
     if preview.refused > 0 && preview.step.is_none() && !args.dry_run && !args.kind.has_update() {
         eprintln!(
@@ -121,7 +124,10 @@ pub fn replace(ctx: &Ctx, a: ReplaceArgs) -> Result<(), CliError> {
         regex: a.regex,
         fields: a.fields,
     };
-    let preview = ctx.work()?.replace(&scope, &find, !a.dry_run)?;
+    let preview = ctx
+        .work()?
+        .replace(&scope.into(), &find, !a.dry_run)?
+        .preview;
     print_preview(&preview, ctx.json)?;
     finish(&preview, a.dry_run)
 }
@@ -172,7 +178,10 @@ pub fn duplicate(ctx: &Ctx, a: DuplicateArgs) -> Result<(), CliError> {
         into,
         shift_days: Some(a.shift_days),
     };
-    let preview = ctx.work()?.duplicate_many(&sources, &options, !a.dry_run)?;
+    let preview = ctx
+        .work()?
+        .duplicate_many(&sources.into(), &options, !a.dry_run)?
+        .preview;
     if ctx.json {
         return print_preview(&preview, true);
     }
@@ -256,7 +265,7 @@ pub struct RevertArgs {
 
 /// `flightdeck revert`.
 pub fn revert(ctx: &Ctx, a: RevertArgs) -> Result<(), CliError> {
-    let preview = ctx.work()?.revert(a.step, !a.dry_run)?;
+    let preview = ctx.work()?.revert(a.step, !a.dry_run)?.preview;
     print_preview(&preview, ctx.json)?;
     finish(&preview, a.dry_run)
 }

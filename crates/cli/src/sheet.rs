@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use flightdeck_core::bulk::BulkScope;
 use flightdeck_offline::bulk::plan::Scope;
 use flightdeck_offline::bulk::sheet::Delimiter;
 use flightdeck_offline::change::Kind;
@@ -36,6 +37,7 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> Result<(), CliError> {
         (false, Some(path)) => Delimiter::of_path(path),
         (false, None) => Delimiter::Comma,
     };
+    let scope: BulkScope = scope.into();
     match &a.output {
         Some(path) => {
             // Whole or not at all, as the app writes its exports.
@@ -79,7 +81,8 @@ pub fn import(ctx: &Ctx, a: ImportArgs) -> Result<(), CliError> {
     };
     let preview = ctx
         .work()?
-        .import_file(&a.file, a.kind, parent, !a.dry_run)?;
+        .import_file(&a.file, a.kind, parent, !a.dry_run)?
+        .preview;
     print_preview(&preview, ctx.json)?;
     finish(&preview, a.dry_run)
 }

@@ -1,18 +1,74 @@
 //! Bulk work for both hosts: each operation previews (nothing saved) or applies as one
 //! undo step, and keeps the table indexes up to date. The rules are the workspace's
-//! (`flightdeck_offline::bulk`); this layer only adds the account's lock and the tables.
+//! (`flightdeck_offline::bulk`); this layer adds the account's lock, the tables, the
+//! scope a table's "select all" stands for ([`scope`]), and the paging of a preview's
+//! rows: an answer carries its counts and first [`FIRST_ROWS`] rows, the rest stay in
+//! the workspace ([`Account::preview_rows`]).
+
+pub mod scope;
 
 use flightdeck_offline::bulk::money::MoneySummary;
 use flightdeck_offline::bulk::ops::FieldEdit;
-use flightdeck_offline::bulk::plan::{DuplicateOptions, Scope};
+use flightdeck_offline::bulk::plan::DuplicateOptions;
 use flightdeck_offline::bulk::replace::Find;
 use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
-use flightdeck_offline::change::EntityRef;
-use flightdeck_offline::workspace::{HistoryStep, Preview, Undone, Workspace};
+use flightdeck_offline::change::{EntityRef, Kind};
+use flightdeck_offline::workspace::{HistoryStep, Preview, RowPreview, Undone, Workspace};
 
 use serde::Serialize;
 
+pub use scope::{BulkScope, TableSelection};
+
+use crate::query::Window;
 use crate::{Account, Result};
+
+/// Rows a bulk answer carries: a table's page. The others are read a window at a time.
+pub const FIRST_ROWS: usize = 50;
+
+/// What an edit did, for a host's change event: the entities it changed, and whether it
+/// added or removed rows (a new draft, an undone create), which moves every row after
+/// them in a table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changed {
+    /// The entities changed, made or removed.
+    pub targets: Vec<EntityRef>,
+    /// Rows were added or removed.
+    pub added_or_removed: bool,
+}
+
+impl Changed {
+    /// What a download changed: the entities the service added, changed or removed.
+    pub fn pulled(report: &flightdeck_offline::workspace::PullReport) -> Changed {
+        use flightdeck_offline::workspace::ServerChangeKind;
+        Changed {
+            targets: report.changes.iter().map(|c| c.target.clone()).collect(),
+            added_or_removed: report
+                .changes
+                .iter()
+                .any(|c| !matches!(c.change, ServerChangeKind::Changed)),
+        }
+    }
+
+    /// The kinds of the entities changed, each once.
+    pub fn kinds(&self) -> Vec<Kind> {
+        let mut kinds: Vec<Kind> = Vec::new();
+        for t in &self.targets {
+            if !kinds.contains(&t.kind) {
+                kinds.push(t.kind);
+            }
+        }
+        kinds
+    }
+}
+
+/// A bulk operation's answer (its counts and first rows) and what it changed.
+#[derive(Debug, Clone)]
+pub struct BulkDone {
+    /// The preview, or the applied result, with its first [`FIRST_ROWS`] rows.
+    pub preview: Preview,
+    /// What applying changed (nothing for a preview).
+    pub changed: Changed,
+}
 
 /// Largest file an import reads: 256 MiB. A whole-account export of 100,000 ad orders,
 /// the benches' scale, is about 24 MB (their 50 MB listing in the export's columns), so
@@ -60,44 +116,58 @@ fn read_capped(path: &std::path::Path, limit: u64) -> Result<String> {
     Ok(text)
 }
 
-/// The entities an applied preview changed or made.
-fn changed(preview: &Preview) -> Vec<EntityRef> {
+/// What an applied preview changed or made.
+fn changed(preview: &Preview) -> Changed {
     if preview.step.is_none() {
-        return Vec::new();
+        return Changed::default();
     }
-    preview
-        .rows
-        .iter()
-        .filter_map(|r| r.target.clone())
-        .collect()
+    Changed {
+        targets: preview
+            .rows
+            .iter()
+            .filter(|r| r.outcome != flightdeck_offline::workspace::RowOutcome::Refused)
+            .filter_map(|r| r.target.clone())
+            .collect(),
+        added_or_removed: preview.creates > 0,
+    }
 }
 
 impl Account {
+    /// Runs a bulk operation on the workspace (with the table indexes the scope is read
+    /// from), brings the indexes up to date, and keeps its rows for paging.
     fn bulk(
         &self,
-        f: impl FnOnce(&mut Workspace) -> flightdeck_offline::Result<Preview>,
-    ) -> Result<Preview> {
-        let (preview, _) = self.edit(|ws| {
-            let preview = f(ws)?;
-            let touched = changed(&preview);
-            Ok((preview, touched))
+        f: impl FnOnce(&mut Workspace, &crate::query::Tables) -> Result<Preview>,
+    ) -> Result<BulkDone> {
+        let ((preview, changed), _) = self.edit(|ws| {
+            let mut preview = f(ws, &self.tables)?;
+            let changed = changed(&preview);
+            ws.keep_rows(&mut preview, FIRST_ROWS);
+            let touched = changed.targets.clone();
+            Ok(((preview, changed), touched))
         })?;
-        Ok(preview)
+        Ok(BulkDone { preview, changed })
     }
 
-    /// "Edit N selected": the same field edits on every target.
+    /// "Edit N selected": the same field edits on every entity of `scope`.
     pub fn bulk_edit(
         &self,
-        targets: &[EntityRef],
+        scope: &BulkScope,
         edits: &[FieldEdit],
         apply: bool,
-    ) -> Result<Preview> {
-        self.bulk(|ws| ws.bulk_edit(targets, edits, apply))
+    ) -> Result<BulkDone> {
+        self.bulk(|ws, tables| {
+            let targets = scope.targets(tables, ws)?;
+            Ok(ws.bulk_edit(&targets, edits, apply)?)
+        })
     }
 
     /// Find and replace in text fields.
-    pub fn replace(&self, scope: &Scope, find: &Find, apply: bool) -> Result<Preview> {
-        self.bulk(|ws| ws.replace(scope, find, apply))
+    pub fn replace(&self, scope: &BulkScope, find: &Find, apply: bool) -> Result<BulkDone> {
+        self.bulk(|ws, tables| {
+            let scope = scope.resolve(tables, ws)?;
+            Ok(ws.replace(&scope, find, apply)?)
+        })
     }
 
     /// Import a CSV or TSV file, or paste rows from a spreadsheet.
@@ -106,7 +176,7 @@ impl Account {
         text: &str,
         options: &ImportOptions,
         apply: bool,
-    ) -> Result<Preview> {
+    ) -> Result<BulkDone> {
         let label = match options.delimiter {
             Delimiter::Tab => "Paste rows",
             Delimiter::Comma => "Import a file",
@@ -121,30 +191,47 @@ impl Account {
         options: &ImportOptions,
         label: &str,
         apply: bool,
-    ) -> Result<Preview> {
-        self.bulk(|ws| ws.import_sheet(text, options, label, apply))
+    ) -> Result<BulkDone> {
+        self.bulk(|ws, _| Ok(ws.import_sheet(text, options, label, apply)?))
     }
 
     /// Copies as new drafts.
     pub fn duplicate_many(
         &self,
-        sources: &[EntityRef],
+        scope: &BulkScope,
         options: &DuplicateOptions,
         apply: bool,
-    ) -> Result<Preview> {
-        self.bulk(|ws| ws.duplicate(sources, options, apply))
+    ) -> Result<BulkDone> {
+        self.bulk(|ws, tables| {
+            let sources = scope.targets(tables, ws)?;
+            Ok(ws.duplicate(&sources, options, apply)?)
+        })
     }
 
     /// A posted step put back by a new edit.
-    pub fn revert(&self, step: i64, apply: bool) -> Result<Preview> {
-        self.bulk(|ws| ws.revert(step, apply))
+    pub fn revert(&self, step: i64, apply: bool) -> Result<BulkDone> {
+        self.bulk(|ws, _| Ok(ws.revert(step, apply)?))
+    }
+
+    /// A window of the rows of the latest preview (or applied result) `rows_id` names
+    /// (its `rowsId`): the pages after the first its answer carried.
+    pub fn preview_rows(
+        &self,
+        rows_id: u32,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Window<RowPreview>> {
+        let ws = self.workspace()?;
+        let (rows, total) = ws.preview_rows(rows_id, offset as usize, limit as usize)?;
+        let offset = (offset as usize).min(total);
+        Ok(Window::new(rows, offset, total, total))
     }
 
     /// The entities of `scope` as a sheet (a whole account gets a `kind` column).
-    pub fn export_sheet(&self, scope: &Scope, delimiter: Delimiter) -> Result<String> {
+    pub fn export_sheet(&self, scope: &BulkScope, delimiter: Delimiter) -> Result<String> {
         let ws = self.workspace()?;
-        let targets = ws.targets(scope)?;
-        Ok(ws.export_sheet(&targets, delimiter, matches!(scope, Scope::Account))?)
+        let targets = scope.targets(&self.tables, &ws)?;
+        Ok(ws.export_sheet(&targets, delimiter, matches!(scope, BulkScope::Account))?)
     }
 
     /// Undoes the latest local edit; `None` when there is none.
@@ -191,7 +278,7 @@ impl Account {
         kind: Option<flightdeck_offline::change::Kind>,
         parent: Option<EntityRef>,
         apply: bool,
-    ) -> Result<Preview> {
+    ) -> Result<BulkDone> {
         let text = read_import_file(path)?;
         let options = ImportOptions {
             delimiter: Delimiter::of_path(path),
@@ -206,7 +293,7 @@ impl Account {
 
     /// Writes the entities of `scope` to a CSV or TSV file, whole or not at all (an
     /// earlier file stays as it was when the write fails); returns the rows written.
-    pub fn export_file(&self, path: &std::path::Path, scope: &Scope) -> Result<usize> {
+    pub fn export_file(&self, path: &std::path::Path, scope: &BulkScope) -> Result<usize> {
         self.export_to(path, scope, Delimiter::of_path(path))
     }
 
@@ -215,13 +302,13 @@ impl Account {
     pub fn export_to(
         &self,
         path: &std::path::Path,
-        scope: &Scope,
+        scope: &BulkScope,
         delimiter: Delimiter,
     ) -> Result<usize> {
         let (text, rows) = {
             let ws = self.workspace()?;
-            let targets = ws.targets(scope)?;
-            let text = ws.export_sheet(&targets, delimiter, matches!(scope, Scope::Account))?;
+            let targets = scope.targets(&self.tables, &ws)?;
+            let text = ws.export_sheet(&targets, delimiter, matches!(scope, BulkScope::Account))?;
             (text, targets.len())
         };
         crate::files::replace_file(path, text.as_bytes())?;
@@ -230,18 +317,29 @@ impl Account {
 }
 
 impl Account {
-    /// The rows a "select all" of a filtered table stands for, less those unticked: the
-    /// targets of a bulk operation on it.
-    pub fn selected_targets(
-        &self,
-        kind: flightdeck_offline::change::Kind,
-        query: &crate::query::TableQuery,
-        except: &[EntityRef],
-    ) -> Result<Vec<EntityRef>> {
+    /// What a post changed, for a host's change event: the entities of the changes it
+    /// settled or held (keyed as they are now), and rows added or removed when it created
+    /// one (a new entity's draft key gives way to its id). `None` when the post failed
+    /// as a whole, or a change is no longer in the workspace: then anything may have.
+    pub fn posted(&self, report: &flightdeck_offline::sync::PushReport) -> Result<Option<Changed>> {
         let ws = self.workspace()?;
-        let mut targets = self.tables.targets(&ws, kind, query)?;
-        targets.retain(|t| !except.contains(t));
-        Ok(targets)
+        let seqs = report
+            .applied
+            .iter()
+            .chain(&report.failed)
+            .chain(&report.needs_review)
+            .map(|c| c.seq)
+            .chain(report.conflicts.iter().map(|c| c.seq))
+            .chain(report.held.iter().map(|h| h.seq));
+        let mut changed = Changed::default();
+        for seq in seqs {
+            let Some(change) = ws.change(seq)? else {
+                return Ok(None);
+            };
+            changed.added_or_removed |= change.op == flightdeck_offline::change::Op::Create;
+            changed.targets.push(change.target);
+        }
+        Ok(Some(changed))
     }
 }
 

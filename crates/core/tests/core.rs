@@ -112,7 +112,7 @@ async fn an_import_file_over_the_limit_is_refused_and_nothing_saved_is_lost() {
     let kept = account
         .import_file(&small, Some(Kind::Advertiser), None, true)
         .unwrap();
-    assert_eq!(kept.creates, 1, "{kept:?}");
+    assert_eq!(kept.preview.creates, 1, "{kept:?}");
     assert_eq!(account.pending_count().unwrap(), 1);
 
     // A sparse file: its size is what counts, and it is never read.
@@ -146,7 +146,7 @@ async fn an_import_file_over_the_limit_is_refused_and_nothing_saved_is_lost() {
     let again = account
         .import_file(&small, Some(Kind::Advertiser), None, false)
         .unwrap();
-    assert_eq!(again.creates, 1, "{again:?}");
+    assert_eq!(again.preview.creates, 1, "{again:?}");
 }
 
 /// The listing limit is a profile's setting: `maxListingMb` in `profiles.json` raises it

@@ -89,6 +89,7 @@ async fn a_bulk_edit_previews_without_saving_applies_as_one_step_and_undoes_exac
 
     let undone = ws.undo().unwrap().expect("a step to undo");
     assert_eq!(undone.targets.len(), 3);
+    assert!(!undone.added_or_removed, "edits in place add no row");
     assert_eq!(
         snapshot(&file(&dir)),
         clean,
@@ -551,7 +552,11 @@ async fn pasted_rows_without_an_id_become_drafts_under_the_selected_campaign() {
     let entity = ws.get(&pasted[0]).unwrap().unwrap();
     assert_eq!(entity.parent, Some(campaign));
     assert_eq!(entity.working["lifetimeBudget"], json!(103.0));
-    assert!(ws.undo().unwrap().is_some());
+    let undone = ws.undo().unwrap().expect("the paste to undo");
+    assert!(
+        undone.added_or_removed,
+        "undoing a paste removes its drafts"
+    );
     assert!(
         ws.find_where(Kind::AdOrder, &[("name".into(), json!("Pasted 3"))])
             .unwrap()
@@ -1072,5 +1077,42 @@ fn a_pasted_io_number_of_digits_stays_text() {
     assert_eq!(
         ws.working_of(&pasted[0]).unwrap().unwrap()["io_number"],
         json!("12345")
+    );
+}
+
+#[tokio::test]
+async fn a_preview_keeps_its_rows_for_pages_until_another_replaces_them() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let six = orders(&ws, 6);
+    assert_eq!(six.len(), 6);
+    let mut preview = ws.bulk_edit(&six, &suffix(" (Q3)"), false).unwrap();
+    let labels: Vec<String> = preview.rows.iter().map(|r| r.label.clone()).collect();
+    assert_eq!((preview.row_count, labels.len()), (6, 6));
+
+    ws.keep_rows(&mut preview, 2);
+    assert_eq!(preview.rows.len(), 2, "the answer carries the first page");
+    assert_eq!(preview.row_count, 6);
+    let id = preview.rows_id.expect("the rows are kept");
+    let (page, total) = ws.preview_rows(id, 2, 3).unwrap();
+    assert_eq!(total, 6);
+    let page: Vec<String> = page.into_iter().map(|r| r.label).collect();
+    assert_eq!(page, labels[2..5]);
+    let (tail, _) = ws.preview_rows(id, 5, 10).unwrap();
+    assert_eq!(
+        tail.len(),
+        1,
+        "a window past the end is cut at the last row"
+    );
+
+    // The apply's rows replace the preview's: a page of the old id is refused.
+    let mut applied = ws.bulk_edit(&six, &suffix(" (Q3)"), true).unwrap();
+    assert_eq!(applied.updates, 6);
+    ws.keep_rows(&mut applied, 2);
+    assert!(matches!(ws.preview_rows(id, 0, 2), Err(Error::NotFound(_))));
+    assert_eq!(
+        ws.preview_rows(applied.rows_id.unwrap(), 0, 10).unwrap().1,
+        6
     );
 }

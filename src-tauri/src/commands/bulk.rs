@@ -1,6 +1,9 @@
 //! Bulk work: multi-row edit, find and replace, paste and import, export and copy,
 //! duplicate, undo and redo, and the money review. Every operation previews with
-//! `apply: false` and applies as one undo step with `apply: true`.
+//! `apply: false` and applies as one undo step with `apply: true`. Operations on rows
+//! take a [`BulkScope`]: a table's "select all" is its query, resolved on the Rust side,
+//! never a list of ids. An answer carries the counts and the first rows; the others are
+//! read a window at a time (`preview_rows`).
 
 use flightdeck_core::files::FileUse;
 use serde::{Deserialize, Serialize};
@@ -13,20 +16,43 @@ use super::{WorkspaceChanged, announce, on_pool};
 use crate::error::{AppError, Result};
 use crate::state::AppState;
 
+pub use flightdeck_core::bulk::{BulkDone, BulkScope, Changed, TableSelection};
+use flightdeck_core::query::Window as TableWindow;
 pub use flightdeck_offline::bulk::money::MoneySummary;
 pub use flightdeck_offline::bulk::ops::FieldEdit;
-pub use flightdeck_offline::bulk::plan::{DuplicateOptions, Scope};
+pub use flightdeck_offline::bulk::plan::DuplicateOptions;
 pub use flightdeck_offline::bulk::replace::Find;
 pub use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
 use flightdeck_offline::change::EntityRef;
-pub use flightdeck_offline::workspace::{HistoryStep, Preview, Undone};
+pub use flightdeck_offline::workspace::{HistoryStep, Preview, RowPreview, Undone};
 
-/// Tells the views what an applied preview changed, and the shell its pending count.
-async fn changed<R: Runtime>(app: &AppHandle<R>, state: &AppState, preview: &Preview) {
-    if preview.step.is_some() {
-        let _ = WorkspaceChanged::everything().emit(app);
+/// Tells the views what an applied operation changed, and the shell its pending count;
+/// answers the preview.
+async fn changed<R: Runtime>(app: &AppHandle<R>, state: &AppState, done: BulkDone) -> Preview {
+    if done.preview.step.is_some() {
+        let _ = WorkspaceChanged::of(&done.changed).emit(app);
         announce(app, state).await;
     }
+    done.preview
+}
+
+/// Tells the views what an undo or redo changed back; the answer names those entities
+/// only when they are few enough for an event ([`super::MAX_EVENT_IDS`]).
+async fn stepped<R: Runtime>(
+    app: &AppHandle<R>,
+    state: &AppState,
+    done: Option<Undone>,
+) -> Option<Undone> {
+    let mut done = done?;
+    let changed = Changed {
+        targets: std::mem::take(&mut done.targets),
+        added_or_removed: done.added_or_removed,
+    };
+    let event = WorkspaceChanged::of(&changed);
+    done.targets = event.ids.clone();
+    let _ = event.emit(app);
+    announce(app, state).await;
+    Some(done)
 }
 
 /// "Edit N selected": previews, or applies as one undo step.
@@ -35,14 +61,13 @@ async fn changed<R: Runtime>(app: &AppHandle<R>, state: &AppState, preview: &Pre
 pub async fn bulk_edit<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
-    targets: Vec<EntityRef>,
+    scope: BulkScope,
     edits: Vec<FieldEdit>,
     apply: bool,
 ) -> Result<Preview> {
     let active = state.active().await?;
-    let preview = on_pool(move || active.bulk_edit(&targets, &edits, apply)).await?;
-    changed(&app, &state, &preview).await;
-    Ok(preview)
+    let done = on_pool(move || active.bulk_edit(&scope, &edits, apply)).await?;
+    Ok(changed(&app, &state, done).await)
 }
 
 /// Find and replace in text fields.
@@ -51,14 +76,13 @@ pub async fn bulk_edit<R: Runtime>(
 pub async fn find_replace<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
-    scope: Scope,
+    scope: BulkScope,
     find: Find,
     apply: bool,
 ) -> Result<Preview> {
     let active = state.active().await?;
-    let preview = on_pool(move || active.replace(&scope, &find, apply)).await?;
-    changed(&app, &state, &preview).await;
-    Ok(preview)
+    let done = on_pool(move || active.replace(&scope, &find, apply)).await?;
+    Ok(changed(&app, &state, done).await)
 }
 
 /// Paste rows from a spreadsheet, or import a CSV or TSV file's text.
@@ -72,9 +96,8 @@ pub async fn import_sheet<R: Runtime>(
     apply: bool,
 ) -> Result<Preview> {
     let active = state.active().await?;
-    let preview = on_pool(move || active.import_sheet(&text, &options, apply)).await?;
-    changed(&app, &state, &preview).await;
-    Ok(preview)
+    let done = on_pool(move || active.import_sheet(&text, &options, apply)).await?;
+    Ok(changed(&app, &state, done).await)
 }
 
 /// The entities of `scope` as CSV or TSV text (copy, export).
@@ -82,7 +105,7 @@ pub async fn import_sheet<R: Runtime>(
 #[specta::specta]
 pub async fn export_sheet(
     state: State<'_, AppState>,
-    scope: Scope,
+    scope: BulkScope,
     delimiter: Delimiter,
 ) -> Result<String> {
     let active = state.active().await?;
@@ -95,17 +118,17 @@ pub async fn export_sheet(
 pub async fn duplicate_many<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
-    sources: Vec<EntityRef>,
+    scope: BulkScope,
     options: DuplicateOptions,
     apply: bool,
 ) -> Result<Preview> {
     let active = state.active().await?;
-    let preview = on_pool(move || active.duplicate_many(&sources, &options, apply)).await?;
-    changed(&app, &state, &preview).await;
-    Ok(preview)
+    let done = on_pool(move || active.duplicate_many(&scope, &options, apply)).await?;
+    Ok(changed(&app, &state, done).await)
 }
 
-/// Undoes the latest local edit (`None`: nothing to undo).
+/// Undoes the latest local edit (`None`: nothing to undo); `targets` names what it
+/// changed back when that is no more than [`super::MAX_EVENT_IDS`] entities.
 #[tauri::command]
 #[specta::specta]
 pub async fn undo<R: Runtime>(
@@ -114,14 +137,10 @@ pub async fn undo<R: Runtime>(
 ) -> Result<Option<Undone>> {
     let active = state.active().await?;
     let done = on_pool(move || active.undo()).await?;
-    if done.is_some() {
-        let _ = WorkspaceChanged::everything().emit(&app);
-        announce(&app, &state).await;
-    }
-    Ok(done)
+    Ok(stepped(&app, &state, done).await)
 }
 
-/// Redoes the latest undone edit (`None`: nothing to redo).
+/// Redoes the latest undone edit (`None`: nothing to redo); `targets` as for `undo`.
 #[tauri::command]
 #[specta::specta]
 pub async fn redo<R: Runtime>(
@@ -130,11 +149,7 @@ pub async fn redo<R: Runtime>(
 ) -> Result<Option<Undone>> {
     let active = state.active().await?;
     let done = on_pool(move || active.redo()).await?;
-    if done.is_some() {
-        let _ = WorkspaceChanged::everything().emit(&app);
-        announce(&app, &state).await;
-    }
-    Ok(done)
+    Ok(stepped(&app, &state, done).await)
 }
 
 /// A posted step put back by a new edit.
@@ -147,9 +162,8 @@ pub async fn revert_step<R: Runtime>(
     apply: bool,
 ) -> Result<Preview> {
     let active = state.active().await?;
-    let preview = on_pool(move || active.revert(step, apply)).await?;
-    changed(&app, &state, &preview).await;
-    Ok(preview)
+    let done = on_pool(move || active.revert(step, apply)).await?;
+    Ok(changed(&app, &state, done).await)
 }
 
 /// The latest local edits, newest first.
@@ -254,33 +268,37 @@ pub async fn import_file<R: Runtime>(
 ) -> Result<Preview> {
     let path = state.files().path(&file, FileUse::Read)?;
     let active = state.active().await?;
-    let preview = on_pool(move || active.import_file(&path, kind, parent, apply)).await?;
-    changed(&app, &state, &preview).await;
-    Ok(preview)
+    let done = on_pool(move || active.import_file(&path, kind, parent, apply)).await?;
+    Ok(changed(&app, &state, done).await)
 }
 
 /// Writes the entities of `scope` to the file chosen with `pick_export_file` (`file` is
 /// its token), whole or not at all; returns the rows written.
 #[tauri::command]
 #[specta::specta]
-pub async fn export_file(state: State<'_, AppState>, file: String, scope: Scope) -> Result<u32> {
+pub async fn export_file(
+    state: State<'_, AppState>,
+    file: String,
+    scope: BulkScope,
+) -> Result<u32> {
     let path = state.files().path(&file, FileUse::Write)?;
     let active = state.active().await?;
     let n = on_pool(move || active.export_file(&path, &scope)).await?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
-/// What a "select all" of a filtered table covers, less the rows unticked since.
+/// A window of the rows of the preview (or applied result) the buyer is looking at:
+/// `rowsId` from its answer, up to `limit` rows from `offset`.
 #[tauri::command]
 #[specta::specta]
-pub async fn selected_targets(
+pub async fn preview_rows(
     state: State<'_, AppState>,
-    kind: flightdeck_offline::change::Kind,
-    query: flightdeck_core::query::TableQuery,
-    except: Vec<EntityRef>,
-) -> Result<Vec<EntityRef>> {
+    rows_id: u32,
+    offset: u32,
+    limit: u32,
+) -> Result<TableWindow<RowPreview>> {
     let active = state.active().await?;
-    on_pool(move || active.selected_targets(kind, &query, &except)).await
+    on_pool(move || active.preview_rows(rows_id, offset, limit)).await
 }
 
 /// Where a copy of an entity of `kind` can go: the kinds it can hang under (none: beside

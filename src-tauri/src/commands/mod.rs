@@ -163,19 +163,32 @@ impl From<flightdeck_offline::workspace::Progress> for DownloadProgress {
     }
 }
 
-/// Entities changed in the workspace: views showing these kinds (or these entities)
-/// ask for their window again; nothing else re-renders.
+/// Most ids a [`WorkspaceChanged`] carries: an edit of more entities names their kinds
+/// only, so an event never ships 100,000 ids (views of those kinds refresh whole).
+pub const MAX_EVENT_IDS: usize = 1_000;
+
+/// Entities changed in the workspace. A view showing one of `kinds` asks again for what
+/// it shows only when it shows one of `ids`, or when rows may have moved in it (rows
+/// added or removed, or its filter or sort may place an edited row elsewhere);
+/// nothing else re-renders.
 #[derive(Debug, Clone, Serialize, Deserialize, Type, Event)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkspaceChanged {
-    /// Kinds with changed rows (every kind after a download or a post).
+    /// Kinds with changed rows.
     pub kinds: Vec<Kind>,
-    /// The entities saved, when known; empty when whole kinds changed.
+    /// The entities changed, when known and no more than [`MAX_EVENT_IDS`]; empty when
+    /// any row of `kinds` may have changed.
     pub ids: Vec<EntityRef>,
+    /// Rows of `kinds` were added, removed or keyed anew (a new draft, an undone
+    /// create, a post): every view of them counts and places its rows again.
+    pub added_or_removed: bool,
 }
 
 impl WorkspaceChanged {
-    /// Every kind changed (a download, a post, a discard).
+    /// Every kind changed, any row, for when truly everything may have: a discard
+    /// (drafts that depended on it go too), a check of every pending change, a resolved
+    /// conflict or a settled review (the core rebuilds its indexes after those), a post
+    /// that failed as a whole.
     pub fn everything() -> Self {
         WorkspaceChanged {
             kinds: vec![
@@ -188,14 +201,38 @@ impl WorkspaceChanged {
                 Kind::AudienceSegment,
             ],
             ids: Vec::new(),
+            added_or_removed: true,
         }
     }
 
-    /// One entity saved.
+    /// One entity saved; a draft's save may be its creation.
     pub fn saved(target: &EntityRef) -> Self {
         WorkspaceChanged {
             kinds: vec![target.kind],
             ids: vec![target.clone()],
+            added_or_removed: target.key.is_local(),
+        }
+    }
+
+    /// What an edit changed (a bulk operation, an undo or redo): its kinds, and its
+    /// entities unless they are more than [`MAX_EVENT_IDS`].
+    pub fn of(changed: &flightdeck_core::bulk::Changed) -> Self {
+        WorkspaceChanged {
+            kinds: changed.kinds(),
+            ids: if changed.targets.len() <= MAX_EVENT_IDS {
+                changed.targets.clone()
+            } else {
+                Vec::new()
+            },
+            added_or_removed: changed.added_or_removed,
+        }
+    }
+
+    /// What a post changed ([`Account::posted`]); everything when that is not known.
+    pub fn posted(active: &Account, report: Option<&flightdeck_offline::sync::PushReport>) -> Self {
+        match report.map(|r| active.posted(r)) {
+            Some(Ok(Some(changed))) => WorkspaceChanged::of(&changed),
+            _ => WorkspaceChanged::everything(),
         }
     }
 }

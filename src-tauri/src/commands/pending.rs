@@ -150,8 +150,9 @@ async fn finished<R: Runtime>(
     active: Arc<Account>,
     result: flightdeck_core::Result<PushReport>,
 ) {
+    let changed = WorkspaceChanged::posted(&active, result.as_ref().ok());
     let _ = sync_finished(&app, &active, result).emit(&app);
-    let _ = WorkspaceChanged::everything().emit(&app);
+    let _ = changed.emit(&app);
     if let Some(state) = app.try_state::<AppState>() {
         announce(&app, &state).await;
     }

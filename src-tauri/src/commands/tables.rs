@@ -31,8 +31,8 @@ pub async fn refresh<R: Runtime>(
     let progress_app = app.clone();
     let progress = move |p| drop(DownloadProgress::from(p).emit(&progress_app));
     let result = active.refresh(progress).await;
-    let sum = result.map_err(|e| on_session_error(&app, &active, e.into()))?;
-    let _ = WorkspaceChanged::everything().emit(&app);
+    let (sum, changed) = result.map_err(|e| on_session_error(&app, &active, e.into()))?;
+    let _ = WorkspaceChanged::of(&changed).emit(&app);
     announce(&app, &state).await;
     Ok(sum)
 }

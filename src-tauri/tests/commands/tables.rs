@@ -53,7 +53,7 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     // Preview: the diffs, nothing saved.
     let preview = h.ok(
         "bulk_edit",
-        json!({"targets": three, "edits": edits, "apply": false}),
+        json!({"scope": {"type": "ids", "value": three}, "edits": edits, "apply": false}),
     );
     assert_eq!(preview["updates"], 3, "{preview}");
     assert_eq!(preview["rows"][0]["diffs"][0]["path"], "max_bid");
@@ -63,7 +63,7 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     // Apply, undo, redo.
     let applied = h.ok(
         "bulk_edit",
-        json!({"targets": three, "edits": edits, "apply": true}),
+        json!({"scope": {"type": "ids", "value": three}, "edits": edits, "apply": true}),
     );
     assert!(applied["step"].is_number(), "{applied}");
     assert_eq!(h.pending().len(), 3);
@@ -89,7 +89,15 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     );
 
     // A posted step cannot be undone: the error says so with its own code.
+    let events = workspace_changed(&h);
     h.post_all();
+    // The post names what it settled: the three ad orders, edited in place.
+    let posted = events
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the post's workspace-changed event");
+    assert_eq!(posted["kinds"], json!(["ad_order"]), "{posted}");
+    assert_eq!(posted["ids"].as_array().map(Vec::len), Some(3), "{posted}");
+    assert_eq!(posted["addedOrRemoved"], false, "{posted}");
     let e = h.err("undo", json!({}));
     assert_eq!(e["code"], "posted", "{e}");
     // Revert puts the old bids back as a new change.
@@ -100,7 +108,7 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     // Copy as TSV, paste back as new drafts under the first order's campaign.
     let tsv = h.ok(
         "export_sheet",
-        json!({"scope": {"type": "selection", "value": [three[0].clone()]}, "delimiter": "tab"}),
+        json!({"scope": {"type": "ids", "value": [three[0].clone()]}, "delimiter": "tab"}),
     );
     let tsv = tsv.as_str().expect("text").to_owned();
     assert!(tsv.starts_with("id\t"), "{tsv}");
@@ -118,6 +126,106 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
         json!({"text": pasted, "options": {"delimiter": "tab", "kind": "ad_order", "parent": campaign}, "apply": true}),
     );
     assert_eq!(preview["creates"], 1, "{preview}");
+}
+
+/// "Select all" of a sorted table, less one row unticked: the page sends the
+/// query, never the ids. The preview answers its counts and first rows, in the table's
+/// order; later rows come a window at a time; the apply's event names what changed.
+#[test]
+fn a_select_all_is_previewed_and_applied_as_the_tables_query_less_the_unticked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    let query = json!({"parent": null, "filter": "", "sort": {"column": "name", "descending": true}, "offset": 0, "limit": 0});
+    let window = h.ok(
+        "query_ad_orders",
+        json!({"query": {"parent": null, "filter": "", "sort": {"column": "name", "descending": true}, "offset": 0, "limit": 1000}}),
+    );
+    let rows = rows(window["rows"].clone());
+    assert!(rows.len() >= 3, "{window}");
+    let unticked = rows[1]["target"].clone();
+    let expected: Vec<Value> = rows
+        .iter()
+        .filter(|r| r["target"] != unticked)
+        .map(|r| r["label"].clone())
+        .collect();
+    let scope = json!({"type": "query", "value": {"kind": "ad_order", "query": query, "except": [unticked]}});
+    let edits = json!([{"field": "name", "change": {"type": "suffix", "value": " (Q3)"}}]);
+
+    let preview = h.ok(
+        "bulk_edit",
+        json!({"scope": scope, "edits": edits, "apply": false}),
+    );
+    let n = expected.len();
+    assert_eq!(preview["updates"], n, "{preview}");
+    assert_eq!(preview["rowCount"], n, "{preview}");
+    let labels: Vec<Value> = preview["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["label"].clone())
+        .collect();
+    assert_eq!(
+        labels,
+        expected[..n.min(50)],
+        "the table's order, less the unticked"
+    );
+    let page = h.ok(
+        "preview_rows",
+        json!({"rowsId": preview["rowsId"], "offset": 1, "limit": 2}),
+    );
+    assert_eq!(page["total"], n, "{page}");
+    assert_eq!(page["offset"], 1, "{page}");
+    let page_labels: Vec<Value> = page["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["label"].clone())
+        .collect();
+    assert_eq!(page_labels, expected[1..3]);
+    assert!(h.pending().is_empty(), "a preview saves nothing");
+
+    let events = workspace_changed(&h);
+    let applied = h.ok(
+        "bulk_edit",
+        json!({"scope": scope, "edits": edits, "apply": true}),
+    );
+    assert_eq!(applied["updates"], n, "{applied}");
+    assert_eq!(h.pending().len(), n);
+    let event = events
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a workspace-changed event");
+    assert_eq!(event["kinds"], json!(["ad_order"]), "{event}");
+    assert_eq!(event["addedOrRemoved"], false, "{event}");
+    let ids = event["ids"].as_array().expect("ids");
+    assert_eq!(ids.len(), n, "{event}");
+    assert!(!ids.contains(&scope["value"]["except"][0]), "{event}");
+
+    // The undo names the same rows, and the paging of an earlier preview is refused
+    // once another one replaced it.
+    h.ok("undo", json!({}));
+    let event = events
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the undo's workspace-changed event");
+    assert_eq!(event["ids"].as_array().map(Vec::len), Some(n), "{event}");
+    assert!(h.pending().is_empty());
+    let gone = h.err(
+        "preview_rows",
+        json!({"rowsId": preview["rowsId"], "offset": 0, "limit": 10}),
+    );
+    assert_eq!(gone["code"], "notFound", "{gone}");
+}
+
+/// Starts listening for `WorkspaceChanged` (event name as in `ui/src/bindings.ts`).
+fn workspace_changed(h: &Harness) -> mpsc::Receiver<Value> {
+    let (tx, rx) = mpsc::channel();
+    h.app.listen("workspace-changed", move |event| {
+        let payload: Value =
+            serde_json::from_str(event.payload()).expect("WorkspaceChanged is JSON");
+        let _ = tx.send(payload);
+    });
+    rx
 }
 
 /// The sortable headers the UI asks for are the core's column list, the one the CLI's

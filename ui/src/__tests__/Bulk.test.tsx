@@ -6,7 +6,7 @@ import type { MoneySummary, Preview } from "../bulk/types";
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
 import { clearToasts } from "../api/toast";
-import { commands, EMPTY_MONEY, EMPTY_PREVIEW, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
+import { commands, EMPTY_MONEY, EMPTY_PREVIEW, ok, previewOf, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { App } from "../App";
 import { MoneyReview } from "../bulk/MoneyReview";
 
@@ -61,8 +61,8 @@ beforeEach(() => {
 
 describe("undo and redo", () => {
   it("Ctrl+Z undoes and names the step; Ctrl+Shift+Z and Ctrl+Y redo; a text box keeps its own undo", async () => {
-    commands.undo.mockReturnValue(ok({ step: step(4, "Edit 3 ad orders", true), targets: [] }));
-    commands.redo.mockReturnValue(ok({ step: step(4, "Edit 3 ad orders"), targets: [] }));
+    commands.undo.mockReturnValue(ok({ step: step(4, "Edit 3 ad orders", true), targets: [], addedOrRemoved: false }));
+    commands.redo.mockReturnValue(ok({ step: step(4, "Edit 3 ad orders"), targets: [], addedOrRemoved: false }));
     const { container } = await openAdvertisers();
 
     await act(async () => {
@@ -96,6 +96,7 @@ describe("undo and redo", () => {
     const preview: Preview = {
       ...EMPTY_PREVIEW,
       updates: 1,
+      rowCount: 1,
       rows: [{ target: acme.target, kind: "ad_order", label: "Order A", line: null, outcome: "update", diffs: [{ path: "max_bid", before: 2.2, after: 2 }], errors: [] }],
     };
     commands.revertStep.mockReturnValue(ok(preview));
@@ -126,6 +127,7 @@ describe("edit N selected", () => {
       ...EMPTY_PREVIEW,
       updates: 2,
       invalid: 1,
+      rowCount: 2,
       rows: [
         { target: acme.target, kind: "advertiser", label: "Acme Outdoor", line: null, outcome: "update", diffs: [{ path: "name", before: "Acme Outdoor", after: "Acme Outdoor 2030" }], errors: [] },
         {
@@ -158,25 +160,57 @@ describe("edit N selected", () => {
     await click(d.querySelector('[data-action="preview"]'));
 
     const edits = [{ field: "name", change: { type: "suffix", value: " 2030" } }];
-    expect(commands.bulkEdit).toHaveBeenCalledWith([acme.target, bolt.target], edits, false);
+    expect(commands.bulkEdit).toHaveBeenCalledWith({ type: "ids", value: [acme.target, bolt.target] }, edits, false);
     expect(d.querySelector("[data-preview-counts]")?.textContent).toContain("2 updates");
     expect(d.querySelector('[data-preview-row="Acme Outdoor"]')?.textContent).toContain("Acme Outdoor → Acme Outdoor 2030");
     expect(d.querySelector('[data-preview-row="Bolt Bikes"] [data-error-field="name"]')?.textContent).toContain("Name is too long.");
 
     await click(d.querySelector('[data-action="apply"]'));
-    expect(commands.bulkEdit).toHaveBeenLastCalledWith([acme.target, bolt.target], edits, true);
+    expect(commands.bulkEdit).toHaveBeenLastCalledWith({ type: "ids", value: [acme.target, bolt.target] }, edits, true);
     // A row broke a rule: the result stays on screen with its error.
     expect(dialog()?.querySelector('[data-preview-row="Bolt Bikes"] [data-error-field="name"]')).not.toBeNull();
   });
 
-  it("resolves a select-all through selectedTargets", async () => {
-    commands.selectedTargets.mockReturnValue(ok([acme.target, bolt.target]));
+  it("sends a select-all as the table's query less the unticked rows, never their ids", async () => {
+    const { container } = await openAdvertisers();
+    fireEvent.click(container.querySelector('input[aria-label="Select all rows"]')!);
+    fireEvent.click(container.querySelector('input[aria-label="Select Bolt Bikes"]')!);
+    await settle();
+    await click(container.querySelector('[data-action="bulk-edit"]'));
+    expect(dialog()?.getAttribute("aria-label")).toBe("Edit 1 selected row");
+    const d = dialog()!;
+    fireEvent.change(d.querySelector('input[name="edits[0].field"]')!, { target: { value: "name" } });
+    fireEvent.change(d.querySelector('input[name="edits[0].value"]')!, { target: { value: "X" } });
+    await click(d.querySelector('[data-action="preview"]'));
+    expect(commands.bulkEdit).toHaveBeenCalledWith(
+      { type: "query", value: { kind: "advertiser", query: expect.objectContaining({ parent: null, filter: "" }), except: [bolt.target] } },
+      [{ field: "name", change: { type: "set", value: "X" } }],
+      false,
+    );
+  });
+
+  it("shows a preview a page at a time, asking the Rust side for later pages", async () => {
+    const row = (i: number) => ({ target: { kind: "advertiser" as const, key: { type: "id" as const, value: i } }, kind: "advertiser" as const, label: `Row ${i}`, line: null, outcome: "update" as const, diffs: [], errors: [] });
+    const first = Array.from({ length: 50 }, (_, i) => row(i));
+    commands.bulkEdit.mockReturnValue(ok(previewOf(first, { updates: 120, rowCount: 120, rowsId: 7 })));
+    commands.previewRows.mockReturnValue(ok({ rows: [row(50), row(51)], offset: 50, total: 120, unfiltered: 120 }));
     const { container } = await openAdvertisers();
     fireEvent.click(container.querySelector('input[aria-label="Select all rows"]')!);
     await settle();
     await click(container.querySelector('[data-action="bulk-edit"]'));
-    expect(commands.selectedTargets).toHaveBeenCalledWith("advertiser", expect.objectContaining({ filter: "" }), []);
-    expect(dialog()?.getAttribute("aria-label")).toBe("Edit 2 selected rows");
+    const d = dialog()!;
+    fireEvent.change(d.querySelector('input[name="edits[0].field"]')!, { target: { value: "name" } });
+    await click(d.querySelector('[data-action="preview"]'));
+    expect(d.querySelectorAll("[data-preview-row]").length).toBe(50);
+    expect(d.querySelector("[data-preview-range]")?.textContent).toBe("Rows 1–50 of 120");
+    expect(commands.previewRows).not.toHaveBeenCalled();
+
+    await click(d.querySelector('[data-action="preview-next"]'));
+    expect(commands.previewRows).toHaveBeenCalledWith(7, 50, 50);
+    expect([...d.querySelectorAll("[data-preview-row]")].map((r) => r.getAttribute("data-preview-row"))).toEqual(["Row 50", "Row 51"]);
+    expect(d.querySelector("[data-preview-range]")?.textContent).toBe("Rows 51–100 of 120");
+    await click(d.querySelector('[data-action="preview-previous"]'));
+    expect(d.querySelector('[data-preview-row="Row 0"]')).not.toBeNull();
   });
 });
 
@@ -185,13 +219,13 @@ describe("copy and paste", () => {
     const writeText = vi.fn(() => Promise.resolve());
     Object.defineProperty(navigator, "clipboard", { configurable: true, value: { writeText, readText: () => Promise.reject(new Error("denied")) } });
     commands.exportSheet.mockReturnValue(ok("id\tname\n1\tAcme Outdoor\n"));
-    commands.importSheet.mockReturnValue(ok({ ...EMPTY_PREVIEW, creates: 1, rows: [{ target: null, kind: "advertiser", label: "New one", line: 1, outcome: "create", diffs: [{ path: "name", before: null, after: "New one" }], errors: [] }] }));
+    commands.importSheet.mockReturnValue(ok(previewOf([{ target: null, kind: "advertiser", label: "New one", line: 1, outcome: "create", diffs: [{ path: "name", before: null, after: "New one" }], errors: [] }], { creates: 1 })));
     const { container } = await openAdvertisers();
 
     fireEvent.click(container.querySelector('[data-row][data-label="Acme Outdoor"]')!);
     await settle();
     await click(container.querySelector('[data-action="copy"]'));
-    expect(commands.exportSheet).toHaveBeenCalledWith({ type: "selection", value: [acme.target] }, "tab");
+    expect(commands.exportSheet).toHaveBeenCalledWith({ type: "ids", value: [acme.target] }, "tab");
     expect(writeText).toHaveBeenCalledWith("id\tname\n1\tAcme Outdoor\n");
 
     // The clipboard cannot be read: a box to paste into.
@@ -215,7 +249,7 @@ describe("import, export, find and replace, duplicate", () => {
     commands.pickExportFile.mockReturnValue(ok({ token: "t-out", path: "/tmp/out.csv" }));
     commands.pickImportFile.mockReturnValue(ok({ token: "t-in", path: "/tmp/in.csv" }));
     commands.exportFile.mockReturnValue(ok(2));
-    commands.importFile.mockReturnValue(ok({ ...EMPTY_PREVIEW, updates: 1, rows: [{ target: acme.target, kind: "advertiser", label: "Acme Outdoor", line: 1, outcome: "update", diffs: [{ path: "category", before: "IAB1", after: "IAB2" }], errors: [] }] }));
+    commands.importFile.mockReturnValue(ok(previewOf([{ target: acme.target, kind: "advertiser", label: "Acme Outdoor", line: 1, outcome: "update", diffs: [{ path: "category", before: "IAB1", after: "IAB2" }], errors: [] }], { updates: 1 })));
     const { container } = await openAdvertisers();
     await click(container.querySelector('[data-action="export"]'));
     expect(commands.pickExportFile).toHaveBeenCalledWith("Export advertisers");
@@ -248,7 +282,7 @@ describe("import, export, find and replace, duplicate", () => {
   });
 
   it("find and replace shows matches per field and applies", async () => {
-    commands.findReplace.mockReturnValue(ok({ ...EMPTY_PREVIEW, updates: 1, matches: { name: 3 }, rows: [{ target: acme.target, kind: "advertiser", label: "Acme Outdoor", line: null, outcome: "update", diffs: [{ path: "name", before: "Acme Outdoor", after: "Apex Outdoor" }], errors: [] }] }));
+    commands.findReplace.mockReturnValue(ok(previewOf([{ target: acme.target, kind: "advertiser", label: "Acme Outdoor", line: null, outcome: "update", diffs: [{ path: "name", before: "Acme Outdoor", after: "Apex Outdoor" }], errors: [] }], { updates: 1, matches: { name: 3 } })));
     const { container } = await openAdvertisers();
     await click(container.querySelector('[data-action="find-replace"]'));
     const d = dialog()!;
@@ -264,7 +298,7 @@ describe("import, export, find and replace, duplicate", () => {
   });
 
   it("duplicates the selection with shifted dates", async () => {
-    commands.duplicateMany.mockReturnValue(ok({ ...EMPTY_PREVIEW, creates: 1, rows: [{ target: null, kind: "advertiser", label: "Acme Outdoor (copy)", line: null, outcome: "create", diffs: [], errors: [] }] }));
+    commands.duplicateMany.mockReturnValue(ok(previewOf([{ target: null, kind: "advertiser", label: "Acme Outdoor (copy)", line: null, outcome: "create", diffs: [], errors: [] }], { creates: 1 })));
     const { container } = await openAdvertisers();
     fireEvent.click(container.querySelector('[data-row][data-label="Acme Outdoor"]')!);
     await settle();
@@ -272,10 +306,10 @@ describe("import, export, find and replace, duplicate", () => {
     const d = dialog()!;
     fireEvent.change(d.querySelector('input[name="shiftDays"]')!, { target: { value: "7" } });
     await click(d.querySelector('[data-action="preview"]'));
-    expect(commands.duplicateMany).toHaveBeenCalledWith([acme.target], { into: null, shiftDays: 7 }, false);
+    expect(commands.duplicateMany).toHaveBeenCalledWith({ type: "ids", value: [acme.target] }, { into: null, shiftDays: 7 }, false);
     expect(d.querySelector('[data-preview-row="Acme Outdoor (copy)"]')).not.toBeNull();
     await click(d.querySelector('[data-action="apply"]'));
-    expect(commands.duplicateMany).toHaveBeenLastCalledWith([acme.target], { into: null, shiftDays: 7 }, true);
+    expect(commands.duplicateMany).toHaveBeenLastCalledWith({ type: "ids", value: [acme.target] }, { into: null, shiftDays: 7 }, true);
   });
 
   it("offers only the parents the Rust side names: an advertiser copy goes beside its original", async () => {

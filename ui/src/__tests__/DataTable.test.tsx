@@ -174,18 +174,52 @@ describe("windowed DataTable", () => {
     await settle();
     const before = s.fetch.mock.calls.length;
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["advertiser", "site_list"], ids: [] });
+      events.workspaceChanged.emit({ kinds: ["advertiser", "site_list"], ids: [], addedOrRemoved: false });
     });
     await settle();
     expect(s.fetch.mock.calls.length).toBe(before);
 
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["campaign"], ids: [{ kind: "campaign", key: { type: "id", value: 3 } }] });
+      events.workspaceChanged.emit({ kinds: ["campaign"], ids: [{ kind: "campaign", key: { type: "id", value: 3 } }], addedOrRemoved: false });
     });
     await settle();
     const again = s.queries.slice(before);
     expect(again.length).toBeGreaterThan(0);
     expect(again.every((q) => q.offset < 100 && q.limit <= 100)).toBe(true);
+  });
+
+  it("refetches only when a change names a row on screen, or when rows may move", async () => {
+    const s = server(5000);
+    const ref = (id: number) => ({ kind: "campaign" as const, key: { type: "id" as const, value: id } });
+    const { container } = renderTable(s.fetch, { rowRef: (r) => ref(r.id) });
+    await settle();
+    const asked = () => s.fetch.mock.calls.length;
+    const before = asked();
+    const emit = async (change: Parameters<typeof events.workspaceChanged.emit>[0]) => {
+      await act(async () => {
+        events.workspaceChanged.emit(change);
+      });
+      await settle();
+    };
+
+    // A row far below the window changed in place: nothing on screen changed.
+    await emit({ kinds: ["campaign"], ids: [ref(4000)], addedOrRemoved: false });
+    expect(asked()).toBe(before);
+    // A row on screen changed: its window is asked again.
+    await emit({ kinds: ["campaign"], ids: [ref(3)], addedOrRemoved: false });
+    expect(asked()).toBeGreaterThan(before);
+    const afterShown = asked();
+    // Rows added elsewhere move the rows after them: asked again.
+    await emit({ kinds: ["campaign"], ids: [ref(4000)], addedOrRemoved: true });
+    expect(asked()).toBeGreaterThan(afterShown);
+    const afterAdded = asked();
+    // Filtered, an edit may move a row into the window: asked again.
+    fireEvent.change(container.querySelector("input[data-filter]")!, { target: { value: "Campaign" } });
+    await settle();
+    const filtered = asked();
+    expect(filtered).toBeGreaterThan(afterAdded);
+    await emit({ kinds: ["campaign"], ids: [ref(4000)], addedOrRemoved: false });
+    expect(asked()).toBeGreaterThan(filtered);
   });
 
   it("shows a renamed row after its kind changed", async () => {
@@ -200,7 +234,7 @@ describe("windowed DataTable", () => {
     expect(labels(container)[1]).toBe("Campaign 000001");
     renamed = true;
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["campaign"], ids: [] });
+      events.workspaceChanged.emit({ kinds: ["campaign"], ids: [], addedOrRemoved: false });
     });
     await settle();
     expect(labels(container)[1]).toBe("Renamed");
@@ -391,7 +425,7 @@ describe("windowed DataTable", () => {
       const root = container.querySelector<HTMLElement>('[data-table-root="ad_order"]')!;
       // A download finishes while the first window is on its way.
       await act(async () => {
-        events.workspaceChanged.emit({ kinds: ["ad_order", "campaign"], ids: [] });
+        events.workspaceChanged.emit({ kinds: ["ad_order", "campaign"], ids: [], addedOrRemoved: false });
       });
       await until("the first paint", () => root.dataset.paintedAt !== undefined && root.dataset.total === String(N));
       expect(firstLabels(root)).toEqual(["Order 1", "Order 2", "Order 3"]);

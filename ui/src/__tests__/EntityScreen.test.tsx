@@ -107,6 +107,37 @@ describe("entity screens", () => {
     expect(form?.querySelector<HTMLSelectElement>('select[name="parent.campaign"]')?.selectedOptions[0]?.textContent).toContain("Spring sale");
   });
 
+  it("asks the caps pane again only when a change names its ad order or its caps", async () => {
+    const { rows } = orders(3);
+    commands.queryAdOrders.mockImplementation(tableOf(rows));
+    commands.listFlightCaps.mockReturnValue(ok({ ...rows[1], target: { kind: "flight_caps", key: rows[1].target.key }, value: [{ id: 7, flightId: 5, maxBudget: 300 }] }));
+    const { container } = await openScreen("ad_orders");
+    fireEvent.click(rowOf(container, "Order 1")!);
+    await settle();
+    const asked = () => commands.listFlightCaps.mock.calls.length;
+    const before = asked();
+    expect(before).toBeGreaterThan(0);
+
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["ad_order"], ids: [rows[2].target], addedOrRemoved: false });
+    });
+    await settle();
+    expect(asked()).toBe(before);
+
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["flight_caps"], ids: [{ kind: "flight_caps", key: rows[1].target.key }], addedOrRemoved: false });
+    });
+    await settle();
+    expect(asked()).toBe(before + 1);
+
+    // Kinds alone (a large edit): any ad order may have changed.
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["ad_order"], ids: [], addedOrRemoved: false });
+    });
+    await settle();
+    expect(asked()).toBe(before + 2);
+  });
+
   it("repaints the table for its own kind only, and not on progress ticks", async () => {
     const { rows, reads } = orders(40);
     commands.queryAdOrders.mockImplementation(tableOf(rows));
@@ -124,14 +155,14 @@ describe("entity screens", () => {
     expect(reads()).toBe(before);
 
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["creative"], ids: [] });
+      events.workspaceChanged.emit({ kinds: ["creative"], ids: [], addedOrRemoved: false });
     });
     await settle();
     expect(commands.queryAdOrders.mock.calls.length).toBe(calls);
     expect(reads()).toBe(before);
 
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["ad_order"], ids: [rows[0].target] });
+      events.workspaceChanged.emit({ kinds: ["ad_order"], ids: [rows[0].target], addedOrRemoved: false });
     });
     await settle();
     expect(commands.queryAdOrders.mock.calls.length).toBeGreaterThan(calls);

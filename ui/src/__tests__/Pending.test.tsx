@@ -250,7 +250,7 @@ describe("pending changes view", () => {
     // A save of any kind adds to the review: the window is asked for again.
     commands.queryPendingChanges.mockClear();
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["advertiser"], ids: [] });
+      events.workspaceChanged.emit({ kinds: ["advertiser"], ids: [], addedOrRemoved: false });
     });
     await settle();
     expect(commands.queryPendingChanges).toHaveBeenCalled();

@@ -135,7 +135,7 @@ describe("site-list picker", () => {
     expect(chips(INCLUDE)).toEqual(["id 58 (not in workspace)"]);
     commands.querySiteLists.mockImplementation(tableOf([...LISTS, siteList(58, "Kids safe")], (r) => String(r.value.id ?? "")));
     await act(async () => {
-      events.workspaceChanged.emit({ kinds: ["site_list"], ids: [] });
+      events.workspaceChanged.emit({ kinds: ["site_list"], ids: [], addedOrRemoved: false });
       await vi.advanceTimersByTimeAsync(50);
     });
     expect(chips(INCLUDE)).toEqual(["Kids safe"]);

@@ -3,6 +3,7 @@ import { commands } from "../bindings";
 import { call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import type { Arg, ChosenFile, EntityRef, Kind } from "../api/types";
+import type { BulkScope } from "./types";
 import type { Selection } from "../table/useSelection";
 import { plural } from "../util/format";
 import { parseRef } from "../util/refs";
@@ -13,10 +14,14 @@ import { ImportFileDialog, PasteDialog } from "./SheetDialogs";
 
 const refsOf = (ids: Iterable<string>) => [...ids].map(parseRef).filter((r): r is EntityRef => r !== null);
 
-/** The entities a selection stands for: the ticked rows, or what a "select all" covers (asked of the Rust side). */
-export async function targetsOf(kind: Kind, sel: Selection): Promise<EntityRef[] | undefined> {
-  if (!sel.all) return refsOf(sel.ids);
-  return unwrap(commands.selectedTargets(kind, sel.all, refsOf(sel.except)));
+/**
+ * What a selection stands for, as the bulk commands take it: the ticked rows, or a
+ * "select all" as its query less the rows unticked (resolved on the Rust side: the ids
+ * of a select-all never cross the IPC).
+ */
+export function scopeOf(kind: Kind, sel: Selection): BulkScope {
+  if (!sel.all) return { type: "ids", value: refsOf(sel.ids) };
+  return { type: "query", value: { kind, query: sel.all, except: refsOf(sel.except) } };
 }
 
 /** The clipboard's text, or "" when the webview may not read it (the buyer pastes into the box). */
@@ -29,9 +34,9 @@ async function clipboardText(): Promise<string> {
 }
 
 type Open =
-  | { type: "edit"; targets: EntityRef[] }
-  | { type: "duplicate"; targets: EntityRef[] }
-  | { type: "find"; targets: EntityRef[] }
+  | { type: "edit"; scope: BulkScope; count: number }
+  | { type: "duplicate"; scope: BulkScope; count: number }
+  | { type: "find"; scope: BulkScope | null; count: number }
   | { type: "paste"; text: string }
   | { type: "import"; file: ChosenFile };
 
@@ -51,21 +56,17 @@ export type BulkActionsProps = {
 export function useBulkActions(p: BulkActionsProps) {
   const [open, setOpen] = useState<Open | null>(null);
   const close = () => setOpen(null);
-  const withTargets = async (then: (t: EntityRef[]) => void) => {
-    const t = await targetsOf(p.kind, p.selection);
-    if (t && t.length > 0) then(t);
+  const scope = () => scopeOf(p.kind, p.selection);
+  const copy = async () => {
+    const text = await unwrap(commands.exportSheet(scope(), "tab"));
+    if (text === undefined) return;
+    try {
+      await navigator.clipboard.writeText(text);
+      toast(`Copied ${plural(p.count, "row")}.`, "success");
+    } catch {
+      toast("The clipboard could not be written.", "error");
+    }
   };
-  const copy = () =>
-    withTargets(async (targets) => {
-      const text = await unwrap(commands.exportSheet({ type: "selection", value: targets }, "tab"));
-      if (text === undefined) return;
-      try {
-        await navigator.clipboard.writeText(text);
-        toast(`Copied ${plural(targets.length, "row")}.`, "success");
-      } catch {
-        toast("The clipboard could not be written.", "error");
-      }
-    });
   const paste = async () => setOpen({ type: "paste", text: await clipboardText() });
   const exportKind = () => exportTo(`Export ${p.kindLabel}`, { type: "kind", value: p.kind });
   const importKind = async () => {
@@ -79,10 +80,10 @@ export function useBulkActions(p: BulkActionsProps) {
     <>
       {n > 0 && (
         <span className="bulk-bar" role="group" aria-label="Selected rows">
-          <button type="button" data-action="bulk-edit" onClick={() => void withTargets((t) => setOpen({ type: "edit", targets: t }))}>
+          <button type="button" data-action="bulk-edit" onClick={() => setOpen({ type: "edit", scope: scope(), count: n })}>
             Edit {n.toLocaleString()} selected
           </button>
-          <button type="button" data-action="duplicate-selected" onClick={() => void withTargets((t) => setOpen({ type: "duplicate", targets: t }))}>
+          <button type="button" data-action="duplicate-selected" onClick={() => setOpen({ type: "duplicate", scope: scope(), count: n })}>
             Duplicate
           </button>
           <button type="button" data-action="copy" onClick={() => void copy()}>
@@ -93,11 +94,7 @@ export function useBulkActions(p: BulkActionsProps) {
       <button type="button" data-action="paste" onClick={() => void paste()}>
         Paste
       </button>
-      <button
-        type="button"
-        data-action="find-replace"
-        onClick={() => void (n > 0 ? withTargets((t) => setOpen({ type: "find", targets: t })) : Promise.resolve(setOpen({ type: "find", targets: [] })))}
-      >
+      <button type="button" data-action="find-replace" onClick={() => setOpen({ type: "find", scope: n > 0 ? scope() : null, count: n })}>
         Find &amp; replace
       </button>
       <button type="button" data-action="import" onClick={() => void importKind()}>
@@ -111,11 +108,11 @@ export function useBulkActions(p: BulkActionsProps) {
 
   const dialog =
     open === null ? null : open.type === "edit" ? (
-      <BulkEditDialog targets={open.targets} fields={p.fields} onClose={close} />
+      <BulkEditDialog scope={open.scope} count={open.count} fields={p.fields} onClose={close} />
     ) : open.type === "duplicate" ? (
-      <DuplicateDialog sources={open.targets} kind={p.kind} onClose={close} />
+      <DuplicateDialog sources={open.scope} count={open.count} kind={p.kind} onClose={close} />
     ) : open.type === "find" ? (
-      <FindReplaceDialog selection={open.targets} kind={p.kind} kindLabel={p.kindLabel} onClose={close} />
+      <FindReplaceDialog selection={open.scope} count={open.count} kind={p.kind} kindLabel={p.kindLabel} onClose={close} />
     ) : open.type === "paste" ? (
       <PasteDialog initial={open.text} kind={p.kind} parent={p.parent} onClose={close} />
     ) : (

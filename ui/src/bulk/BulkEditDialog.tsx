@@ -1,9 +1,8 @@
 import { useId, useState } from "react";
 import { commands } from "../bindings";
-import type { EntityRef } from "../api/types";
 import { plural } from "../util/format";
 import { PreviewDialog } from "./PreviewDialog";
-import type { EditChange, FieldEdit } from "./types";
+import type { BulkScope, EditChange, FieldEdit } from "./types";
 
 type Op = EditChange["type"];
 type WireValue = Extract<EditChange, { type: "set" }>["value"];
@@ -51,15 +50,15 @@ function toEdit(d: Draft): FieldEdit {
  * "Edit N selected": field edits (wire path, operation, value), previewed by the Rust side
  * and applied as one undo step.
  */
-export function BulkEditDialog({ targets, fields, onClose }: { targets: EntityRef[]; fields: string[]; onClose: () => void }) {
+export function BulkEditDialog({ scope, count, fields, onClose }: { scope: BulkScope; count: number; fields: string[]; onClose: () => void }) {
   const listId = useId();
   const [drafts, setDrafts] = useState<Draft[]>([{ field: "", op: "set", value: "" }]);
   const edits = drafts.filter((d) => d.field.trim() !== "").map(toEdit);
   const update = (i: number, patch: Partial<Draft>) => setDrafts((ds) => ds.map((d, j) => (j === i ? { ...d, ...patch } : d)));
   return (
     <PreviewDialog
-      title={`Edit ${plural(targets.length, "selected row")}`}
-      run={(apply) => commands.bulkEdit(targets, edits, apply)}
+      title={`Edit ${plural(count, "selected row")}`}
+      run={(apply) => commands.bulkEdit(scope, edits, apply)}
       onClose={onClose}
       inputKey={JSON.stringify(edits)}
       ready={edits.length > 0}

@@ -6,9 +6,10 @@ import type { KindChoice } from "../bindings";
 import { EntitySelect } from "../components/EntitySelect";
 import { plural } from "../util/format";
 import { PreviewDialog } from "./PreviewDialog";
+import type { BulkScope } from "./types";
 
 /** Duplicates the selected rows as drafts, beside them or into another advertiser or campaign. */
-export function DuplicateDialog({ sources, kind, onClose }: { sources: EntityRef[]; kind: Kind; onClose: () => void }) {
+export function DuplicateDialog({ sources, count, kind, onClose }: { sources: BulkScope; count: number; kind: Kind; onClose: () => void }) {
   const id = useId();
   const [into, setInto] = useState<EntityRef | null>(null);
   const [intoLabel, setIntoLabel] = useState<string | undefined>(undefined);
@@ -33,7 +34,7 @@ export function DuplicateDialog({ sources, kind, onClose }: { sources: EntityRef
   const intoCampaign = intoKind === "campaign";
   return (
     <PreviewDialog
-      title={`Duplicate ${plural(sources.length, "row")}`}
+      title={`Duplicate ${plural(count, "row")}`}
       run={(apply) => commands.duplicateMany(sources, { into, shiftDays }, apply)}
       onClose={onClose}
       inputKey={JSON.stringify([into, shiftDays])}

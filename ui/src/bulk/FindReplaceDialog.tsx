@@ -1,21 +1,21 @@
 import { useState } from "react";
 import { commands } from "../bindings";
-import type { EntityRef, Kind } from "../api/types";
+import type { Kind } from "../api/types";
 import { PreviewDialog } from "./PreviewDialog";
 import type { BulkScope, Find } from "./types";
 
 type Where = "selection" | "kind" | "account";
 
 /** Find and replace in text fields, scoped to the selection, a kind or the whole account. */
-export function FindReplaceDialog({ selection, kind, kindLabel, onClose }: { selection: EntityRef[]; kind: Kind; kindLabel: string; onClose: () => void }) {
+export function FindReplaceDialog({ selection, count, kind, kindLabel, onClose }: { selection: BulkScope | null; count: number; kind: Kind; kindLabel: string; onClose: () => void }) {
   const [find, setFind] = useState("");
   const [replace, setReplace] = useState("");
   const [matchCase, setMatchCase] = useState(false);
   const [wholeWord, setWholeWord] = useState(false);
   const [regex, setRegex] = useState(false);
-  const [where, setWhere] = useState<Where>(selection.length > 0 ? "selection" : "kind");
+  const [where, setWhere] = useState<Where>(selection !== null ? "selection" : "kind");
   const [fields, setFields] = useState("");
-  const scope: BulkScope = where === "selection" ? { type: "selection", value: selection } : where === "kind" ? { type: "kind", value: kind } : { type: "account" };
+  const scope: BulkScope = where === "selection" && selection !== null ? selection : where === "account" ? { type: "account" } : { type: "kind", value: kind };
   const spec: Find = {
     find,
     replace,
@@ -80,8 +80,8 @@ export function FindReplaceDialog({ selection, kind, kindLabel, onClose }: { sel
         <label>
           In{" "}
           <select name="scope" value={where} onChange={(e) => setWhere(e.target.value === "selection" ? "selection" : e.target.value === "account" ? "account" : "kind")}>
-            <option value="selection" disabled={selection.length === 0}>
-              The {selection.length.toLocaleString()} selected
+            <option value="selection" disabled={selection === null}>
+              The {count.toLocaleString()} selected
             </option>
             <option value="kind">All {kindLabel}</option>
             <option value="account">The whole account</option>

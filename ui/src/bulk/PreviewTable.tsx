@@ -1,5 +1,11 @@
-import type { Preview, RowOutcome } from "./types";
+import { useEffect, useState } from "react";
+import { commands } from "../bindings";
+import { unwrap } from "../api/call";
+import type { Preview, RowOutcome, RowPreview } from "./types";
 import { plural, showJson } from "../util/format";
+
+/** Rows a page of a preview shows: what the preview's answer carries first (FIRST_ROWS on the Rust side). */
+export const PREVIEW_PAGE = 50;
 
 const OUTCOME_TEXT: Record<RowOutcome, string> = {
   create: "New",
@@ -20,16 +26,61 @@ export function previewCounts(p: Preview): string {
   return parts.length ? parts.join(" · ") : "Nothing would change.";
 }
 
-/** What a bulk operation would do (or did), row by row: outcome, field diffs and the Rust side's errors. */
+/**
+ * The rows of one page of a preview: the first page is in the preview's answer; a later
+ * one is asked of the Rust side, which keeps the preview's rows (`previewRows`). `null`
+ * while a page is on its way.
+ */
+function usePage(preview: Preview, offset: number): RowPreview[] | null {
+  const [page, setPage] = useState<{ id: number | null; offset: number; rows: RowPreview[] } | null>(null);
+  const id = preview.rowsId;
+  const first = offset === 0 || id === null;
+  useEffect(() => {
+    if (first || id === null) return;
+    let live = true;
+    void unwrap(commands.previewRows(id, offset, PREVIEW_PAGE)).then((w) => {
+      if (live && w) setPage({ id, offset, rows: w.rows });
+    });
+    return () => {
+      live = false;
+    };
+  }, [first, id, offset]);
+  if (first) return preview.rows;
+  return page !== null && page.id === id && page.offset === offset ? page.rows : null;
+}
+
+/**
+ * What a bulk operation would do (or did), row by row: outcome, field diffs and the Rust
+ * side's errors. One page of rows at a time: a preview of 100,000 rows shows (and holds)
+ * 50 of them.
+ */
 export function PreviewTable({ preview }: { preview: Preview }) {
+  const [at, setAt] = useState<{ id: number | null; offset: number }>({ id: preview.rowsId, offset: 0 });
+  const offset = at.id === preview.rowsId ? at.offset : 0;
+  const rows = usePage(preview, offset);
+  const total = preview.rowCount;
+  const go = (to: number) => setAt({ id: preview.rowsId, offset: to });
   return (
     <div className="preview">
       <p className="preview-counts" data-preview-counts="">
         {previewCounts(preview)}
       </p>
-      {preview.rows.length > 0 && (
+      {total > PREVIEW_PAGE && (
+        <div className="preview-pager inline" role="group" aria-label="Preview pages" style={{ display: "flex", gap: 8, alignItems: "center" }}>
+          <button type="button" data-action="preview-previous" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PREVIEW_PAGE))}>
+            Previous
+          </button>
+          <span data-preview-range="">
+            Rows {(offset + 1).toLocaleString()}–{Math.min(total, offset + PREVIEW_PAGE).toLocaleString()} of {total.toLocaleString()}
+          </span>
+          <button type="button" data-action="preview-next" disabled={offset + PREVIEW_PAGE >= total} onClick={() => go(offset + PREVIEW_PAGE)}>
+            Next
+          </button>
+        </div>
+      )}
+      {total > 0 && (
         <div className="preview-scroll">
-          <table className="mini preview-table" data-preview="">
+          <table className="mini preview-table" data-preview="" aria-busy={rows === null}>
             <thead>
               <tr>
                 <th>Row</th>
@@ -39,8 +90,8 @@ export function PreviewTable({ preview }: { preview: Preview }) {
               </tr>
             </thead>
             <tbody>
-              {preview.rows.map((r, i) => (
-                <tr key={i} data-preview-row={r.label} data-outcome={r.outcome} className={r.errors.length ? "has-errors" : undefined}>
+              {(rows ?? []).map((r, i) => (
+                <tr key={offset + i} data-preview-row={r.label} data-outcome={r.outcome} className={r.errors.length ? "has-errors" : undefined}>
                   <th scope="row">
                     {r.line !== null && <span className="muted">Line {r.line}: </span>}
                     {r.label}

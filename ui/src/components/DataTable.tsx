@@ -23,7 +23,8 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { EntityRef, Kind, Marker } from "../api/types";
-import { useWorkspaceChanged } from "../state/events";
+import { changedRows, useWorkspaceChanged } from "../state/events";
+import { refKey } from "../util/refs";
 import { afterNextPaint, mark } from "../util/timing";
 import { type Column, ColumnMenu, displayValue, useColumnVisibility } from "../table/columns";
 import { useKeyboardCursor } from "../table/useKeyboardCursor";
@@ -74,9 +75,15 @@ export type DataTableProps<T> = {
   fetch: WindowFetch<T>;
   /** Only the children of this entity. */
   parent?: EntityRef | null;
-  /** Refetch the visible window when the workspace changes rows of these kinds. */
+  /**
+   * Refetch the visible window when the workspace changes rows of these kinds: when the
+   * change names rows of `kind` only, just a window that shows them (or whose filter or
+   * sort may move them).
+   */
   changes?: readonly Kind[] | "any";
   rowId: (row: T) => string;
+  /** The entity a row shows: a change naming rows of `kind` refetches only a window showing one of them (without it, any change of the kinds does). */
+  rowRef?: (row: T) => EntityRef;
   rowLabel: (row: T) => string;
   rowMarker?: (row: T) => Marker | null;
   rowPending?: (row: T) => boolean;
@@ -117,8 +124,14 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const query = { parent, filter, sort };
   const currentKey = queryKey(query);
   const rows = useWindowedRows(fetch, query);
-  const { want, refresh, rowAt, loadedBetween } = rows;
-  useWorkspaceChanged(props.changes ?? [], refresh);
+  const { want, refresh, refreshRows, rowAt, loadedBetween } = rows;
+  // A change names the rows it touched: only a window that may show them is asked again.
+  const { rowRef } = props;
+  useWorkspaceChanged(props.changes ?? [], (change) => {
+    const ids = rowRef ? changedRows(change, props.kind) : null;
+    if (ids === null || !rowRef) refresh();
+    else refreshRows(ids, (r) => refKey(rowRef(r)));
+  });
 
   const { visible, isVisible, toggle: toggleColumn } = useColumnVisibility(columns);
   const sel = useSelection(queryKey({ parent, filter, sort: null }), rows.total);

@@ -8,7 +8,7 @@ import { type ParentHint, useNavActions } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { appendAt, removeAt } from "../util/path";
 import { fixedOncePosted, formTitle } from "../api/kinds";
-import { isRemote, sameRef } from "../util/refs";
+import { isRemote } from "../util/refs";
 import { type Picked, ParentPicker, pickedOf, useSaveFlow } from "./common";
 import { CHANNELS_V2, GOAL_MODES, LABELS, OPTIMIZATION_GOALS, PACING_MODES, TIME_PERIODS } from "./enums";
 import { DayPartsField } from "./DayPartsGrid";
@@ -111,10 +111,8 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   const [caps, setCaps] = useState<FlightCapsRow | null | undefined>(undefined);
   const capsTarget = flow.target;
   const [capsChanged, setCapsChanged] = useState(0);
-  // Only a change of this order's caps (or of every entity, after a download) refetches them.
-  useWorkspaceChanged(["flight_caps"], (change) => {
-    if (change.ids.length === 0 || (capsTarget !== null && change.ids.some((id) => sameRef(id, { kind: "flight_caps", key: capsTarget.key })))) setCapsChanged((n) => n + 1);
-  });
+  // Only a change of this ad order or its caps: a save of another row leaves them be.
+  useWorkspaceChanged(["flight_caps", "ad_order"], () => setCapsChanged((n) => n + 1), capsTarget ? [capsTarget, { kind: "flight_caps", key: capsTarget.key }] : []);
   useEffect(() => {
     if (!capsTarget) return;
     let live = true;

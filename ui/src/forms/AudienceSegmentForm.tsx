@@ -234,7 +234,7 @@ const STATUS_TEXT: Record<string, string> = {
 export function Uploads({ segment }: { segment: EntityRef }) {
   const [uploads, setUploads] = useState<UploadView[] | null>(null);
   const [changed, setChanged] = useState(0);
-  useWorkspaceChanged(["audience_segment"], () => setChanged((n) => n + 1));
+  useWorkspaceChanged(["audience_segment"], () => setChanged((n) => n + 1), [segment]);
   useEffect(() => {
     let live = true;
     void unwrap(commands.audienceUploads(segment), { quiet: true }).then((u) => live && setUploads(u ?? []));

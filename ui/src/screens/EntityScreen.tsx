@@ -12,6 +12,7 @@ import { NO_SELECTION, type Selection } from "../table/useSelection";
 import { type EntityConfig, useSortable } from "./entities";
 
 const rowId = (r: AnyRow) => refKey(r.target);
+const rowRef = (r: AnyRow) => r.target;
 const rowLabel = (r: AnyRow) => r.label;
 const rowMarker = (r: AnyRow) => r.marker;
 const rowPending = (r: AnyRow) => r.pending;
@@ -137,6 +138,7 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
         changes={config.changes}
         columns={columns}
         rowId={rowId}
+        rowRef={rowRef}
         rowLabel={rowLabel}
         rowMarker={rowMarker}
         rowPending={rowPending}

@@ -24,8 +24,8 @@ export function FlightCapsPane({ adOrder }: { adOrder: AdOrderRow }) {
   const { openEditor } = useNavActions();
   const [row, setRow] = useState<FlightCapsRow | null>(null);
   const [changed, setChanged] = useState(0);
-  useWorkspaceChanged(["flight_caps", "ad_order"], () => setChanged((n) => n + 1));
   const target = adOrder.target;
+  useWorkspaceChanged(["flight_caps", "ad_order"], () => setChanged((n) => n + 1), [target, { kind: "flight_caps", key: target.key }]);
   useEffect(() => {
     let live = true;
     void unwrap(commands.listFlightCaps(target), { quiet: true }).then((r) => {

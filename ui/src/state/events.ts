@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import { events } from "../bindings";
-import type { Kind, WorkspaceChanged } from "../api/types";
+import type { EntityRef, Kind, WorkspaceChanged } from "../api/types";
+import { refKey } from "../util/refs";
 
 type Subscribe<T> = (cb: (e: { payload: T }) => void) => Promise<() => void>;
 
@@ -25,20 +26,44 @@ export function listenSafely<T>(subscribe: Subscribe<T>, cb: (payload: T) => voi
 }
 
 /**
- * Calls `cb` for each `workspaceChanged` event that touches one of `kinds` (every event
- * when `kinds` is `"any"`). Nothing happens for other kinds: a view re-renders only when
- * what it shows changed.
+ * What a change means for a table of `kind` that listens to its kinds: `null` when
+ * any of its rows may have changed or moved (rows added or removed, another kind such
+ * as a parent whose label it shows, or more ids than an event carries: refresh what it
+ * shows), else the ids of its own rows changed in place.
  */
-export function useWorkspaceChanged(kinds: readonly Kind[] | "any", cb: (change: WorkspaceChanged) => void): void {
+export function changedRows(change: WorkspaceChanged, kind: string): ReadonlySet<string> | null {
+  if (change.addedOrRemoved || change.ids.length === 0 || change.kinds.some((k) => k !== kind)) return null;
+  return new Set(change.ids.map(refKey));
+}
+
+/** Whether a change may touch one of `about`: it names one of them, or names no ids (whole kinds changed). */
+export function touches(change: WorkspaceChanged, about: readonly EntityRef[]): boolean {
+  if (change.ids.length === 0) return true;
+  const wanted = new Set(about.map(refKey));
+  return change.ids.some((id) => wanted.has(refKey(id)));
+}
+
+/**
+ * Calls `cb` for each `workspaceChanged` event that touches one of `kinds` (every event
+ * when `kinds` is `"any"`) and, when `about` is given, one of those entities (an open
+ * form's: a save of another row leaves it alone). Nothing happens for other changes: a
+ * view re-renders only when what it shows changed.
+ */
+export function useWorkspaceChanged(kinds: readonly Kind[] | "any", cb: (change: WorkspaceChanged) => void, about?: readonly EntityRef[]): void {
   const latest = useRef(cb);
+  const aboutRef = useRef(about);
   useEffect(() => {
     latest.current = cb;
+    aboutRef.current = about;
   });
   const key = kinds === "any" ? "any" : kinds.join(",");
   useEffect(() => {
     const wanted = key === "any" ? null : new Set(key.split(","));
     return listenSafely(events.workspaceChanged.listen, (change: WorkspaceChanged) => {
-      if (wanted === null || change.kinds.some((k) => wanted.has(k))) latest.current(change);
+      if (wanted !== null && !change.kinds.some((k) => wanted.has(k))) return;
+      const of = aboutRef.current;
+      if (of !== undefined && !touches(change, of)) return;
+      latest.current(change);
     });
   }, [key]);
 }

@@ -20,6 +20,8 @@ export type WindowedRows<T> = {
   want: (first: number, last: number) => void;
   /** The rows changed: fetch the visible window again (the rest is forgotten). */
   refresh: () => void;
+  /** Rows `ids` changed in place: fetch the visible window again only if it may show them (see `WindowCache.changedRows`). */
+  refreshRows: (ids: ReadonlySet<string>, rowId: (row: T) => string) => void;
 };
 
 /**
@@ -55,6 +57,7 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, page
       loadedBetween: (a: number, b: number) => cache.loadedBetween(a, b),
       want: (a: number, b: number) => cache.want(a, b),
       refresh: () => cache.invalidate(),
+      refreshRows: (ids: ReadonlySet<string>, rowId: (row: T) => string) => cache.changedRows(ids, rowId),
     }),
     [cache],
   );

@@ -111,6 +111,30 @@ export class WindowCache<T> {
     this.load();
   }
 
+  /**
+   * Rows `ids` changed in place (no row added or removed): the visible window is asked
+   * again only when it shows one of them, or when the query filters or sorts (an edit
+   * can move a row into, out of or within it), or while a window is on its way (its
+   * answer may predate the change). Other pages holding one of them, and other queries,
+   * are forgotten.
+   */
+  changedRows(ids: ReadonlySet<string>, rowId: (row: T) => string): void {
+    const cur = this.current;
+    if (!cur || this.shownKey !== cur.key || cur.inflight.size > 0 || cur.query.filter.trim() !== "" || cur.query.sort !== null) {
+      this.invalidate();
+      return;
+    }
+    for (const key of [...this.entries.keys()]) if (key !== cur.key) this.entries.delete(key);
+    const [p0, p1] = this.pageRange(cur);
+    let shown = false;
+    for (const [p, rows] of [...cur.pages]) {
+      if (!rows.some((r) => ids.has(rowId(r)))) continue;
+      if (p >= p0 && p <= p1) shown = true;
+      else cur.pages.delete(p);
+    }
+    if (shown) this.invalidate();
+  }
+
   /** The entry on screen: the current query once its first answer landed, else the last one shown. */
   private shown(): Entry<T> | null {
     const cur = this.current;

@@ -42,7 +42,11 @@ export const APP_INFO: AppInfo = {
 type Preview = import("../bulk/types").Preview;
 type MoneySummary = import("../bulk/types").MoneySummary;
 
-export const EMPTY_PREVIEW: Preview = { rows: [], creates: 0, updates: 0, unchanged: 0, refused: 0, invalid: 0, matches: {}, step: null };
+export const EMPTY_PREVIEW: Preview = { rows: [], rowCount: 0, rowsId: null, creates: 0, updates: 0, unchanged: 0, refused: 0, invalid: 0, matches: {}, step: null };
+/** A preview of `rows` (all of them in its answer, as the Rust side sends 50 or fewer). */
+export function previewOf(rows: Preview["rows"], counts: Partial<Preview> = {}): Preview {
+  return { ...EMPTY_PREVIEW, ...counts, rows, rowCount: counts.rowCount ?? rows.length };
+}
 const noBudgets = { lifetime: null, daily: null, flights: null, orderLifetime: null, orderDaily: null };
 export const EMPTY_MONEY: MoneySummary = {
   campaigns: [],
@@ -120,7 +124,7 @@ export const commands = {
   pickExportFile: vi.fn<Real["pickExportFile"]>(() => ok(null)),
   importFile: vi.fn<Real["importFile"]>(() => ok(EMPTY_PREVIEW)),
   exportFile: vi.fn<Real["exportFile"]>(() => ok(0)),
-  selectedTargets: vi.fn<Real["selectedTargets"]>(() => ok([])),
+  previewRows: vi.fn<Real["previewRows"]>(() => ok({ rows: [], offset: 0, total: 0, unfiltered: 0 })),
   appInfo: vi.fn<Real["appInfo"]>(() => ok(APP_INFO)),
   saveSettings: vi.fn<Real["saveSettings"]>((settings) => ok({ ...APP_INFO, settings })),
   openLogsFolder: vi.fn<Real["openLogsFolder"]>(() => ok(null)),

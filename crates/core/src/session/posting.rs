@@ -247,14 +247,18 @@ impl Account {
         }
     }
 
-    /// Downloads the whole account ([`Account::download`]) and sums what it found over
-    /// the kinds, as the app's Refresh reports it.
+    /// Downloads the whole account ([`Account::download`]): what it found summed over the
+    /// kinds, as the app's Refresh reports it, and the entities it added, changed or
+    /// removed, for the views showing them.
     pub async fn refresh(
         self: &Arc<Self>,
         progress: impl FnMut(Progress) + Send,
-    ) -> Result<PullSummary> {
+    ) -> Result<(PullSummary, crate::bulk::Changed)> {
         let report = self.download(PullScope::All, progress).await?;
-        Ok(PullSummary::of(&report))
+        Ok((
+            PullSummary::of(&report),
+            crate::bulk::Changed::pulled(&report),
+        ))
     }
 }
 

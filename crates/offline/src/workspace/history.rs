@@ -14,7 +14,6 @@
 //! back instead.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::Hasher;
 
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -24,6 +23,9 @@ use serde_json::Value;
 use super::{Workspace, key_from_text, kind_from_text, now_ms};
 use crate::change::{EntityRef, Kind};
 use crate::{Error, Result};
+
+mod image;
+use image::{Image, Images, Shared, decode_image};
 
 /// Steps kept; older ones are dropped as new ones come.
 const MAX_STEPS: i64 = 200;
@@ -98,6 +100,9 @@ pub struct Undone {
     pub step: HistoryStep,
     /// The entities it changed back, for views to refresh.
     pub targets: Vec<EntityRef>,
+    /// It made or removed entities (undoing a paste removes its drafts), which moves the
+    /// rows after them in a table.
+    pub added_or_removed: bool,
 }
 
 const ENTITY_COLUMNS: &[&str] = &[
@@ -199,266 +204,6 @@ const DROP_TRIGGERS: &str = "\
 pub(super) fn begin(conn: &Connection) -> Result<()> {
     conn.execute_batch(&triggers_sql())?;
     Ok(())
-}
-
-/// What history keeps of one row at one moment: some of its columns, by name.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Image(Vec<(&'static str, SqlValue)>);
-
-impl Image {
-    fn get(&self, col: &str) -> Option<&SqlValue> {
-        self.0.iter().find(|(c, _)| *c == col).map(|(_, v)| v)
-    }
-
-    fn text(&self, col: &str) -> Option<&str> {
-        match self.get(col) {
-            Some(SqlValue::Text(t)) => Some(t),
-            _ => None,
-        }
-    }
-}
-
-/// First byte of an image stored in the binary form (older steps hold JSON text, which
-/// starts with `{`).
-const IMAGE_FORMAT: u8 = 0xB1;
-
-/// Texts at least this long that a step holds twice are stored once: an inserted change's
-/// payload is the working copy its entity got, and its base the base its entity had, so
-/// a bulk edit's images would otherwise carry every JSON text twice.
-const SHARED_MIN: usize = 64;
-
-/// Where a text of a step was stored first: a row (table, rowid), its image before or
-/// after, and the column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Shared {
-    outbox: bool,
-    rid: i64,
-    after: bool,
-    col: u8,
-}
-
-/// The texts of a step stored so far, for [`Images::encode`] to refer to: by hash, the
-/// first of a chain of texts in [`Images::bytes`].
-#[derive(Default)]
-struct Stored {
-    heads: std::collections::HashMap<u64, usize, std::hash::BuildHasherDefault<TextHash>>,
-    texts: Vec<StoredText>,
-}
-
-/// A text a step stored: where, for a reference to it, and where its bytes are.
-struct StoredText {
-    at: Shared,
-    start: usize,
-    len: usize,
-    /// The next text with the same hash.
-    next: Option<usize>,
-}
-
-/// A hash of long texts eight bytes at a step: SipHash costs more per text than storing
-/// it twice saves, and these keys come from the buyer's own workspace, not from anyone
-/// who could choose them to collide.
-#[derive(Default)]
-struct TextHash(u64);
-
-impl std::hash::Hasher for TextHash {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(c);
-            self.mix(u64::from_le_bytes(word));
-        }
-        let mut last = [0u8; 8];
-        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.mix(u64::from_le_bytes(last) ^ (bytes.len() as u64));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl TextHash {
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-/// The images of a step, encoded one after another into one buffer, as they are read
-/// from SQLite's rows: no column is copied out of a row but into its image.
-#[derive(Default)]
-struct Images {
-    bytes: Vec<u8>,
-    stored: Stored,
-}
-
-impl Images {
-    /// An image as stored: the marker, then per column its index in the table's column
-    /// list, a type tag and the value (integers and reals as 8 little-endian bytes, text
-    /// and blobs as a 4-byte length and the bytes, or, for a long text the step stored
-    /// already, where it is: tag 5, table, rowid, side and column). The working copies it
-    /// carries are JSON text, which as a JSON string would be escaped on every quote and
-    /// unescaped again on undo. Returns where the image is in [`Images::bytes`].
-    fn encode<'v>(
-        &mut self,
-        outbox: bool,
-        (rid, after): (i64, bool),
-        columns: impl IntoIterator<Item = (u8, ValueRef<'v>)>,
-    ) -> std::ops::Range<usize> {
-        let start = self.bytes.len();
-        self.bytes.push(IMAGE_FORMAT);
-        for (index, value) in columns {
-            let out = &mut self.bytes;
-            out.push(index);
-            let bytes = |out: &mut Vec<u8>, tag: u8, b: &[u8]| {
-                out.push(tag);
-                out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
-                out.extend_from_slice(b);
-            };
-            match value {
-                ValueRef::Null => out.push(0),
-                ValueRef::Integer(i) => {
-                    out.push(1);
-                    out.extend_from_slice(&i.to_le_bytes());
-                }
-                ValueRef::Real(f) => {
-                    out.push(2);
-                    out.extend_from_slice(&f.to_le_bytes());
-                }
-                ValueRef::Text(t) if t.len() >= SHARED_MIN => {
-                    let hash = {
-                        let mut h = TextHash::default();
-                        h.write(t);
-                        h.finish()
-                    };
-                    let mut next = self.stored.heads.get(&hash).copied();
-                    let mut found = None;
-                    while let Some(i) = next {
-                        let text = &self.stored.texts[i];
-                        if out.get(text.start..text.start + text.len) == Some(t) {
-                            found = Some(text.at);
-                            break;
-                        }
-                        next = text.next;
-                    }
-                    match found {
-                        Some(s) => {
-                            out.push(5);
-                            out.push(u8::from(s.outbox));
-                            out.extend_from_slice(&s.rid.to_le_bytes());
-                            out.push(u8::from(s.after));
-                            out.push(s.col);
-                        }
-                        None => {
-                            bytes(out, 3, t);
-                            let text = StoredText {
-                                at: Shared {
-                                    outbox,
-                                    rid,
-                                    after,
-                                    col: index,
-                                },
-                                start: out.len() - t.len(),
-                                len: t.len(),
-                                next: self.stored.heads.get(&hash).copied(),
-                            };
-                            self.stored.heads.insert(hash, self.stored.texts.len());
-                            self.stored.texts.push(text);
-                        }
-                    }
-                }
-                ValueRef::Text(t) => bytes(out, 3, t),
-                ValueRef::Blob(b) => bytes(out, 4, b),
-            }
-        }
-        start..self.bytes.len()
-    }
-
-    /// [`Images::encode`] of an image read back.
-    #[cfg(test)]
-    fn encode_image(&mut self, tbl: &str, image: &Image, at: (i64, bool)) -> Vec<u8> {
-        let cols = table_columns(tbl);
-        let columns = image.0.iter().filter_map(|(col, v)| {
-            let index = cols.iter().position(|c| c == col)?;
-            Some((u8::try_from(index).ok()?, ValueRef::from(v)))
-        });
-        let range = self.encode(tbl == "outbox", at, columns);
-        self.bytes[range].to_vec()
-    }
-}
-
-/// An image, and the columns it holds as references to texts stored elsewhere in its step
-/// (position in the image, and where), left `NULL` until [`step_rows`] fills them in.
-fn decode_image(tbl: &str, stored: SqlValue) -> Result<(Image, Vec<(usize, Shared)>)> {
-    let corrupt = || Error::Corrupt("a history image is damaged".into());
-    let cols = table_columns(tbl);
-    let bytes = match stored {
-        SqlValue::Blob(b) if b.first() == Some(&IMAGE_FORMAT) => b,
-        // Steps recorded before the binary form: a JSON object of column values.
-        SqlValue::Text(t) => return Ok((parse_json_image(cols, &t)?, Vec::new())),
-        _ => return Err(corrupt()),
-    };
-    let mut image = Image::default();
-    let mut refs = Vec::new();
-    let mut at = 1;
-    let mut take = |n: usize| -> Result<&[u8]> {
-        let piece = bytes.get(at..at + n).ok_or_else(corrupt)?;
-        at += n;
-        Ok(piece)
-    };
-    loop {
-        let Ok(head) = take(2) else { break };
-        let (index, tag) = (usize::from(head[0]), head[1]);
-        let col = *cols.get(index).ok_or_else(corrupt)?;
-        let eight = |b: &[u8]| -> Result<[u8; 8]> { b.try_into().map_err(|_| corrupt()) };
-        let value = match tag {
-            0 => SqlValue::Null,
-            1 => SqlValue::Integer(i64::from_le_bytes(eight(take(8)?)?)),
-            2 => SqlValue::Real(f64::from_le_bytes(eight(take(8)?)?)),
-            3 | 4 => {
-                let len: [u8; 4] = take(4)?.try_into().map_err(|_| corrupt())?;
-                let body = take(u32::from_le_bytes(len) as usize)?.to_vec();
-                if tag == 3 {
-                    SqlValue::Text(String::from_utf8(body).map_err(|_| corrupt())?)
-                } else {
-                    SqlValue::Blob(body)
-                }
-            }
-            5 => {
-                let head = take(10)?;
-                let outbox = head[0] == 1;
-                let rid = i64::from_le_bytes(eight(&head[1..9])?);
-                let after = head[9] == 1;
-                let col = take(1)?[0];
-                refs.push((
-                    image.0.len(),
-                    Shared {
-                        outbox,
-                        rid,
-                        after,
-                        col,
-                    },
-                ));
-                SqlValue::Null
-            }
-            _ => return Err(corrupt()),
-        };
-        image.0.push((col, value));
-    }
-    Ok((image, refs))
-}
-
-fn parse_json_image(cols: &[&'static str], text: &str) -> Result<Image> {
-    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
-        return Err(Error::Corrupt("a history image is not an object".into()));
-    };
-    let mut image = Image::default();
-    for (name, value) in &map {
-        if let Some(col) = cols.iter().find(|c| **c == name.as_str()) {
-            image.0.push((col, sql_value(value)));
-        }
-    }
-    Ok(image)
 }
 
 /// Columns of an image: index in the table's column list, and value.
@@ -963,6 +708,9 @@ impl Workspace {
                 ..step
             },
             targets: targets_of(&rows),
+            added_or_removed: rows
+                .iter()
+                .any(|r| r.tbl == "entities" && (r.before.is_none() || r.after.is_none())),
         }))
     }
 
@@ -993,124 +741,4 @@ impl Workspace {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn an_image_comes_back_as_it_was_stored() {
-        let image = Image(vec![
-            ("seq", SqlValue::Integer(-7)),
-            ("kind", SqlValue::Text("ad_order".into())),
-            (
-                "payload",
-                SqlValue::Text(r#"{"name":"Say \"hi\" – ünïcode"}"#.into()),
-            ),
-            ("base", SqlValue::Null),
-            ("attempts", SqlValue::Real(1.5)),
-            ("result", SqlValue::Blob(vec![0, 255, 3])),
-        ]);
-        let stored = Images::default().encode_image("outbox", &image, (1, true));
-        assert_eq!(
-            decode_image("outbox", SqlValue::Blob(stored)).unwrap(),
-            (image, Vec::new())
-        );
-    }
-
-    #[test]
-    fn a_long_text_a_step_holds_twice_is_stored_once() {
-        let json = format!(r#"{{"name":"{}"}}"#, "x".repeat(SHARED_MIN));
-        let entity = Image(vec![("working_json", SqlValue::Text(json.clone()))]);
-        let change = Image(vec![
-            ("payload", SqlValue::Text(json.clone())),
-            ("errors", SqlValue::Text("[]".into())),
-        ]);
-        let mut images = Images::default();
-        let first = images.encode_image("entities", &entity, (4, true));
-        let second = images.encode_image("outbox", &change, (9, true));
-        assert!(second.len() < json.len(), "the copy is a reference");
-        let (_, refs) = decode_image("entities", SqlValue::Blob(first)).unwrap();
-        assert!(refs.is_empty());
-        let (image, refs) = decode_image("outbox", SqlValue::Blob(second)).unwrap();
-        assert_eq!(image.get("payload"), Some(&SqlValue::Null));
-        assert_eq!(image.text("errors"), Some("[]"));
-        let working = ENTITY_COLUMNS.iter().position(|c| *c == "working_json");
-        assert_eq!(
-            refs,
-            [(
-                0,
-                Shared {
-                    outbox: false,
-                    rid: 4,
-                    after: true,
-                    col: u8::try_from(working.unwrap()).unwrap(),
-                }
-            )]
-        );
-    }
-
-    #[test]
-    fn steps_recorded_as_json_are_still_read() {
-        let text =
-            r#"{"kind":"ad_order","key":"7","working_json":"{\"a\":1}","base_hash":null,"gone":1}"#;
-        let (image, _) = decode_image("entities", SqlValue::Text(text.into())).unwrap();
-        assert_eq!(image.text("working_json"), Some(r#"{"a":1}"#));
-        assert_eq!(image.get("base_hash"), Some(&SqlValue::Null));
-        assert_eq!(image.get("gone"), None);
-    }
-
-    #[test]
-    fn dropped_steps_leave_the_history_at_once_and_their_rows_on_purge() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        super::super::migrations().to_latest(&mut conn).unwrap();
-        for (id, undone) in [(1, 0), (2, 1), (3, 1)] {
-            conn.execute(
-                "INSERT INTO history_step (id, label, created_at, undone) VALUES (?1, 'Edit', 0, ?2)",
-                params![id, undone],
-            )
-            .unwrap();
-            for rid in 0..5 {
-                conn.execute(
-                    "INSERT INTO history_row (step, tbl, rid, before, after) VALUES (?1, 'entities', ?2, NULL, NULL)",
-                    params![id, rid],
-                )
-                .unwrap();
-            }
-        }
-        // What a new edit does to the redo branch.
-        conn.execute(
-            &format!("UPDATE history_step SET undone = {DROPPED} WHERE undone = 1"),
-            [],
-        )
-        .unwrap();
-        assert!(step_of(&conn, 2).is_err());
-        assert_eq!(step_of(&conn, 1).unwrap().id, 1);
-
-        assert!(purge_dropped(&conn).unwrap());
-        let left: Vec<i64> = conn
-            .prepare("SELECT DISTINCT step FROM history_row ORDER BY step")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        assert_eq!(left, [1]);
-        let steps: i64 = conn
-            .query_row("SELECT count(*) FROM history_step", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(steps, 1);
-        assert!(!purge_dropped(&conn).unwrap());
-    }
-
-    #[test]
-    fn a_damaged_image_is_an_error_not_a_panic() {
-        let image = Image(vec![("key", SqlValue::Text("12345".into()))]);
-        let mut stored = Images::default().encode_image("entities", &image, (1, false));
-        stored.truncate(stored.len() - 2);
-        assert!(matches!(
-            decode_image("entities", SqlValue::Blob(stored)),
-            Err(Error::Corrupt(_))
-        ));
-        assert!(decode_image("entities", SqlValue::Blob(vec![IMAGE_FORMAT, 200, 0])).is_err());
-    }
-}
+mod tests;

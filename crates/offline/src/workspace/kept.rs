@@ -1,4 +1,8 @@
-//! A bulk preview kept for its apply. A preview carries its plan out in a transaction it
+//! What the workspace keeps of its latest bulk operation: its rows, which a host reads
+//! a window at a time ([`Workspace::keep_rows`], [`Workspace::preview_rows`]) instead of
+//! shipping 100,000 of them at once, and, for a preview, its writes, kept for its apply.
+//!
+//! A preview carries its plan out in a transaction it
 //! rolls back (see [`super::bulk`]); the writes that run made are kept, with what the
 //! workspace looked like once it was rolled back, so accepting the same operation on an
 //! unchanged workspace only writes: the writes are replayed in one transaction, recorded
@@ -11,12 +15,13 @@
 //! apply carries the plan out afresh instead.
 
 use std::hash::Hasher;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rusqlite::types::{ToSqlOutput, Value as SqlValue};
 use serde::Serialize;
 
 use super::Workspace;
-use super::bulk::{Planned, Preview};
+use super::bulk::{Planned, Preview, RowPreview};
 use crate::{Error, Result};
 
 /// Bytes of written values a preview keeps at most. A larger preview (an import of
@@ -183,13 +188,33 @@ impl Seen {
 
 /// A preview kept for its apply.
 #[derive(Debug)]
-pub(crate) struct Kept {
+struct Replay {
     asked: Asked,
     seen: Seen,
     label: String,
     writes: Vec<Write>,
     preview: Preview,
 }
+
+/// The rows of the latest preview or applied operation, read a window at a time: a
+/// preview of 100,000 rows answers its counts and first page, and the rest stays here.
+#[derive(Debug)]
+struct Rows {
+    id: u32,
+    rows: Vec<RowPreview>,
+}
+
+/// What the workspace keeps of its latest bulk operation: its writes, for an apply
+/// right after the preview, and its rows, for the preview's pages.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    replay: Option<Replay>,
+    rows: Option<Rows>,
+}
+
+/// Names each set of kept rows: a page asked of rows kept since is refused, not
+/// answered from other rows.
+static ROWS_ID: AtomicU32 = AtomicU32::new(1);
 
 impl Workspace {
     /// What the workspace looks like now (see [`Seen`]).
@@ -200,6 +225,40 @@ impl Workspace {
                 .conn
                 .query_row("PRAGMA data_version", [], |r| r.get(0))?,
         })
+    }
+
+    /// Keeps the rows of `preview` (a preview or an applied result) for
+    /// [`Workspace::preview_rows`], leaving only its first `first` rows in it, and names
+    /// them in `rows_id`. The rows kept before are dropped.
+    pub fn keep_rows(&mut self, preview: &mut Preview, first: usize) {
+        let rows = std::mem::take(&mut preview.rows);
+        preview.rows = rows[..first.min(rows.len())].to_vec();
+        let id = ROWS_ID.fetch_add(1, Ordering::Relaxed);
+        preview.rows_id = Some(id);
+        self.kept.get_or_insert_default().rows = Some(Rows { id, rows });
+    }
+
+    /// The kept rows `rows_id` names, from `offset` (clamped), at most `limit`, and how
+    /// many there are; refused once other rows were kept since.
+    pub fn preview_rows(
+        &self,
+        rows_id: u32,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(Vec<RowPreview>, usize)> {
+        let rows = self
+            .kept
+            .as_ref()
+            .and_then(|k| k.rows.as_ref())
+            .filter(|r| r.id == rows_id)
+            .ok_or_else(|| {
+                Error::NotFound(
+                    "the preview is gone (another one replaced it): preview again".into(),
+                )
+            })?;
+        let start = offset.min(rows.rows.len());
+        let end = start.saturating_add(limit).min(rows.rows.len());
+        Ok((rows.rows[start..end].to_vec(), rows.rows.len()))
     }
 
     /// Runs the bulk operation `asked`: `plan` gives its plan, its undo label, and what
@@ -215,7 +274,7 @@ impl Workspace {
     where
         F: FnOnce(&mut Preview),
     {
-        let kept = self.kept.take();
+        let kept = self.kept.as_mut().and_then(|k| k.replay.take());
         if apply
             && let Some(kept) = kept
             && kept.asked == asked
@@ -230,7 +289,7 @@ impl Workspace {
         if let Some(writes) = writes {
             // Taken once the preview's transaction is rolled back.
             let seen = self.seen()?;
-            self.kept = Some(Kept {
+            self.kept.get_or_insert_default().replay = Some(Replay {
                 asked,
                 seen,
                 label,
@@ -243,7 +302,7 @@ impl Workspace {
 
     /// Applies a kept preview by writing what its run wrote; `None` (nothing written)
     /// when the workspace changed since, or a write does not do what it did then.
-    fn replay(&mut self, kept: Kept) -> Result<Option<Preview>> {
+    fn replay(&mut self, kept: Replay) -> Result<Option<Preview>> {
         // Read before the batch begins: its undo recording writes temporary tables.
         let changes = self.conn.total_changes();
         if changes != kept.seen.changes {
