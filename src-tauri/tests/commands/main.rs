@@ -9,11 +9,11 @@
 
 use std::path::Path;
 use std::sync::mpsc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use flightdeck_app::state::AppState;
-use flightdeck_client::ClientConfig;
 use flightdeck_client::token_store::{Profile, TokenStore};
+use flightdeck_client::{ClientConfig, now_ms};
 use flightdeck_core::files::FileUse;
 use serde_json::{Value, json};
 use tauri::ipc::{CallbackFn, InvokeBody};
@@ -191,13 +191,6 @@ fn named<'a>(rows: &'a [Value], name: &str) -> &'a Value {
     rows.iter()
         .find(|r| r["value"]["name"] == name)
         .unwrap_or_else(|| panic!("no row named {name} in {rows:?}"))
-}
-
-fn now_ms() -> i64 {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("the clock is after 1970");
-    i64::try_from(d.as_millis()).expect("milliseconds fit in i64")
 }
 
 /// The keyring entries the app uses for `account` on `base_url`.
