@@ -191,15 +191,8 @@ impl WorkspaceChanged {
     /// that failed as a whole.
     pub fn everything() -> Self {
         WorkspaceChanged {
-            kinds: vec![
-                Kind::Advertiser,
-                Kind::Campaign,
-                Kind::AdOrder,
-                Kind::FlightCaps,
-                Kind::Creative,
-                Kind::SiteList,
-                Kind::AudienceSegment,
-            ],
+            // Flights change only inside their campaign, which is named.
+            kinds: Kind::ALL.into_iter().filter(|k| k.editable()).collect(),
             ids: Vec::new(),
             added_or_removed: true,
         }

@@ -1,6 +1,5 @@
-import type { EntityRef, Kind } from "../api/types";
-
-const KINDS: Kind[] = ["advertiser", "campaign", "flight", "ad_order", "flight_caps", "creative", "site_list", "audience_segment"];
+import { ALL_KINDS } from "../api/kinds";
+import type { EntityRef } from "../api/types";
 
 export function sameRef(a: EntityRef | null | undefined, b: EntityRef | null | undefined): boolean {
   if (!a || !b) return false;
@@ -19,7 +18,7 @@ export function parseRef(s: string): EntityRef | null {
     if (typeof v !== "object" || v === null) return null;
     const rawKind: unknown = Reflect.get(v, "kind");
     const key: unknown = Reflect.get(v, "key");
-    const kind = KINDS.find((k) => k === rawKind);
+    const kind = ALL_KINDS.find((k) => k.kind === rawKind)?.kind;
     if (!kind || typeof key !== "object" || key === null) return null;
     const type: unknown = Reflect.get(key, "type");
     const value: unknown = Reflect.get(key, "value");
