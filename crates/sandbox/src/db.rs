@@ -23,6 +23,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../migrations/0001_init.sql")),
         M::up(include_str!("../migrations/0002_code_grants.sql")),
         M::up(include_str!("../migrations/0003_app_redirect_scheme.sql")),
+        M::up(include_str!("../migrations/0004_trafficking.sql")),
     ])
 }
 
