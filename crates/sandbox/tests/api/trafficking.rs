@@ -281,6 +281,36 @@ async fn an_ad_orders_creatives_are_its_associations() {
             .entity(),
         &json!([])
     );
+
+    // A creative of the advertiser alone joins a campaign's listing once it serves on
+    // one of the campaign's ad orders (Acme Always-On: campaign 2, ad order 4).
+    let saved = api
+        .post(
+            "/v1/creative/save",
+            json!({"name": "Acme evergreen", "creativeType": "VIDEO", "creativeSubtype": "VASTURL",
+                   "type": {"mediaType": "VAST"}, "advertiserId": 1,
+                   "video": {"vastUrl": "https://ads.example/vast.xml"}}),
+        )
+        .await;
+    let id = saved.entity()["id"].as_i64().expect("id");
+    let always_on = "/v1/campaign/2/creatives";
+    assert_eq!(api.get(always_on).await.entity(), &json!([]));
+    let (status, _) = admin(
+        &api,
+        reqwest::Method::POST,
+        "/_sandbox/creative-ad-orders",
+        Some(json!({"creativeId": id, "adOrderId": 4})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let listed = api.get(always_on).await.entity().clone();
+    assert_eq!(names(&listed), ["Acme evergreen"]);
+    assert_eq!(
+        listed[0]["type"]["videoType"],
+        Value::Null,
+        "a VAST tag names no file"
+    );
+    assert_eq!(listed[0]["duration"], Value::Null);
 }
 
 #[tokio::test]
