@@ -72,6 +72,10 @@ RELATIONAL_TEXTS = (
     "Unknown client_id",
     "is not registered for client",
     "code_challenge_method was sent without code_challenge",
+    # Ad-order status: which moves are refused depends on the stored status and end date.
+    "an archived ad order cannot change status",
+    "an ad order completes when its end date passes",
+    "so it can only be archived",
 )
 
 # An upload's records name the segment of the URL, and its identifiers must be of the

@@ -24,8 +24,9 @@
 use std::collections::{HashSet, VecDeque};
 
 use flightdeck_model::{
-    AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, Advertiser, AudienceData, AudienceDataResult, AudienceList,
-    AudienceSegment, Campaign, CampaignFlight, Creative, FlightCap, Id, SiteList,
+    AUDIENCE_UPLOAD_MAX_BYTES, AdOrder, AdOrderStatus, AdOrderStatusUpdate, Advertiser,
+    AudienceData, AudienceDataResult, AudienceList, AudienceSegment, Campaign, CampaignFlight,
+    Creative, FlightCap, Id, ListedCreative, SiteList,
 };
 use futures_util::stream::{self, Stream};
 use reqwest::Method;
@@ -47,6 +48,23 @@ impl Client {
         query: &[(&str, String)],
     ) -> Result<Reply<Vec<E>>> {
         let url = self.url(path, &[], query)?;
+        self.call_listing(Call {
+            method: Method::GET,
+            url,
+            body: None,
+            gzip: false,
+            family: Family::Business,
+        })
+        .await
+    }
+
+    /// As [`Client::get`], for a listing whose path carries ids (`segments`, encoded).
+    async fn get_at<E: DeserializeOwned + Send + 'static>(
+        &self,
+        path: &str,
+        segments: &[&str],
+    ) -> Result<Reply<Vec<E>>> {
+        let url = self.url(path, segments, &[])?;
         self.call_listing(Call {
             method: Method::GET,
             url,
@@ -187,7 +205,54 @@ impl Client {
         self.get("/v1/adorder/getAllAdOrders", &[]).await
     }
 
+    /// `GET /v1/adorder/getAdOrdersByCampaign?id=`: a campaign's ad orders, with the
+    /// fields of [`Client::all_ad_orders`] (no status). From the service's reference,
+    /// beyond the interface document.
+    pub async fn ad_orders_by_campaign(&self, campaign_id: Id) -> Result<Reply<Vec<AdOrder>>> {
+        self.get(
+            "/v1/adorder/getAdOrdersByCampaign",
+            &[("id", campaign_id.to_string())],
+        )
+        .await
+    }
+
+    /// `POST /v1/adorder/updateStatus`: sets an ad order's status; answers its id and
+    /// status. Never retried, like every change; the service treats setting the status an
+    /// ad order already has as a success, so a caller whose answer was lost may send it
+    /// again. `messages` may come as plain strings (the reference types them so): they
+    /// are read as `INFO` texts. From the service's reference.
+    pub async fn ad_order_update_status(
+        &self,
+        ad_order_id: Id,
+        status: AdOrderStatus,
+    ) -> Result<Reply<AdOrderStatusUpdate>> {
+        let body = AdOrderStatusUpdate::new(ad_order_id, status);
+        self.post("/v1/adorder/updateStatus", &[], &body).await
+    }
+
     // ---- Creatives ----
+
+    /// `GET /v1/campaign/{campaignId}/creatives`: a campaign's creatives as the service
+    /// lists them (status, type, size, channels, URLs and pixels; no type-specific
+    /// payload). From the service's reference.
+    pub async fn campaign_creatives(&self, campaign_id: Id) -> Result<Reply<Vec<ListedCreative>>> {
+        self.get_at("/v1/campaign", &[&campaign_id.to_string(), "creatives"])
+            .await
+    }
+
+    /// `GET /v1/creative/getCreativesByAdOrder/{adOrderId}`: the creatives associated
+    /// with an ad order, as [`Client::campaign_creatives`] lists them. From the
+    /// service's reference.
+    pub async fn creatives_by_ad_order(
+        &self,
+        ad_order_id: Id,
+    ) -> Result<Reply<Vec<ListedCreative>>> {
+        self.get_at(
+            "/v1/creative/getCreativesByAdOrder",
+            &[&ad_order_id.to_string()],
+        )
+        .await
+    }
 
     /// `POST /v1/creative/save`: creates a creative of any type and subtype. The service
     /// has no creative update: the request omits `id`. A creative with an `id` is sent as

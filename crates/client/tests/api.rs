@@ -28,3 +28,5 @@ mod listings;
 mod session;
 #[path = "api/site_lists.rs"]
 mod site_lists;
+#[path = "api/trafficking.rs"]
+mod trafficking;

@@ -35,7 +35,12 @@ impl<T> Envelope<T> {
 }
 
 /// One entry of an envelope's `messages`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Decoded from the usual `{level, code, message}` object or from a bare string, which
+/// the service's reference shows for `adorder/updateStatus`: the string is the text,
+/// with level `INFO` and an empty code (the answer's status says whether the call
+/// failed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Message {
@@ -46,6 +51,36 @@ pub struct Message {
     pub code: String,
     /// Human-readable text.
     pub message: String,
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Full {
+            level: MessageLevel,
+            #[serde(default)]
+            code: String,
+            message: String,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged, expecting = "a message object or a string")]
+        enum Raw {
+            Text(String),
+            Full(Full),
+        }
+        Ok(match Raw::deserialize(d)? {
+            Raw::Text(message) => Message::info("", message),
+            Raw::Full(Full {
+                level,
+                code,
+                message,
+            }) => Message {
+                level,
+                code,
+                message,
+            },
+        })
+    }
 }
 
 impl Message {

@@ -20,6 +20,7 @@ mod error;
 pub mod serde_util;
 pub mod sitelist;
 pub mod token;
+pub mod trafficking;
 pub mod validate;
 
 pub use adorder::*;
@@ -32,3 +33,4 @@ pub use error::{Error, FieldError, ValidationErrors};
 pub use open_enum::OpenEnum;
 pub use sitelist::*;
 pub use token::*;
+pub use trafficking::*;

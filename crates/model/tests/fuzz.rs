@@ -15,8 +15,8 @@ use std::collections::BTreeSet;
 use common::full;
 use flightdeck_model::validate::{self, Op, SiteListOp};
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceDataRecord, AudienceSegment, Campaign, Creative, DataType,
-    FlightCap, SiteList, TimezoneName,
+    AdOrder, AdOrderStatus, AdOrderStatusUpdate, Advertiser, AudienceDataRecord, AudienceSegment,
+    Campaign, Creative, DataType, Envelope, FlightCap, ListedCreative, SiteList, TimezoneName,
 };
 use proptest::prelude::*;
 use serde::Serialize;
@@ -262,6 +262,27 @@ proptest! {
     fn creatives(v in json_of(sample(&full::creative(false)))) {
         check::<Creative>(&v, |c| {
             let _ = validate::creative(c);
+        });
+    }
+
+    #[test]
+    fn listed_creatives_and_status_answers(v in json_of(json!({
+        "id": 7, "status": "APPROVED", "name": "Spring",
+        "type": {"id": 5, "vendor": "Hosted video", "mediaType": "VAST", "videoType": "MP4"},
+        "externalCreativeid": "ref", "crawlableUrl": null, "landingPageUrl": "https://e.example",
+        "impressionTrackingPixel_1": "https://px.example/1", "impressionTrackingPixel_2": null,
+        "impressionTrackingPixel_3": null, "impressionTrackingPixel_4": null,
+        "size": {"width": 640, "height": 360}, "channels": ["MOBILE", "CONNECTED_TV"],
+        "adTagId": null, "duration": 15, "bitRate": 2500
+    })), answer in json_of(json!({"messages": ["Updated", {"level": "INFO", "code": "", "message": "ok"}],
+                                  "entity": {"id": 1001, "status": 0}}))) {
+        check::<ListedCreative>(&v, |_| {});
+        check::<Envelope<AdOrderStatusUpdate>>(&answer, |a| {
+            if let Some(status) = a.entity.status {
+                for to in AdOrderStatus::KNOWN {
+                    let _ = status.refusal(*to);
+                }
+            }
         });
     }
 

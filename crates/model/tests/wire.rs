@@ -425,3 +425,114 @@ fn an_unknown_message_level_does_not_break_the_envelope() {
     );
     assert_eq!(env.messages[0].message, "maintenance tonight");
 }
+
+// ---- trafficking endpoints (the service's reference beyond the interface) ----
+
+#[test]
+fn a_listed_creative_decodes_every_reference_field_and_keeps_new_ones() {
+    use flightdeck_model::{CreativeChannel, CreativeStatus, ListedCreative, MediaType, VideoType};
+    let v = json!({
+        "id": 7,
+        "status": "APPROVED",
+        "name": "Spring 15s",
+        "type": {"id": 5, "vendor": "Hosted video", "mediaType": "VAST", "videoType": "MP4",
+                 "futureTypeField": true},
+        "externalCreativeid": "ref-7",
+        "crawlableUrl": null,
+        "landingPageUrl": "https://example.com/l",
+        "impressionTrackingPixel_1": "https://px.example/1",
+        "impressionTrackingPixel_2": null,
+        "impressionTrackingPixel_3": null,
+        "impressionTrackingPixel_4": null,
+        "size": {"width": 640, "height": 360},
+        "channels": ["MOBILE", "CONNECTED_TV", "BILLBOARD"],
+        "adTagId": null,
+        "duration": 15,
+        "bitRate": 2500.5,
+        "advertiserId": 3
+    });
+    let c: ListedCreative = from(&v);
+    assert_eq!(c.status, Some(CreativeStatus::APPROVED));
+    let t = c.type_.as_ref().expect("type");
+    assert_eq!((t.id, t.vendor.as_deref()), (Some(5), Some("Hosted video")));
+    assert_eq!(t.media_type, Some(MediaType::VAST));
+    assert_eq!(t.video_type, Some(VideoType::MP4));
+    assert_eq!(t.extra["futureTypeField"], true);
+    assert_eq!(
+        c.channels.as_deref(),
+        Some(
+            &[
+                CreativeChannel::MOBILE,
+                CreativeChannel::CONNECTED_TV,
+                CreativeChannel::Other("BILLBOARD".into())
+            ][..]
+        )
+    );
+    assert_eq!((c.duration, c.bit_rate), (Some(15.0), Some(2500.5)));
+    assert_eq!(c.external_creativeid.as_deref(), Some("ref-7"));
+    assert_eq!(c.extra["advertiserId"], 3);
+
+    // A status the crate does not know, and a sparse creative, still decode.
+    let sparse: ListedCreative = from(&json!({"id": 8, "status": "ARCHIVED", "type": null}));
+    assert_eq!(
+        sparse.status,
+        Some(CreativeStatus::Other("ARCHIVED".into()))
+    );
+    assert_eq!(sparse.type_, None);
+}
+
+#[test]
+fn ad_order_status_is_an_open_integer() {
+    use flightdeck_model::{AdOrderStatus, AdOrderStatusUpdate};
+    let answer: Envelope<AdOrderStatusUpdate> =
+        from(&json!({"messages": [], "entity": {"id": 1001, "status": 0}}));
+    assert_eq!(answer.entity.status, Some(AdOrderStatus::Inactive));
+    let odd: AdOrderStatusUpdate = from(&json!({"id": 1, "status": 9}));
+    assert_eq!(odd.status, Some(AdOrderStatus::Other(9)));
+    assert_eq!(to(&odd), json!({"id": 1, "status": 9}));
+    assert_eq!(
+        to(&AdOrderStatusUpdate::new(5, AdOrderStatus::Paused)),
+        json!({"id": 5, "status": 3})
+    );
+    for s in AdOrderStatus::KNOWN {
+        assert_eq!(AdOrderStatus::from_code(s.code()), *s);
+    }
+}
+
+#[test]
+fn ad_order_status_refusals_follow_a_real_platform() {
+    use flightdeck_model::AdOrderStatus::{Active, Archived, Completed, Inactive, Other, Paused};
+    for (from, to) in [
+        (Inactive, Active),
+        (Active, Paused),
+        (Paused, Active),
+        (Paused, Inactive),
+        (Active, Archived),
+        (Completed, Archived),
+        (Archived, Archived),
+        (Completed, Completed),
+    ] {
+        assert_eq!(from.refusal(to), None, "{from} -> {to}");
+    }
+    let why = |from: flightdeck_model::AdOrderStatus, to| from.refusal(to).unwrap_or_default();
+    assert!(why(Archived, Active).contains("archived"));
+    assert!(why(Active, Completed).contains("end date passes"));
+    assert!(why(Completed, Active).contains("can only be archived"));
+    assert!(why(Active, Other(7)).contains("got 7"));
+}
+
+#[test]
+fn messages_decode_as_objects_or_as_bare_strings() {
+    use flightdeck_model::{Message, MessageLevel};
+    let e: Envelope<Value> = from(&json!({
+        "messages": ["Status updated", {"level": "WARNING", "code": "W1", "message": "late"}],
+        "entity": null
+    }));
+    assert_eq!(e.messages[0], Message::info("", "Status updated"));
+    assert_eq!(e.messages[1].level, MessageLevel::Warning);
+    assert_eq!(e.messages[1].code, "W1");
+    assert!(
+        serde_json::from_value::<Envelope<Value>>(json!({"messages": [3], "entity": null}))
+            .is_err()
+    );
+}

@@ -15,6 +15,11 @@
 //! | `GET /_sandbox/clock` | | `{"now": ms}` |
 //! | `PUT /_sandbox/clock` | `{"now": ms}` | `{"now": ms}` |
 //! | `POST /_sandbox/clock/advance` | `{"ms": delta}` (may be negative) | `{"now": ms}` |
+//!
+//! Creative review, creative-to-ad-order associations and ad-order status are in
+//! [`trafficking`].
+
+mod trafficking;
 
 use axum::Json;
 use axum::Router;
@@ -67,6 +72,7 @@ pub fn router() -> Router<AppState> {
         )
         .route("/_sandbox/clock", hidden(get(get_clock).put(put_clock)))
         .route("/_sandbox/clock/advance", hidden(post(advance_clock)))
+        .merge(trafficking::router())
 }
 
 /// Answers 404 instead of 405 for other methods, so the surface stays invisible to

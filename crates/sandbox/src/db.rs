@@ -23,6 +23,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../migrations/0001_init.sql")),
         M::up(include_str!("../migrations/0002_code_grants.sql")),
         M::up(include_str!("../migrations/0003_app_redirect_scheme.sql")),
+        M::up(include_str!("../migrations/0004_trafficking.sql")),
     ])
 }
 
@@ -104,6 +105,28 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         assert!(migrations().validate().is_ok());
+    }
+
+    /// A database made before ad-order status existed keeps its ad orders, now Inactive,
+    /// and can associate creatives with them.
+    #[test]
+    fn existing_ad_orders_start_inactive() -> Result<(), Box<dyn std::error::Error>> {
+        let mut conn = Connection::open_in_memory()?;
+        migrations().to_version(&mut conn, 3)?;
+        conn.execute_batch(
+            "INSERT INTO accounts (id, name) VALUES (1, 'Demo');
+             INSERT INTO advertisers VALUES (1, 1, NULL, '{}');
+             INSERT INTO campaigns VALUES (1, 1, 1, '{}');
+             INSERT INTO ad_orders VALUES (1, 1, 1, '{\"name\":\"Old\"}');
+             INSERT INTO creatives VALUES (1, 1, 1, 0, '{}');",
+        )?;
+        migrations().to_latest(&mut conn)?;
+        let status: i64 = conn.query_row("SELECT status FROM ad_orders WHERE id = 1", [], |r| {
+            r.get(0)
+        })?;
+        assert_eq!(status, 0);
+        conn.execute("INSERT INTO creative_ad_orders VALUES (1, 1)", [])?;
+        Ok(())
     }
 
     /// A database seeded when the app's redirect was `flightdeck://oauth/callback` keeps

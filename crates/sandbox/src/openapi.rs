@@ -71,6 +71,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     let mut doc = TokenOperations::openapi();
     doc.merge(crate::routes::business::Operations::openapi());
     doc.merge(crate::routes::audiences::Operations::openapi());
+    doc.merge(crate::routes::trafficking::Operations::openapi());
 
     doc.info.title = TITLE.to_owned();
     doc.info.version = env!("CARGO_PKG_VERSION").to_owned();

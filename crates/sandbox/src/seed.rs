@@ -25,11 +25,14 @@
 //! Business data, with dates relative to the service clock at seeding time: three
 //! advertisers (Acme Outdoor, Bluebird Coffee, Northwind Travel), four campaigns (Acme
 //! Spring Launch has two flights, one running and one in the future), and two or three
-//! ad orders per campaign.
+//! ad orders per campaign. Running ad orders are Active (status 1), the others Inactive.
+//! Creatives: three on Acme Spring Launch (an approved tag on two ad orders, an approved
+//! hosted video, a pending hosted banner) and a tag in violation on Bluebird Holiday
+//! Blend, each associated with ad orders of its campaign.
 //!
 //! Account 2, **Rival Media**: user `rival` / `rival` (editor), one advertiser (Rival
-//! Motors) with one campaign and one ad order. It exists to show that accounts cannot
-//! see each other's data.
+//! Motors) with one campaign, one ad order and one approved creative on it. It exists
+//! to show that accounts cannot see each other's data.
 //!
 //! # Seed files
 //!
@@ -51,8 +54,10 @@
 //! }]}
 //! ```
 //!
-//! Advertisers, campaigns and ad orders are the service's `save` request bodies;
-//! `agencyId` (the account), `advertiserId` and `campaignId` are filled in by the loader.
+//! Advertisers, campaigns, ad orders and creatives (a campaign's `creatives`) are the
+//! service's `save` request bodies; `agencyId` (the account), `advertiserId` and
+//! `campaignId` are filled in by the loader. A creative may also carry `status` (its
+//! review status) and `adOrders` (indexes of the campaign's ad orders it serves on).
 //! Everything but `name` is optional at the account level; `role` is `editor` (default)
 //! or `viewer`.
 
@@ -62,6 +67,8 @@ use std::path::Path;
 use rusqlite::{Transaction, params};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+
+use flightdeck_model::AdOrderStatus;
 
 use crate::Seed;
 use crate::auth::hash_secret;
@@ -94,9 +101,10 @@ Demo seed (--seed demo, the default on a fresh database):
     user partner, password partner  signs in on the data-partner login page
     data-partner client demo-partner, secret demo-partner-secret,
       redirect URIs com.flightdeck.desktop:/oauth/callback and http://127.0.0.1:*/callback
-    3 advertisers, 4 campaigns (one with a running and a future flight), 2-3 ad orders each
+    3 advertisers, 4 campaigns (one with a running and a future flight), 2-3 ad orders each,
+      4 creatives on 2 campaigns, associated with their ad orders
   Account 2 \"Rival Media\":
-    user rival, password rival; 1 advertiser, 1 campaign, 1 ad order
+    user rival, password rival; 1 advertiser, 1 campaign, 1 ad order, 1 creative
   Call /v1 with HTTP Basic (demo:demo) or a token from POST /v1/oauth2/authenticate.";
 
 /// Timezones an account may have (the advertiser `timezoneName` values).
@@ -192,7 +200,8 @@ pub struct SeedAdvertiser {
     pub campaigns: Vec<SeedCampaign>,
 }
 
-/// A campaign `save` body (without `advertiserId`, filled in) plus its ad orders.
+/// A campaign `save` body (without `advertiserId`, filled in) plus its ad orders and
+/// creatives.
 #[derive(Debug, Clone, Deserialize)]
 pub struct SeedCampaign {
     /// The request body.
@@ -201,6 +210,11 @@ pub struct SeedCampaign {
     /// Ad-order `save` bodies (without `campaignId`, filled in).
     #[serde(default, rename = "adOrders")]
     pub ad_orders: Vec<Map<String, Value>>,
+    /// Creative `save` bodies (without `campaignId`, filled in), each with two seed-only
+    /// members: `status` (the review status it ends in) and `adOrders` (indexes into this
+    /// campaign's `adOrders`, the ad orders it is associated with).
+    #[serde(default)]
+    pub creatives: Vec<Map<String, Value>>,
 }
 
 impl SeedFile {
@@ -480,14 +494,71 @@ fn business(tx: &Transaction, account_id: i64, account: &SeedAccount, now: i64) 
             let saved = crate::store::campaign_save(tx, account_id, Value::Object(body), now)
                 .map_err(at(&where_))?;
             let campaign_id = saved_id(&saved.entity, "campaign")?;
+            let mut orders = Vec::new();
             for (k, order) in campaign.ad_orders.iter().enumerate() {
                 let where_ = format!("{where_}.adOrders[{k}]");
                 let mut body = order.clone();
                 body.insert("campaignId".into(), json!(campaign_id));
-                crate::store::adorder_save(tx, account_id, Value::Object(body), now)
+                let saved = crate::store::adorder_save(tx, account_id, Value::Object(body), now)
+                    .map_err(at(&where_))?;
+                let order_id = saved_id(&saved.entity, "ad order")?;
+                let date = |k: &str| saved.entity.get(k).and_then(Value::as_i64);
+                // Running ad orders are live; the others wait, as new ones do.
+                if date("startDate").is_some_and(|s| s <= now)
+                    && date("endDate").is_some_and(|e| now < e)
+                {
+                    crate::store::set_ad_order_status(tx, order_id, AdOrderStatus::Active)?;
+                }
+                orders.push(order_id);
+            }
+            for (k, creative) in campaign.creatives.iter().enumerate() {
+                let where_ = format!("{where_}.creatives[{k}]");
+                seed_creative(tx, account_id, campaign_id, &orders, creative, now)
                     .map_err(at(&where_))?;
             }
         }
+    }
+    Ok(())
+}
+
+/// One seeded creative: saved through the store, then reviewed and associated as its
+/// seed-only `status` and `adOrders` say.
+fn seed_creative(
+    tx: &Transaction,
+    account_id: i64,
+    campaign_id: i64,
+    orders: &[i64],
+    creative: &Map<String, Value>,
+    now: i64,
+) -> Result<()> {
+    let mut body = creative.clone();
+    let status = body.remove("status");
+    let associated = body.remove("adOrders");
+    body.insert("campaignId".into(), json!(campaign_id));
+    let saved = crate::store::creative_save(tx, account_id, Value::Object(body), now)?;
+    let id = saved_id(&saved.entity, "creative")?;
+    if let Some(status) = status {
+        let status = status
+            .as_str()
+            .ok_or_else(|| Error::Malformed("status: expected a string".into()))?;
+        crate::store::admin_creative_status(tx, id, status)?;
+    }
+    for index in associated
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let order = index
+            .as_u64()
+            .and_then(|i| orders.get(usize::try_from(i).ok()?))
+            .ok_or_else(|| {
+                Error::Malformed(format!(
+                    "adOrders: {index} is not an index into the campaign's {} ad orders",
+                    orders.len()
+                ))
+            })?;
+        crate::store::admin_associate(tx, id, *order)?;
     }
     Ok(())
 }
@@ -505,6 +576,22 @@ fn order(name: &str, goal: &str, start: i64, end: i64, budget: f64) -> Value {
         "endDate": end,
         "lifetimeBudget": budget,
         "hourlyPacingMode": "ASAP",
+    })
+}
+
+/// A seeded third-party tag creative, reviewed to `status` and associated with the
+/// campaign's ad orders at `orders`.
+fn tag(name: &str, width: i64, height: i64, status: &str, orders: &[usize]) -> Value {
+    json!({
+        "name": name,
+        "creativeType": "BANNER",
+        "creativeSubtype": "TAG",
+        "type": {"mediaType": "BANNER"},
+        "size": {"width": width, "height": height},
+        "htmlAsset": format!("<div class=\"ad\">{name}</div>"),
+        "channels": ["MOBILE", "DESKTOP"],
+        "status": status,
+        "adOrders": orders,
     })
 }
 
@@ -526,6 +613,36 @@ pub fn demo(now_ms: i64) -> Result<SeedFile> {
         6_000.0,
     );
     cpc["ctrGoal"] = json!(0.002);
+    let video = json!({
+        "name": "Acme Spring - 15s Video",
+        "creativeType": "VIDEO",
+        "creativeSubtype": "HOSTED",
+        "type": {"mediaType": "VAST"},
+        "landingPageUrl": "https://acme-outdoor.example/spring",
+        "video": {
+            "mediaUrls": ["https://cdn.acme-outdoor.example/spring-15s.mp4"],
+            "duration": 15,
+            "bitRate": 2500,
+        },
+        "externalCreativeid": "ACME-SPRING-VID",
+        "status": "APPROVED",
+        "adOrders": [1],
+    });
+    let banner = json!({
+        "name": "Acme Spring - 728x90",
+        "creativeType": "BANNER",
+        "creativeSubtype": "HOSTED",
+        "type": {"mediaType": "BANNER"},
+        "size": {"width": 728, "height": 90},
+        "imageUrl": "https://cdn.acme-outdoor.example/spring-728x90.png",
+        "landingPageUrl": "https://acme-outdoor.example/spring",
+        "adOrders": [0],
+    });
+    let spring_creatives = json!([
+        tag("Acme Spring - 300x250", 300, 250, "APPROVED", &[0, 2]),
+        video,
+        banner,
+    ]);
     let value = json!({"accounts": [
         {
             "name": "Demo Agency",
@@ -567,6 +684,7 @@ pub fn demo(now_ms: i64) -> Result<SeedFile> {
                                 order("Acme Spring - Video", "CPM", d(-14), d(16), 5_000.0),
                                 order("Acme Spring - Second Wave", "CPM", d(30), d(60), 10_000.0),
                             ],
+                            "creatives": spring_creatives,
                         },
                         {
                             "name": "Acme Always-On",
@@ -599,6 +717,7 @@ pub fn demo(now_ms: i64) -> Result<SeedFile> {
                             order("Bluebird - Display", "CPM", d(-7), d(45), 6_000.0),
                             paced,
                         ],
+                        "creatives": [tag("Bluebird - 320x50", 320, 50, "VIOLATION", &[0])],
                     }],
                 },
                 {
@@ -639,6 +758,7 @@ pub fn demo(now_ms: i64) -> Result<SeedFile> {
                     "endDate": d(55),
                     "iabCategory": ["IAB2"],
                     "adOrders": [order("Rival Motors - Display", "CPM", d(-5), d(55), 9_000.0)],
+                    "creatives": [tag("Rival Motors - 300x250", 300, 250, "APPROVED", &[0])],
                 }],
             }],
         },
@@ -647,123 +767,4 @@ pub fn demo(now_ms: i64) -> Result<SeedFile> {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-    use crate::auth::verify_secret;
-
-    fn count(db: &Db, sql: &str) -> i64 {
-        db.blocking(|c| Ok(c.query_row(sql, [], |r| r.get(0))?))
-            .unwrap()
-    }
-
-    #[test]
-    fn published_hashes_verify_their_passwords_and_others_are_hashed_afresh() {
-        for (plain, phc) in PUBLISHED_HASHES {
-            assert!(verify_secret(plain, phc), "{plain}'s stored hash is stale");
-        }
-        let hashes = hash_all(&["viewer", "not-published", demo::PASSWORD]).unwrap();
-        assert_eq!(hashes[0], PUBLISHED_HASHES[1].1);
-        assert_eq!(hashes[2], PUBLISHED_HASHES[0].1);
-        assert!(verify_secret("not-published", &hashes[1]));
-        assert!(!PUBLISHED_HASHES.iter().any(|(_, phc)| *phc == hashes[1]));
-    }
-
-    #[test]
-    fn demo_parses_and_passes_the_checks() {
-        let seed = demo(1_800_000_000_000).unwrap();
-        check(&seed).unwrap();
-        assert_eq!(seed.accounts.len(), 2);
-        assert_eq!(seed.accounts[0].advertisers.len(), 3);
-        let flights = &seed.accounts[0].advertisers[0].campaigns[0].body["flights"];
-        assert_eq!(flights.as_array().unwrap().len(), 2);
-        for adv in &seed.accounts[0].advertisers {
-            for c in &adv.campaigns {
-                assert!((2..=3).contains(&c.ad_orders.len()), "{:?}", c.body["name"]);
-            }
-        }
-        // The summary printed by --help names every credential.
-        for a in &seed.accounts {
-            for u in &a.users {
-                assert!(
-                    DEMO_SUMMARY.contains(&format!("user {}, password {}", u.username, u.password))
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn a_file_without_business_data_loads_accounts_users_and_clients() {
-        let db = Db::open(None).unwrap();
-        let seed = SeedFile::parse(
-            r#"{"accounts": [
-                {"name": "A", "users": [{"username": "a", "password": "pa", "role": "viewer"}],
-                 "clients": [{"clientId": "c", "secret": "sc", "redirectUris": ["x://cb"]}]},
-                {"name": "B", "timezone": "PT", "users": [{"username": "b", "password": "pb"}]}
-            ]}"#,
-        )
-        .unwrap();
-        load(&db, &seed, 0).unwrap();
-        assert_eq!(count(&db, "SELECT COUNT(*) FROM accounts"), 2);
-        let (hash, role): (String, String) = db
-            .blocking(|c| {
-                Ok(c.query_row(
-                    "SELECT password_hash, role FROM users WHERE username = 'a'",
-                    [],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )?)
-            })
-            .unwrap();
-        assert_eq!(role, "viewer");
-        assert!(verify_secret("pa", &hash));
-        assert!(!hash.contains("pa\""));
-        let secret: String = db
-            .blocking(|c| {
-                Ok(c.query_row("SELECT secret_hash FROM oauth_clients", [], |r| r.get(0))?)
-            })
-            .unwrap();
-        assert!(verify_secret("sc", &secret));
-        // Not fresh any more: nothing is added.
-        apply_if_fresh(&db, &Seed::Demo, 0).unwrap();
-        assert_eq!(count(&db, "SELECT COUNT(*) FROM accounts"), 2);
-    }
-
-    #[test]
-    fn bad_files_name_the_field() {
-        let e = SeedFile::parse(r#"{"accounts": [{"name": "A", "users": [{"username": "a"}]}]}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("accounts[0].users[0]") && e.contains("password"),
-            "{e}"
-        );
-        let dup = SeedFile::parse(
-            r#"{"accounts": [{"name": "A", "users": [
-                {"username": "a", "password": "x"}, {"username": "a", "password": "y"}]}]}"#,
-        )
-        .unwrap();
-        let e = check(&dup).unwrap_err().to_string();
-        assert!(e.contains("users[1].username"), "{e}");
-        let e = SeedFile::read(Path::new("/no/such/seed.json"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("/no/such/seed.json"), "{e}");
-    }
-
-    #[test]
-    fn secrets_are_not_printed() {
-        let seed = demo(0).unwrap();
-        let dbg = format!("{seed:?}");
-        assert!(!dbg.contains("demo-partner-secret"));
-        assert_eq!(dbg.matches("password: \"<redacted>\"").count(), 4, "{dbg}");
-        assert_eq!(dbg.matches("secret: \"<redacted>\"").count(), 1, "{dbg}");
-    }
-
-    #[test]
-    fn seed_none_adds_nothing() {
-        let db = Db::open(None).unwrap();
-        apply_if_fresh(&db, &Seed::None, 0).unwrap();
-        assert_eq!(count(&db, "SELECT COUNT(*) FROM accounts"), 0);
-    }
-}
+mod tests;

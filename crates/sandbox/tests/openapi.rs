@@ -52,8 +52,9 @@ const fn deprecated(
     }
 }
 
-/// Every endpoint of the service interface, plus the sandbox's cap delete and the two
-/// audience routes the interface does not show.
+/// Every endpoint of the service interface, plus the sandbox's cap delete, the two
+/// audience routes the interface does not show, and the trafficking endpoints of the
+/// service's reference.
 const ENDPOINTS: &[Endpoint] = &[
     // Token endpoints.
     ep("GET", "/v1/oauth2/login", "-", "html"),
@@ -110,6 +111,31 @@ const ENDPOINTS: &[Endpoint] = &[
     ),
     // Creatives.
     ep("POST", "/v1/creative/save", "Creative", "envelope Creative"),
+    // From the service's reference beyond the interface document.
+    ep(
+        "GET",
+        "/v1/campaign/{campaign_id}/creatives",
+        "-",
+        "envelope [ListedCreative]",
+    ),
+    ep(
+        "GET",
+        "/v1/creative/getCreativesByAdOrder/{ad_order_id}",
+        "-",
+        "envelope [ListedCreative]",
+    ),
+    ep(
+        "POST",
+        "/v1/adorder/updateStatus",
+        "AdOrderStatusUpdate",
+        "envelope AdOrderStatusUpdate",
+    ),
+    ep(
+        "GET",
+        "/v1/adorder/getAdOrdersByCampaign",
+        "-",
+        "envelope [AdOrder]",
+    ),
     // Site lists.
     ep(
         "POST",

@@ -4,6 +4,7 @@
 
 pub(crate) mod audiences;
 pub(crate) mod business;
+pub(crate) mod trafficking;
 
 use axum::Router;
 use axum::routing::{delete, get, post};
@@ -35,6 +36,22 @@ pub fn router() -> Router<AppState> {
         .route("/v1/adorder/save", post(adorder_save))
         .route("/v1/adorder/getAllAdOrders", get(all_ad_orders))
         .route("/v1/creative/save", post(creative_save))
+        .route(
+            "/v1/campaign/{campaign_id}/creatives",
+            get(trafficking::creatives_by_campaign),
+        )
+        .route(
+            "/v1/creative/getCreativesByAdOrder/{ad_order_id}",
+            get(trafficking::creatives_by_ad_order),
+        )
+        .route(
+            "/v1/adorder/updateStatus",
+            post(trafficking::adorder_update_status),
+        )
+        .route(
+            "/v1/adorder/getAdOrdersByCampaign",
+            get(trafficking::ad_orders_by_campaign),
+        )
         .route("/v1/site-list/addNewSiteList", post(site_list_add))
         .route("/v1/site-list/appendToSiteList", post(site_list_append))
         .route("/v1/site-list/overwriteSiteList", post(site_list_overwrite))

@@ -12,9 +12,9 @@
 
 use flightdeck_model::validate::limits::{CODE_CHALLENGE_MAX, CODE_CHALLENGE_MIN};
 use flightdeck_model::{
-    BudgetType, DataType, GoalMode, MediaType, Objective, OptimizationGoal, PacingMode,
-    SITE_LIST_TYPE_ID_BASED, SITE_LIST_TYPE_RULE_BASED, SiteListStrategy, SiteRuleType, TimePeriod,
-    TimezoneName,
+    AdOrderStatus, BudgetType, DataType, GoalMode, MediaType, Objective, OptimizationGoal,
+    PacingMode, SITE_LIST_TYPE_ID_BASED, SITE_LIST_TYPE_RULE_BASED, SiteListStrategy, SiteRuleType,
+    TimePeriod, TimezoneName,
 };
 use serde_json::{Value, json};
 
@@ -286,6 +286,15 @@ pub fn request_body(path: &str) -> Option<Value> {
                 {"required": ["name", "accountId", "advertiserIds", "externalAudienceId", "dataType"]},
             ]}));
         }
+        // Both members required (the reference), and a status the service knows.
+        "/v1/adorder/updateStatus" => {
+            let codes: Vec<i64> = AdOrderStatus::KNOWN.iter().map(|s| s.code()).collect();
+            return Some(json!({"allOf": [
+                {"$ref": "#/components/schemas/AdOrderStatusUpdate"},
+                {"required": ["id", "status"],
+                 "properties": {"id": id, "status": {"type": "integer", "enum": codes}}},
+            ]}));
+        }
         "/v1/creative/save" => {
             // No update: `id` is omitted or null; and one cell of the matrix.
             return Some(json!({"allOf": [
@@ -413,7 +422,9 @@ fn parameters(doc: &mut Value) {
                 let rule = match name {
                     "page" => Some(int(Some(1), None, false)),
                     "pageSize" => Some(int(Some(1), Some(crate::store::MAX_PAGE_SIZE), false)),
-                    "id" | "campaign_id" | "order_id" | "cap_id" => Some(int(Some(1), None, false)),
+                    "id" | "campaign_id" | "order_id" | "ad_order_id" | "cap_id" => {
+                        Some(int(Some(1), None, false))
+                    }
                     "client_id" | "redirect_uri" => Some(required_text(None)),
                     "code_challenge" => Some(json!({"type": "string",
                         "pattern": "^[A-Za-z0-9._~-]*$",

@@ -15,6 +15,7 @@ mod audiences;
 mod campaigns;
 mod creatives;
 mod sitelists;
+mod trafficking;
 
 pub use adorders::{ad_orders_all, adorder_save, flight_cap_delete, flight_caps_by_ad_order};
 pub use advertisers::{advertiser_save, advertisers_list};
@@ -22,6 +23,11 @@ pub use audiences::{MAX_PAGE_SIZE, audience_create, audience_data, audience_get,
 pub use campaigns::{campaign_save, campaigns_by_advertiser, flights_by_campaign};
 pub use creatives::creative_save;
 pub use sitelists::{site_list_add, site_list_append, site_list_overwrite, site_list_remove};
+pub(crate) use trafficking::set_ad_order_status;
+pub use trafficking::{
+    ad_orders_by_campaign, admin_ad_order_status, admin_associate, admin_creative_status,
+    adorder_update_status, creatives_by_ad_order, creatives_by_campaign,
+};
 
 use flightdeck_model::validate;
 use flightdeck_model::{OpenEnum, TimezoneName, ValidationErrors};

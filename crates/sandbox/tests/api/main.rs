@@ -13,3 +13,4 @@ mod requests;
 mod rules;
 mod sitelists;
 mod support;
+mod trafficking;
