@@ -772,7 +772,8 @@ async fn sent_but_unrecorded_changes_are_resolved_after_a_restart() {
     assert!(ws.resolve_remote(&child).unwrap().is_some());
     let campaigns = client.campaigns_by_advertiser(id).await.unwrap().entity;
     assert_eq!(campaigns.len(), 1);
-    // A creative that was in flight cannot be looked up: the buyer reviews it.
+    // A creative of an advertiser alone that was in flight cannot be looked up: the
+    // buyer reviews it.
     assert_eq!(status_of(&ws, creative_seq), ChangeStatus::NeedsReview);
     assert_eq!(server.count("creatives", "Crashed banner"), 0);
 }
