@@ -661,6 +661,44 @@ async fn a_creative_in_flight_when_its_process_died_is_found_by_its_campaign() {
     assert!(creative_ids(&server, "Orphan of Acme").is_empty());
 }
 
+/// A creative whose campaign's listing answers 404 (the campaign is gone, or an older
+/// deployment has no such listing) cannot be looked up: it goes to review at once,
+/// rather than stay `Sending` push after push or be sent again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creative_whose_campaign_listing_is_missing_needs_review() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let camp = ws
+        .create_campaign(&acme, campaign("Gone soon", false))
+        .unwrap();
+    assert!(push(&mut ws, &client, 1).await.is_complete());
+    let Some(Key::Id(camp_id)) = ws.resolve_remote(&camp).unwrap() else {
+        panic!("campaign not landed")
+    };
+    let target = ws
+        .create_creative(
+            &EntityRef::new(Kind::Campaign, Key::Id(camp_id)),
+            banner("Orphaned by its campaign"),
+        )
+        .unwrap();
+    let seq = seq_of(&ws, &target);
+    ws.mark_sending(seq, Some("fd-00000000c0ffee03")).unwrap();
+    server
+        .sandbox
+        .state()
+        .db
+        .blocking(move |c| Ok(c.execute("DELETE FROM campaigns WHERE id = ?1", [camp_id])?))
+        .unwrap();
+
+    let report = push(&mut ws, &client, 1).await;
+    assert_eq!(report.needs_review.len(), 1, "{report:#?}");
+    assert_eq!(report.needs_review[0].seq, seq);
+    assert_eq!(status_of(&ws, seq), ChangeStatus::NeedsReview);
+    assert!(creative_ids(&server, "Orphaned by its campaign").is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn marking_a_review_created_refuses_an_id_with_edits_of_its_own() {
     let server = Server::start().await;
