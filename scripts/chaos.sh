@@ -4,7 +4,9 @@
 # commits (a write that lands after its client gave up), and a kill -9 of a push at a
 # random moment; then pushes until nothing is pending, settling "needs review" with
 # `flightdeck review` after looking on the service. Each round checks, over HTTP and in
-# the sandbox's database, that nothing is lost, duplicated or left pending.
+# the sandbox's database, that nothing is lost, duplicated or left pending, and that no
+# creative made under a campaign needed review (its campaign's listing finds it). The
+# summary gives needs-review for creatives with a campaign and without one apart.
 #
 #   scripts/chaos.sh                        5 rounds (the test command's run)
 #   scripts/chaos.sh --rounds 100           the long run

@@ -57,8 +57,9 @@ pub fn marker_of(status: ChangeStatus, op: Op) -> Marker {
 /// What a `Sending` change waits for, in the buyer's words: its request left and no
 /// answer was recorded (it is in flight, or its answer was lost). The post settles it by
 /// itself; the buyer need not press Post again.
-fn in_flight_note(kind: Kind, op: Op) -> ChangeMessage {
-    let message = if op == Op::Create && kind.lost_create_lookup() {
+fn in_flight_note(change: &PendingChange) -> ChangeMessage {
+    let op = change.op;
+    let message = if change.lost_create_lookup() {
         "sent, with no answer recorded yet: Flightdeck checks whether the ad platform has it, \
          and sends it again only once a late arrival is ruled out (twice the request timeout \
          after it was sent); the post does this by itself, no need to press Post again"
@@ -95,7 +96,7 @@ fn view(ws: &Workspace, r: &PendingRef) -> Result<Option<ChangeView>> {
     if c.status == ChangeStatus::Sending
         && !messages.iter().any(|m| m.code == sync::LOOKUP_WAIT_CODE)
     {
-        messages.push(in_flight_note(c.target.kind, c.op));
+        messages.push(in_flight_note(&c));
     }
     let conflicts = if c.status == ChangeStatus::Conflict {
         ws.conflicts(c.seq)?

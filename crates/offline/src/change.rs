@@ -209,15 +209,68 @@ impl Kind {
         }
     }
 
-    /// Whether a create whose answer was lost can be looked up on the service by its
-    /// client reference: the kind has one and the service lists the kind. Creatives carry
-    /// a reference but have no listing, and site lists have neither; such a create goes to
-    /// the buyer for review rather than risk a duplicate.
-    pub fn lost_create_lookup(self) -> bool {
-        matches!(
-            self,
-            Kind::Advertiser | Kind::Campaign | Kind::AdOrder | Kind::AudienceSegment
-        )
+    /// How a create whose answer was lost is found again on the service by its client
+    /// reference ([`Lookup`]). Advertisers, campaigns, ad orders and segments are listed;
+    /// creatives only in their campaign's listing (`GET /v1/campaign/{id}/creatives`), so
+    /// one saved against its advertiser alone cannot be found; site lists have neither
+    /// a listing nor a reference. A create that cannot be looked up goes to the buyer for
+    /// review rather than risk a duplicate.
+    pub fn lost_create_lookup(self) -> Lookup {
+        match self {
+            Kind::Advertiser | Kind::Campaign | Kind::AdOrder | Kind::AudienceSegment => {
+                Lookup::Always
+            }
+            Kind::Creative => Lookup::ByParent {
+                parent: Kind::Campaign,
+                field: "campaignId",
+            },
+            Kind::Flight | Kind::FlightCaps | Kind::SiteList => Lookup::Never,
+        }
+    }
+}
+
+/// Whether a create whose answer was lost can be found again by its client reference
+/// ([`Kind::lost_create_lookup`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// The service lists the kind: always.
+    Always,
+    /// Only in the listing of a parent of kind `parent`, which the payload names at
+    /// `field`: a create that names none cannot be looked up.
+    ByParent {
+        /// The parent whose listing holds the kind.
+        parent: Kind,
+        /// The payload's member naming the parent's id.
+        field: &'static str,
+    },
+    /// Never.
+    Never,
+}
+
+impl Lookup {
+    /// Whether a create with this `payload` can be looked up. `parents` are the
+    /// payload's references still to be filled in: a creative under a draft campaign
+    /// names it there until the campaign lands (its `campaignId` is null till then).
+    pub fn finds(self, payload: &Value, parents: &[ParentRef]) -> bool {
+        match self {
+            Lookup::Always => true,
+            Lookup::ByParent { parent, field } => {
+                self.parent_id(payload).is_some()
+                    || parents.iter().any(|p| {
+                        p.target.kind == parent && p.pointer.strip_prefix('/') == Some(field)
+                    })
+            }
+            Lookup::Never => false,
+        }
+    }
+
+    /// The id of the parent whose listing holds the create, from a payload whose
+    /// references are filled in; `None` when the look-up needs no parent or it names none.
+    pub fn parent_id(self, payload: &Value) -> Option<i64> {
+        match self {
+            Lookup::ByParent { field, .. } => payload.get(field).and_then(Value::as_i64),
+            Lookup::Always | Lookup::Never => None,
+        }
     }
 }
 
@@ -434,6 +487,19 @@ pub struct PendingChange {
     pub client_ref: Option<String>,
 }
 
+impl PendingChange {
+    /// Whether this is a create that can be found again by its client reference should
+    /// its answer be lost ([`Kind::lost_create_lookup`]); false for other operations.
+    pub fn lost_create_lookup(&self) -> bool {
+        self.op == Op::Create
+            && self
+                .target
+                .kind
+                .lost_create_lookup()
+                .finds(&self.payload, &self.parents)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,12 +555,12 @@ mod tests {
 
     #[test]
     fn only_listed_kinds_with_a_reference_can_find_a_lost_create() {
-        let found: Vec<Kind> = Kind::ALL
+        let always: Vec<Kind> = Kind::ALL
             .into_iter()
-            .filter(|k| k.lost_create_lookup())
+            .filter(|k| k.lost_create_lookup() == Lookup::Always)
             .collect();
         assert_eq!(
-            found,
+            always,
             [
                 Kind::Advertiser,
                 Kind::Campaign,
@@ -502,12 +568,39 @@ mod tests {
                 Kind::AudienceSegment
             ]
         );
-        for kind in found {
-            assert!(!kind.client_reference_fields().is_empty(), "{kind:?}");
+        for kind in Kind::ALL {
+            if kind.lost_create_lookup() != Lookup::Never {
+                assert!(!kind.client_reference_fields().is_empty(), "{kind:?}");
+            }
         }
-        // A creative is written with a reference but cannot be listed to find it.
-        assert!(!Kind::Creative.client_reference_fields().is_empty());
+        assert_eq!(Kind::SiteList.lost_create_lookup(), Lookup::Never);
         assert!(Kind::SiteList.client_reference_fields().is_empty());
+
+        // A creative is found in its campaign's listing: only when it names a campaign,
+        // by id or by a draft campaign still to land.
+        let creative = Kind::Creative.lost_create_lookup();
+        let draft_campaign = ParentRef {
+            pointer: "/campaignId".into(),
+            target: EntityRef::new(Kind::Campaign, Key::Local("c".into())),
+        };
+        let draft_advertiser = ParentRef {
+            pointer: "/advertiserId".into(),
+            target: EntityRef::new(Kind::Advertiser, Key::Local("a".into())),
+        };
+        assert!(creative.finds(&serde_json::json!({"campaignId": 7}), &[]));
+        assert_eq!(
+            creative.parent_id(&serde_json::json!({"campaignId": 7})),
+            Some(7)
+        );
+        assert!(creative.finds(
+            &serde_json::json!({"campaignId": null}),
+            std::slice::from_ref(&draft_campaign)
+        ));
+        assert!(!creative.finds(&serde_json::json!({"advertiserId": 3}), &[]));
+        assert!(!creative.finds(
+            &serde_json::json!({"advertiserId": null}),
+            std::slice::from_ref(&draft_advertiser)
+        ));
     }
 
     /// The UI's screen titles are these words, so they stay what the buyer read before.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::{DAY, NOW, Server, by_name, file, open, status_of, typed};
 use flightdeck_client::Client;
 use flightdeck_client::retry::RetryPolicy;
-use flightdeck_model::{AdOrder, Advertiser, Campaign, SiteList};
+use flightdeck_model::{AdOrder, Advertiser, Campaign, Creative, SiteList};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::sync::{self, PushOptions, PushReport};
 use flightdeck_offline::workspace::{Pick, PullOptions, PullScope, Review, Workspace};
@@ -430,8 +430,9 @@ async fn each_lookup_kind_recovers_its_own_lost_create() {
     }
 }
 
+/// A creative saved against its advertiser alone is in no listing the service offers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_lost_creative_needs_review_and_is_not_sent_again() {
+async fn a_lost_creative_of_an_advertiser_alone_needs_review_and_is_not_sent_again() {
     let server = Server::start().await;
     let dir = tempfile::tempdir().unwrap();
     let (mut ws, client) = pulled(&server, &dir).await;
@@ -482,6 +483,220 @@ async fn a_lost_creative_needs_review_and_is_not_sent_again() {
     let again = push(&mut ws, &client, 1).await;
     assert!(again.applied.is_empty() && again.needs_review.is_empty());
     assert_eq!(server.count("creatives", "Lost banner"), 1);
+}
+
+fn banner(name: &str) -> Creative {
+    typed(json!({
+        "name": name, "creativeType": "BANNER", "creativeSubtype": "HOSTED",
+        "type": {"mediaType": "BANNER"}, "imageUrl": "https://cdn.example/a.png",
+        "landingPageUrl": "https://acme-outdoor.example/", "size": {"width": 300, "height": 250}
+    }))
+}
+
+/// The ids of the sandbox's creatives with this name.
+fn creative_ids(server: &Server, name: &str) -> Vec<i64> {
+    server
+        .sandbox
+        .state()
+        .db
+        .blocking(|c| {
+            let mut stmt =
+                c.prepare("SELECT id FROM creatives WHERE json_extract(body, '$.name') = ?1")?;
+            let ids = stmt
+                .query_map([name], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()?;
+            Ok(ids)
+        })
+        .unwrap()
+}
+
+/// The creative landed once, and the workspace knows it by the service's id, with what
+/// was sent (the listing it was found in has no image) and its campaign.
+fn assert_landed_once(server: &Server, ws: &Workspace, target: &EntityRef, name: &str) {
+    let ids = creative_ids(server, name);
+    assert_eq!(ids.len(), 1, "{name}: {ids:?}");
+    assert_eq!(
+        ws.resolve_remote(target).unwrap(),
+        Some(Key::Id(ids[0])),
+        "{name}"
+    );
+    let landed = ws
+        .get(&EntityRef::new(Kind::Creative, Key::Id(ids[0])))
+        .unwrap()
+        .unwrap();
+    assert_eq!(landed.working["imageUrl"], "https://cdn.example/a.png");
+    assert!(
+        landed.working["campaignId"].is_i64(),
+        "{:?}",
+        landed.working
+    );
+}
+
+fn found(report: &PushReport, seq: i64) -> bool {
+    report
+        .applied
+        .iter()
+        .any(|a| a.seq == seq && a.messages.iter().any(|m| m.code == sync::FOUND_CODE))
+}
+
+/// A creative saved with its campaign is listed under it: a lost create is found there by
+/// its client reference and applied once, whether the campaign was downloaded or is a
+/// draft that landed earlier (the creative's `campaignId` filled in from it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_creative_with_a_campaign_is_found_in_its_listing_not_sent_again() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let draft = ws
+        .create_campaign(&acme, campaign("Creative home", true))
+        .unwrap();
+    let draft_seq = seq_of(&ws, &draft);
+    let creatives = [
+        ws.create_creative(&spring, banner("Found banner")).unwrap(),
+        ws.create_creative(&draft, banner("Found under a draft"))
+            .unwrap(),
+    ];
+    let only = |seq| PushOptions {
+        only: Some(BTreeSet::from([seq])),
+        ..options(1)
+    };
+    let report = sync::push(&mut ws, &client, &only(draft_seq), |_| {})
+        .await
+        .unwrap();
+    assert!(report.is_complete(), "{report:#?}");
+
+    for (target, name) in creatives
+        .iter()
+        .zip(["Found banner", "Found under a draft"])
+    {
+        let seq = seq_of(&ws, target);
+        server.faults(FaultSettings {
+            drop_after_commit: 1,
+            ..FaultSettings::default()
+        });
+        let report = sync::push(&mut ws, &client, &only(seq), |_| {})
+            .await
+            .unwrap();
+        server.no_faults();
+        assert_eq!(applied_seqs(&report), vec![seq], "{name}: {report:#?}");
+        assert!(
+            found(&report, seq),
+            "{name}: found, not re-sent: {report:#?}"
+        );
+        assert_landed_once(&server, &ws, target, name);
+    }
+    // Nothing is left to send.
+    let again = push(&mut ws, &client, 1).await;
+    assert!(again.applied.is_empty(), "{again:#?}");
+    assert_eq!(creative_ids(&server, "Found banner").len(), 1);
+}
+
+/// A slow service commits a creative after its client gave up: the look-up in its
+/// campaign's listing waits out the grace, finds the late one, and sends nothing more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creative_that_commits_after_its_client_gave_up_is_found_not_sent_twice() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let client = impatient(&client, Duration::from_millis(1_000));
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let target = ws.create_creative(&spring, banner("Late banner")).unwrap();
+    let seq = seq_of(&ws, &target);
+    server.faults(FaultSettings {
+        late_commit: 1,
+        late_commit_ms: 200,
+        ..FaultSettings::default()
+    });
+    let options = PushOptions {
+        lookup_grace: None,
+        ..options(1)
+    };
+    let report = sync::push(&mut ws, &client, &options, |_| {})
+        .await
+        .unwrap();
+    server.no_faults();
+
+    assert_eq!(applied_seqs(&report), vec![seq], "{report:#?}");
+    assert!(found(&report, seq), "{report:#?}");
+    assert_landed_once(&server, &ws, &target, "Late banner");
+}
+
+/// A creative with a campaign still `Sending` when a push starts (its process died after
+/// the service committed it) is found, not reviewed; one with its advertiser alone is
+/// left to the buyer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creative_in_flight_when_its_process_died_is_found_by_its_campaign() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir);
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let Some(Key::Id(spring_id)) = ws.resolve_remote(&spring).unwrap() else {
+        panic!("a downloaded campaign has its id")
+    };
+    let with = ws
+        .create_creative(&spring, banner("Orphan banner"))
+        .unwrap();
+    let without = ws.create_creative(&acme, banner("Orphan of Acme")).unwrap();
+    let (with_seq, without_seq) = (seq_of(&ws, &with), seq_of(&ws, &without));
+    let reference = "fd-00000000c0ffee01";
+    ws.mark_sending(with_seq, Some(reference)).unwrap();
+    ws.mark_sending(without_seq, Some("fd-00000000c0ffee02"))
+        .unwrap();
+    let mut body = banner("Orphan banner");
+    body.campaign_id = Some(spring_id);
+    body.external_creativeid = Some(reference.into());
+    client.creative_save(&body).await.unwrap();
+    drop(ws);
+
+    let mut ws = open(&path);
+    let report = push(&mut ws, &client, 4).await;
+    assert_eq!(applied_seqs(&report), vec![with_seq], "{report:#?}");
+    assert!(found(&report, with_seq), "{report:#?}");
+    assert_landed_once(&server, &ws, &with, "Orphan banner");
+    assert_eq!(status_of(&ws, without_seq), ChangeStatus::NeedsReview);
+    assert!(creative_ids(&server, "Orphan of Acme").is_empty());
+}
+
+/// A creative whose campaign's listing answers 404 (the campaign is gone, or an older
+/// deployment has no such listing) cannot be looked up: it goes to review at once,
+/// rather than stay `Sending` push after push or be sent again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creative_whose_campaign_listing_is_missing_needs_review() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ws, client) = pulled(&server, &dir).await;
+    let acme = by_name(&ws, Kind::Advertiser, "Acme Outdoor");
+    let camp = ws
+        .create_campaign(&acme, campaign("Gone soon", false))
+        .unwrap();
+    assert!(push(&mut ws, &client, 1).await.is_complete());
+    let Some(Key::Id(camp_id)) = ws.resolve_remote(&camp).unwrap() else {
+        panic!("campaign not landed")
+    };
+    let target = ws
+        .create_creative(
+            &EntityRef::new(Kind::Campaign, Key::Id(camp_id)),
+            banner("Orphaned by its campaign"),
+        )
+        .unwrap();
+    let seq = seq_of(&ws, &target);
+    ws.mark_sending(seq, Some("fd-00000000c0ffee03")).unwrap();
+    server
+        .sandbox
+        .state()
+        .db
+        .blocking(move |c| Ok(c.execute("DELETE FROM campaigns WHERE id = ?1", [camp_id])?))
+        .unwrap();
+
+    let report = push(&mut ws, &client, 1).await;
+    assert_eq!(report.needs_review.len(), 1, "{report:#?}");
+    assert_eq!(report.needs_review[0].seq, seq);
+    assert_eq!(status_of(&ws, seq), ChangeStatus::NeedsReview);
+    assert!(creative_ids(&server, "Orphaned by its campaign").is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -595,7 +810,8 @@ async fn sent_but_unrecorded_changes_are_resolved_after_a_restart() {
     assert!(ws.resolve_remote(&child).unwrap().is_some());
     let campaigns = client.campaigns_by_advertiser(id).await.unwrap().entity;
     assert_eq!(campaigns.len(), 1);
-    // A creative that was in flight cannot be looked up: the buyer reviews it.
+    // A creative of an advertiser alone that was in flight cannot be looked up: the
+    // buyer reviews it.
     assert_eq!(status_of(&ws, creative_seq), ChangeStatus::NeedsReview);
     assert_eq!(server.count("creatives", "Crashed banner"), 0);
 }
@@ -1138,9 +1354,9 @@ async fn a_create_that_commits_after_its_process_died_is_found_not_sent_twice() 
     assert_eq!(server.count("advertisers", "Orphan Co"), 1);
 }
 
-/// Creates the service cannot look up go one at a time, while the other kinds go on in
-/// parallel: a push that dies mid-flight leaves at most one creative or site list whose
-/// fate only the buyer can settle.
+/// Creates the service cannot look up go one at a time, while the others (creatives with
+/// a campaign among them) go on in parallel: a push that dies mid-flight leaves at most
+/// one creative of an advertiser alone or site list whose fate only the buyer can settle.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_push_that_dies_leaves_at_most_one_create_the_service_cannot_look_up() {
     let server = Server::start().await;
@@ -1167,6 +1383,8 @@ async fn a_push_that_dies_leaves_at_most_one_create_the_service_cannot_look_up()
         .unwrap();
         ws.create_ad_order(&spring, order(&format!("Parallel order {i}")))
             .unwrap();
+        ws.create_creative(&spring, banner(&format!("Campaign banner {i}")))
+            .unwrap();
     }
     server.faults(FaultSettings {
         latency_ms: 1_000,
@@ -1191,18 +1409,26 @@ async fn a_push_that_dies_leaves_at_most_one_create_the_service_cannot_look_up()
     server.no_faults();
 
     let ws = open(&path);
-    let sending: Vec<Kind> = ws
+    let sending: Vec<_> = ws
         .pending()
         .unwrap()
         .into_iter()
         .filter(|c| c.status == ChangeStatus::Sending)
-        .map(|c| c.target.kind)
         .collect();
-    let unverifiable = sending.iter().filter(|k| !k.lost_create_lookup()).count();
-    assert_eq!(unverifiable, 1, "{sending:?}");
+    let kinds: Vec<Kind> = sending.iter().map(|c| c.target.kind).collect();
+    let unverifiable = sending.iter().filter(|c| !c.lost_create_lookup()).count();
+    assert_eq!(unverifiable, 1, "{kinds:?}");
     assert!(
-        sending.contains(&Kind::AdOrder),
-        "ad orders go in parallel: {sending:?}"
+        kinds.contains(&Kind::AdOrder),
+        "ad orders go in parallel: {kinds:?}"
+    );
+    let with_campaign = sending
+        .iter()
+        .filter(|c| c.target.kind == Kind::Creative && c.lost_create_lookup())
+        .count();
+    assert!(
+        with_campaign >= 2,
+        "creatives with a campaign go in parallel: {kinds:?}"
     );
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::notes;
 use super::prepare::{Job, set_pointer};
 use super::record::StepEnd;
-use super::remote::{self, Remote, to_value};
+use super::remote::{self, Found, Remote, to_value};
 use crate::Error;
 use crate::change::{ChangeStatus, Kind, Op};
 use crate::merge::{self, FieldConflict};
@@ -120,7 +120,7 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> Run {
             let since = if settled { believed } else { sent };
             tracing::debug!("looking up a create whose answer was lost");
             match remote::lookup(&ctx.remote, job, since).await {
-                Ok(Some((key, json))) => {
+                Ok(Found::At(key, json)) => {
                     tracing::info!("the lost create was found on the service");
                     return Run::End(StepEnd::Applied {
                         key,
@@ -128,11 +128,15 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> Run {
                         messages: vec![notes::found_note()],
                     });
                 }
-                Ok(None) if settled => {
+                Ok(Found::NoListing) => {
+                    tracing::warn!("the lost create cannot be looked up: no listing holds it");
+                    return Run::End(StepEnd::NeedsReview(vec![notes::unknown_note(kind)]));
+                }
+                Ok(Found::Not) if settled => {
                     tracing::debug!("the lost create is not on the service");
                     unknown = None;
                 }
-                Ok(None) => {
+                Ok(Found::Not) => {
                     let wait = believed.saturating_duration_since(Instant::now());
                     tracing::info!(
                         wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
@@ -189,7 +193,7 @@ async fn run_job(ctx: &Ctx<'_>, job: &Job) -> Run {
                     messages.extend(notes::error_notes(&e));
                     return Run::End(StepEnd::NeedsReview(messages));
                 }
-                if creates && !kind.lost_create_lookup() {
+                if creates && !kind.lost_create_lookup().finds(&job.body, &[]) {
                     let mut messages = vec![notes::unknown_note(kind)];
                     messages.extend(notes::error_notes(&e));
                     return Run::End(StepEnd::NeedsReview(messages));

@@ -30,10 +30,16 @@
 //!    request left: a slow service can commit a request its client gave up on, and a
 //!    create sent again before that lands twice. `mark_sending` stores when each request
 //!    leaves, so the grace holds across a crash; a create is sent again only after the
-//!    driving task marked it anew. Creatives and site lists have no listing: their lost
-//!    creates become `NeedsReview` rather than risk a duplicate, and to keep those few,
-//!    only one of them is in flight at a time (a crash or a lost connection catches at
-//!    most one), while the other kinds go on in parallel.
+//!    driving task marked it anew. Where a kind is listed is
+//!    [`Kind::lost_create_lookup`](crate::change::Kind::lost_create_lookup):
+//!    a creative only in its campaign's creatives (`GET /v1/campaign/{id}/creatives`, one
+//!    listing per campaign per push), so one whose payload names a campaign (`campaignId`,
+//!    filled from its parent) is looked up like the others. A creative tied to its
+//!    advertiser alone and a site list have no listing (nor has a creative whose campaign
+//!    listing answers 404 or 405, as older deployments may): their lost creates become
+//!    `NeedsReview` rather than risk a duplicate, and to keep those few, only one of them
+//!    is in flight at a time (a crash or a lost connection catches at most one), while
+//!    the other creates, creatives with a campaign included, go on in parallel.
 //! 3. `mark_applied` records the answer and rewrites the local id everywhere, so children
 //!    read afterwards carry the parent's remote id. An answer it refuses records nothing:
 //!    an update answered with another entity's id fails ([`WRONG_ID_CODE`]), and a
@@ -44,7 +50,7 @@
 //! answer, new flights and flight caps (which the service adds, not replaces) first take
 //! the ids the server gave them, so a resend modifies instead of adding twice.
 //!
-//! An audience upload adds and has no look-up, so like a lost creative it becomes
+//! An audience upload adds and has no look-up, so like a lost site list it becomes
 //! `NeedsReview` when its answer is lost (or it is still `Sending` at the start of a
 //! push), and is never re-sent blindly. Uploads are split when they are queued
 //! ([`Workspace::upload_audience_data`]), one change per request, so this holds per
@@ -287,7 +293,7 @@ pub async fn push(
     // Creates the service cannot look up: one in flight at a time (see the module notes).
     let unverifiable: HashSet<i64> = changes
         .iter()
-        .filter(|c| c.op == Op::Create && !c.target.kind.lost_create_lookup())
+        .filter(|c| c.op == Op::Create && !c.lost_create_lookup())
         .map(|c| c.seq)
         .collect();
     drop(changes);

@@ -88,7 +88,8 @@ pub(super) fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
             notes::upload_unknown_note(),
         ])));
     }
-    if was_sending && op == Op::Create && !target.kind.lost_create_lookup() {
+    // The parents are filled in: the payload says whether it can be looked up.
+    if was_sending && op == Op::Create && !target.kind.lost_create_lookup().finds(&payload, &[]) {
         return Ok(Prepared::Settled(StepEnd::NeedsReview(vec![
             notes::unknown_note(target.kind),
         ])));

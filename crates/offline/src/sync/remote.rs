@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use flightdeck_client::{Client, Error as ClientError, ServerMessage};
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, Creative, FlightCap, SiteList,
+    AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, Creative, FlightCap,
+    ListedCreative, SiteList,
 };
 use futures_util::stream::StreamExt;
 use serde::de::DeserializeOwned;
@@ -46,14 +47,25 @@ struct Caches {
     ad_orders: Snapshot<Vec<AdOrder>>,
     audiences: Snapshot<Vec<AudienceSegment>>,
     campaigns: Mutex<HashMap<i64, Arc<Snapshot<Vec<Campaign>>>>>,
+    /// Per campaign: its creatives, where a lost creative create is looked for.
+    creatives: Mutex<HashMap<i64, Arc<Snapshot<Vec<ListedCreative>>>>>,
 }
 
 impl Caches {
     fn campaigns_of(&self, advertiser: i64) -> Arc<Snapshot<Vec<Campaign>>> {
-        // The map only holds handles; a poisoned lock still holds valid ones.
-        let mut map = self.campaigns.lock().unwrap_or_else(|p| p.into_inner());
-        Arc::clone(map.entry(advertiser).or_default())
+        slot(&self.campaigns, advertiser)
     }
+
+    fn creatives_of(&self, campaign: i64) -> Arc<Snapshot<Vec<ListedCreative>>> {
+        slot(&self.creatives, campaign)
+    }
+}
+
+/// The one listing of `key` in `map`, made on first use.
+fn slot<T>(map: &Mutex<HashMap<i64, Arc<Snapshot<T>>>>, key: i64) -> Arc<Snapshot<T>> {
+    // The map only holds handles; a poisoned lock still holds valid ones.
+    let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
+    Arc::clone(map.entry(key).or_default())
 }
 
 /// A listing with the moment its fetch started. A caller that needs a view including
@@ -146,14 +158,26 @@ pub(super) async fn theirs(
     }
 }
 
+/// What a look-up of a lost create found.
+pub(super) enum Found {
+    /// On the service: its key, and the entity as listed.
+    At(Key, Value),
+    /// Not in the listing.
+    Not,
+    /// There is no listing to look in: the service answered the creative listing 404 or
+    /// 405 (an older deployment, or a campaign gone), or the creative names no campaign.
+    /// Only the buyer can tell.
+    NoListing,
+}
+
 /// Finds a create by its client reference in a listing fetched after `since`.
 pub(super) async fn lookup(
     remote: &Remote<'_>,
     job: &Job,
     since: Instant,
-) -> Result<Option<(Key, Value)>, ClientError> {
+) -> Result<Found, ClientError> {
     let Some(reference) = job.client_ref.as_deref() else {
-        return Ok(None);
+        return Ok(Found::Not);
     };
     let client = remote.client;
     let name = job.body.get("name").and_then(Value::as_str);
@@ -173,7 +197,7 @@ pub(super) async fn lookup(
             .and_then(|a| Some((Key::Id(a.id?), to_value(&a)))),
         Kind::Campaign => {
             let Some(advertiser) = job.body.get("advertiserId").and_then(Value::as_i64) else {
-                return Ok(None);
+                return Ok(Found::Not);
             };
             let list = remote
                 .caches
@@ -227,9 +251,48 @@ pub(super) async fn lookup(
                 .find(|s| s.external_audience_id.as_deref() == Some(reference))
                 .and_then(|s| Some((Key::Segment(s.service_segment_id.clone()?), to_value(s))))
         }
+        Kind::Creative => {
+            let Some(campaign) = job.target.kind.lost_create_lookup().parent_id(&job.body) else {
+                return Ok(Found::NoListing);
+            };
+            let listed = remote
+                .caches
+                .creatives_of(campaign)
+                .get(since, || async {
+                    Ok(client.campaign_creatives(campaign).await?.entity)
+                })
+                .await;
+            let list = match listed {
+                Ok(list) => list,
+                Err(ClientError::NotFound { .. } | ClientError::Rejected { status: 405, .. }) => {
+                    return Ok(Found::NoListing);
+                }
+                Err(e) => return Err(e),
+            };
+            list.iter()
+                .find(|c| fits(c.external_creativeid.as_deref(), None, c.name.as_deref()))
+                .and_then(|c| Some((Key::Id(c.id?), found_creative(c, campaign))))
+        }
         _ => None,
     };
-    Ok(found)
+    Ok(match found {
+        Some((key, json)) => Found::At(key, json),
+        None => Found::Not,
+    })
+}
+
+/// A found creative as the workspace records it: the listing has none of the
+/// type-specific payload, and its `type` and channels are spelt otherwise, so only what
+/// the create's answer would add to what was sent is kept: the id, the campaign it was
+/// found in (the stored draft may still name it by a reference), the review status.
+fn found_creative(c: &ListedCreative, campaign: i64) -> Value {
+    let mut out = serde_json::Map::new();
+    out.insert("id".into(), to_value(&c.id));
+    out.insert("campaignId".into(), Value::from(campaign));
+    if let Some(status) = &c.status {
+        out.insert("status".into(), to_value(status));
+    }
+    Value::Object(out)
 }
 
 pub(super) fn to_value<T: Serialize>(v: &T) -> Value {
