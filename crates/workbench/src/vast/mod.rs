@@ -1,0 +1,135 @@
+//! VAST documents: the checks on `*.vastXml` ([`check_vast_xml`]), the summary the
+//! inspector shows ([`inspect_vast`]) and the next hop of a wrapper chain
+//! ([`vast_wrapper_uri`]).
+//!
+//! The spec rules are `vastlint-core`'s (see the crate's documentation for why). Its
+//! ids are kept behind ours: [`RULES`] names the ones a buyer meets most, and the rest
+//! are `vast.spec`, with the linter's id and the spec section in the message so a
+//! trafficker can look it up. Its errors become warnings here: the service's own
+//! rules are the only errors.
+
+mod inspect;
+
+pub(crate) use inspect::is_https;
+pub use inspect::{
+    AdKind, MediaFile, Tracker, VastAd, VastCreative, VastLinear, VastSummary, XmlError,
+    inspect_vast,
+};
+
+use vastlint_core::Severity;
+
+use crate::{Finding, Level};
+
+/// Our rule id for each linter rule that has one; every other linter rule is
+/// `vast.spec`. `None` drops the linter's rule: the wrapper depth is the core's to
+/// check while it follows the chain, and a parse error is located by our own pass.
+const RULES: &[(&str, Option<&str>)] = &[
+    ("VAST-2.0-inline-impression", Some("vast.no-impression")),
+    ("VAST-2.0-wrapper-impression", Some("vast.no-impression")),
+    ("VAST-2.0-linear-mediafiles", Some("vast.no-media-file")),
+    ("VAST-2.0-mediafile-https", Some("vast.http-media")),
+    ("VAST-2.0-tracking-https", Some("vast.http-tracker")),
+    ("VAST-2.0-linear-duration", Some("vast.no-duration")),
+    ("VAST-2.0-duration-format", Some("vast.bad-duration")),
+    ("VAST-2.0-wrapper-vastadtaguri", Some("vast.wrapper-no-uri")),
+    ("VAST-2.0-root-element", Some("vast.not-vast")),
+    ("VAST-2.0-root-version", Some("vast.version")),
+    ("VAST-2.0-root-version-value", Some("vast.version")),
+    ("VAST-2.0-macro-unknown", Some("vast.macro-unknown")),
+    (
+        "VAST-2.0-ad-has-inline-or-wrapper",
+        Some("vast.no-inline-or-wrapper"),
+    ),
+    ("VAST-2.0-parse-error", Some("vast.broken-xml")),
+    ("VAST-2.0-wrapper-depth", None),
+];
+
+/// Linter rules shown as infos: style the spec prefers, that players accept.
+const INFO_ONLY: &[&str] = &["VAST-2.0-url-cdata"];
+
+/// The rule id for a linter rule: ours, `vast.spec`, or `None` when it is dropped.
+fn rule_for(id: &str) -> Option<&'static str> {
+    match RULES.iter().find(|(theirs, _)| *theirs == id) {
+        Some((_, ours)) => *ours,
+        None => Some("vast.spec"),
+    }
+}
+
+/// The checks on one VAST document at `path` (`video.vastXml`, …). A blank document
+/// gives nothing: the model reports a required one missing.
+pub fn check_vast_xml(path: &str, xml: &str, out: &mut Vec<Finding>) {
+    let start = xml.trim_start_matches('\u{feff}').trim_start();
+    if start.is_empty() {
+        return;
+    }
+    let summary = inspect_vast(xml);
+    if let Some(e) = &summary.error {
+        if !start.starts_with('<') {
+            let hint = if start
+                .get(..4)
+                .is_some_and(|s| s.eq_ignore_ascii_case("http"))
+            {
+                "this is a URL, not a VAST document: put it in vastUrl"
+            } else {
+                "this is not XML: a VAST document starts with <VAST"
+            };
+            out.push(Finding::new(
+                "vast.not-xml",
+                Level::Warning,
+                path,
+                Some(e.line),
+                hint,
+            ));
+        } else {
+            out.push(Finding::new(
+                "vast.broken-xml",
+                Level::Warning,
+                path,
+                Some(e.line),
+                format!("{}; players reject a broken VAST document", e.message),
+            ));
+        }
+        return;
+    }
+    if summary.root.as_deref() == Some("VAST") && summary.ads.is_empty() {
+        out.push(Finding::new(
+            "vast.no-ad",
+            Level::Warning,
+            path,
+            None,
+            "no <Ad>: an empty VAST document is a no-fill, so this creative would never play",
+        ));
+    }
+    let result = vastlint_core::validate(xml);
+    for issue in result.issues {
+        let Some(rule) = rule_for(issue.id) else {
+            continue;
+        };
+        let level = match issue.severity {
+            Severity::Info => Level::Info,
+            _ if INFO_ONLY.contains(&issue.id) => Level::Info,
+            Severity::Warning | Severity::Error => Level::Warning,
+        };
+        let message = if rule == "vast.spec" {
+            format!(
+                "{} ({}; vastlint {})",
+                issue.message, issue.spec_ref, issue.id
+            )
+        } else {
+            format!("{} ({})", issue.message, issue.spec_ref)
+        };
+        out.push(Finding::new(rule, level, path, issue.line, message));
+    }
+}
+
+/// The document a wrapper points at: the first `<Wrapper>` ad's `VASTAdTagURI`, for
+/// the core to fetch next. `None` for an InLine document (the chain ends there) or a
+/// wrapper without a URI. The core follows at most 5 (the IAB's recommended depth).
+pub fn vast_wrapper_uri(summary: &VastSummary) -> Option<&str> {
+    summary
+        .ads
+        .iter()
+        .find(|ad| ad.kind == Some(AdKind::Wrapper))
+        .and_then(|ad| ad.wrapper_uri.as_deref())
+        .filter(|uri| !uri.is_empty())
+}
