@@ -279,3 +279,28 @@ fn audio_and_native_documents_are_checked_at_their_own_paths() {
 fn a_blank_document_is_left_to_the_models_required_rule() {
     assert!(check_video_xml("  \n ").is_empty());
 }
+
+#[test]
+fn lines_count_windows_and_old_mac_line_ends_as_an_editor_does() {
+    let unix = fixture("broken_mismatch.xml");
+    for ending in ["\r\n", "\r"] {
+        let xml = unix.replace('\n', ending);
+        let findings = check_video_xml(&xml);
+        assert_eq!(
+            one(&findings, "vast.broken-xml").line,
+            Some(7),
+            "{ending:?}"
+        );
+    }
+    let http = fixture("vast3_inline_http.xml").replace('\n', "\r");
+    assert_eq!(
+        one(&check_video_xml(&http), "vast.http-media").line,
+        Some(19)
+    );
+    let tag = fixture("tag_http.html").replace('\n', "\r");
+    let lines: Vec<_> = of(&common::check_tag(&tag), "tag.http-resource")
+        .iter()
+        .map(|f| f.line)
+        .collect();
+    assert_eq!(lines, [Some(3), Some(5)]);
+}

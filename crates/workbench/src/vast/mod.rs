@@ -100,7 +100,16 @@ pub fn check_vast_xml(path: &str, xml: &str, out: &mut Vec<Finding>) {
             "no <Ad>: an empty VAST document is a no-fill, so this creative would never play",
         ));
     }
-    let result = vastlint_core::validate(xml);
+    // The linter counts lines at `\n` only; a lone `\r` ends a line for us (and for
+    // the editor the buyer reads the field in), so it gets the document with `\n`s.
+    let unified;
+    let source = if xml.contains('\r') {
+        unified = xml.replace("\r\n", "\n").replace('\r', "\n");
+        unified.as_str()
+    } else {
+        xml
+    };
+    let result = vastlint_core::validate(source);
     for issue in result.issues {
         let Some(rule) = rule_for(issue.id) else {
             continue;
