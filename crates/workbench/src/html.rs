@@ -29,6 +29,9 @@
 //!   into script text (a self-closing `<script/>` does not close in HTML);
 //! - `tag.weight`: the tag's size in bytes, an info, and a warning past
 //!   [`TAG_WEIGHT_WARNING`].
+//!
+//! A finding on an element is placed at the line where its start tag ends (the
+//! tokenizer reports a tag when it reads its `>`); for a tag on one line, its line.
 
 use std::cell::RefCell;
 
