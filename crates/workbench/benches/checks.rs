@@ -8,7 +8,8 @@
 //! documents event by event (the floor: no check can read XML faster).
 //!
 //! Run with `cargo bench -p flightdeck-workbench`. `BENCH_CREATIVES` and `BENCH_RUNS`
-//! shrink the workload for a quick look.
+//! shrink the workload for a quick look; `BENCH_SHOW=1` prints the findings of the
+//! first VAST creative and the first tag.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -205,6 +206,14 @@ fn main() {
         tag_bytes as f64 / count.max(1) as f64 / 1024.0,
     );
 
+    if std::env::var_os("BENCH_SHOW").is_some() {
+        for f in check_creative(&videos[0])
+            .iter()
+            .chain(&check_creative(&banners[0]))
+        {
+            println!("  {} {:?} {:?} {:?}", f.rule, f.level, f.line, f.message);
+        }
+    }
     let d = time(runs, || check_all(&videos));
     report("check_creative, all VAST", count, vast_bytes, d);
     let d = time(runs, || check_all(&banners));

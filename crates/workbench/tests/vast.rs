@@ -304,3 +304,14 @@ fn lines_count_windows_and_old_mac_line_ends_as_an_editor_does() {
         .collect();
     assert_eq!(lines, [Some(3), Some(5)]);
 }
+
+#[test]
+fn a_self_closed_vast_is_a_no_fill_too() {
+    let findings = check_video_xml("<VAST version=\"4.0\"/>");
+    at(
+        one(&findings, "vast.no-ad"),
+        Level::Warning,
+        "video.vastXml",
+        None,
+    );
+}

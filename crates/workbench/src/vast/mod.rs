@@ -16,7 +16,11 @@ pub use inspect::{
     inspect_vast,
 };
 
-use vastlint_core::Severity;
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use vastlint_core::{InputStatus, Severity};
+
+use crate::lines::line_in;
 
 use crate::{Finding, Level};
 
@@ -57,48 +61,33 @@ fn rule_for(id: &str) -> Option<&'static str> {
 
 /// The checks on one VAST document at `path` (`video.vastXml`, …). A blank document
 /// gives nothing: the model reports a required one missing.
+///
+/// The linter reads the document first. Only when it finds the XML malformed does our
+/// own pass read it again, to say where; a sound document is read once by the linter
+/// and once more only as far as its first `<Ad>`.
 pub fn check_vast_xml(path: &str, xml: &str, out: &mut Vec<Finding>) {
     let start = xml.trim_start_matches('\u{feff}').trim_start();
     if start.is_empty() {
         return;
     }
-    let summary = inspect_vast(xml);
-    if let Some(e) = &summary.error {
-        if !start.starts_with('<') {
-            let hint = if start
-                .get(..4)
-                .is_some_and(|s| s.eq_ignore_ascii_case("http"))
-            {
-                "this is a URL, not a VAST document: put it in vastUrl"
-            } else {
-                "this is not XML: a VAST document starts with <VAST"
-            };
-            out.push(Finding::new(
-                "vast.not-xml",
-                Level::Warning,
-                path,
-                Some(e.line),
-                hint,
-            ));
+    if !start.starts_with('<') {
+        let hint = if start
+            .get(..4)
+            .is_some_and(|s| s.eq_ignore_ascii_case("http"))
+        {
+            "this is a URL, not a VAST document: put it in vastUrl"
         } else {
-            out.push(Finding::new(
-                "vast.broken-xml",
-                Level::Warning,
-                path,
-                Some(e.line),
-                format!("{}; players reject a broken VAST document", e.message),
-            ));
-        }
-        return;
-    }
-    if summary.root.as_deref() == Some("VAST") && summary.ads.is_empty() {
+            "this is not XML: a VAST document starts with <VAST"
+        };
+        let line = line_in(1, xml, xml.len() - start.len());
         out.push(Finding::new(
-            "vast.no-ad",
+            "vast.not-xml",
             Level::Warning,
             path,
-            None,
-            "no <Ad>: an empty VAST document is a no-fill, so this creative would never play",
+            Some(line),
+            hint,
         ));
+        return;
     }
     // The linter counts lines at `\n` only; a lone `\r` ends a line for us (and for
     // the editor the buyer reads the field in), so it gets the document with `\n`s.
@@ -110,6 +99,30 @@ pub fn check_vast_xml(path: &str, xml: &str, out: &mut Vec<Finding>) {
         xml
     };
     let result = vastlint_core::validate(source);
+    if result.input_status == InputStatus::Malformed {
+        // Where it breaks is ours to find: the linter's parse error has no line.
+        let (line, message) = match inspect_vast(xml).error {
+            Some(e) => (Some(e.line), e.message),
+            None => (None, "the XML is not well-formed".to_owned()),
+        };
+        out.push(Finding::new(
+            "vast.broken-xml",
+            Level::Warning,
+            path,
+            line,
+            format!("{message}; players reject a broken VAST document"),
+        ));
+        return;
+    }
+    if vast_without_ad(source) {
+        out.push(Finding::new(
+            "vast.no-ad",
+            Level::Warning,
+            path,
+            None,
+            "no <Ad>: an empty VAST document is a no-fill, so this creative would never play",
+        ));
+    }
     for issue in result.issues {
         let Some(rule) = rule_for(issue.id) else {
             continue;
@@ -141,4 +154,42 @@ pub fn vast_wrapper_uri(summary: &VastSummary) -> Option<&str> {
         .find(|ad| ad.kind == Some(AdKind::Wrapper))
         .and_then(|ad| ad.wrapper_uri.as_deref())
         .filter(|uri| !uri.is_empty())
+}
+
+/// Whether a well-formed document is a `<VAST>` with no `<Ad>` child: read only as far
+/// as the first child named `Ad`.
+fn vast_without_ad(xml: &str) -> bool {
+    let mut reader = Reader::from_str(xml);
+    let mut depth = 0usize;
+    let mut vast = false;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => {
+                let name = e.local_name();
+                if depth == 0 {
+                    vast = name.as_ref() == "VAST";
+                } else if depth == 1 && name.as_ref() == "Ad" {
+                    return false;
+                }
+                depth += 1;
+            }
+            Ok(Event::Empty(e)) => {
+                let name = e.local_name();
+                if depth == 0 {
+                    return name.as_ref() == "VAST";
+                } else if depth == 1 && name.as_ref() == "Ad" {
+                    return false;
+                }
+            }
+            Ok(Event::End(_)) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+    vast
 }
