@@ -19,10 +19,26 @@
 //!   inspector.
 //! - **VAST URL** (`*.vastUrl`): scheme and macros, offline ([`macros`]). Fetching
 //!   and following wrappers needs IO and is the core's: [`vast_wrapper_uri`] gives it
-//!   the next hop.
+//!   the next hop, [`vast::WRAPPER_DEPTH_MAX`] the limit, and
+//!   [`vast::check_vast_xml`] checks each document fetched.
 //! - **HTML tags** (`htmlAsset`, `display.htmlAsset`): [`html`], on html5ever's
 //!   tokenizer.
 //! - **Sizes and URLs**: [`sizes`] and [`urls`].
+//!
+//! The rule ids, and the level each answers:
+//!
+//! | rule | level | at |
+//! |---|---|---|
+//! | `vast.not-xml`, `vast.broken-xml` (with the line), `vast.not-vast`, `vast.no-ad`, `vast.no-inline-or-wrapper`, `vast.no-impression`, `vast.no-media-file`, `vast.no-duration`, `vast.bad-duration`, `vast.wrapper-no-uri`, `vast.http-media`, `vast.http-tracker`, `vast.version`, `vast.macro-unknown` | warning | `*.vastXml` |
+//! | `vast.spec`: every other linter rule | warning, or info where the linter says info | `*.vastXml` |
+//! | `vast-url.http`, `vast-url.macro-unbalanced` | warning | `*.vastUrl` |
+//! | `vast-url.macro-unknown` | info | `*.vastUrl` |
+//! | `tag.http-resource`, `tag.no-click-macro`, `tag.size-mismatch`, `tag.document-write`, `tag.unclosed-script` | warning | `htmlAsset`, `display.htmlAsset` |
+//! | `tag.ad-size-unreadable` | info | `htmlAsset`, `display.htmlAsset` |
+//! | `tag.weight` | info; warning past [`html::TAG_WEIGHT_WARNING`] | `htmlAsset`, `display.htmlAsset` |
+//! | `size.non-standard` | info | `size` |
+//! | `url.http` | warning | `landingPageUrl`, `imageUrl`, `native.imageUrl`, `native.imageIcon`, `dooh.imageUrl`, `*.mediaUrls[i]`, `impressionTrackingPixel_N` |
+//! | `pixel.duplicate` | warning | the later `impressionTrackingPixel_N` |
 
 pub mod html;
 mod lines;
@@ -35,8 +51,8 @@ use flightdeck_model::Creative;
 use serde::{Deserialize, Serialize};
 
 pub use vast::{
-    AdKind, MediaFile, Tracker, VastAd, VastCreative, VastLinear, VastSummary, XmlError,
-    inspect_vast, vast_wrapper_uri,
+    AdKind, MediaFile, Tracker, VastAd, VastCreative, VastLinear, VastSummary, WRAPPER_DEPTH_MAX,
+    XmlError, inspect_vast, vast_wrapper_uri,
 };
 
 /// How much a finding matters. `Error` is the model's (the service refuses the

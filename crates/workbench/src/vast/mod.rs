@@ -3,9 +3,9 @@
 //! ([`vast_wrapper_uri`]).
 //!
 //! The spec rules are `vastlint-core`'s (see the crate's documentation for why). Its
-//! ids are kept behind ours: [`RULES`] names the ones a buyer meets most, and the rest
-//! are `vast.spec`, with the linter's id and the spec section in the message so a
-//! trafficker can look it up. Its errors become warnings here: the service's own
+//! ids are kept behind ours: the `RULES` table names the ones a buyer meets most, and
+//! the rest are `vast.spec`, with the linter's id and the spec section in the message
+//! so a trafficker can look it up. Its errors become warnings here: the service's own
 //! rules are the only errors.
 
 mod inspect;
@@ -144,9 +144,14 @@ pub fn check_vast_xml(path: &str, xml: &str, out: &mut Vec<Finding>) {
     }
 }
 
+/// How many wrappers a "fetch and check" follows before it gives up: the IAB's
+/// recommended limit (VAST 4.x, and the linter's default).
+pub const WRAPPER_DEPTH_MAX: usize = 5;
+
 /// The document a wrapper points at: the first `<Wrapper>` ad's `VASTAdTagURI`, for
-/// the core to fetch next. `None` for an InLine document (the chain ends there) or a
-/// wrapper without a URI. The core follows at most 5 (the IAB's recommended depth).
+/// the core to fetch next (and check with [`check_vast_xml`]). `None` for an InLine
+/// document (the chain ends there) or a wrapper without a URI. The core follows at
+/// most [`WRAPPER_DEPTH_MAX`].
 pub fn vast_wrapper_uri(summary: &VastSummary) -> Option<&str> {
     summary
         .ads
