@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Property fuzzing on stable Rust (proptest): generated JSON of every kind through the
 # decoders and validate (crates/model/tests/fuzz.rs), generated links through the
-# redirect and loopback parsers (crates/client/src/auth), and generated sheets through
-# the CSV/TSV importer (crates/offline/tests/fuzz_sheet.rs). Nothing may panic.
+# redirect and loopback parsers (crates/client/src/auth), generated sheets through
+# the CSV/TSV importer (crates/offline/tests/fuzz_sheet.rs), and generated VAST
+# documents, HTML tags, VAST URLs and sizes through the creative checks
+# (crates/workbench/tests/fuzz.rs). Nothing may panic.
 #
-#   scripts/fuzz.sh                   the long run: 100,000 cases for each of the 11
-#                                     properties, 1.1 million in all (release build)
+#   scripts/fuzz.sh                   the long run: 100,000 cases for each of the 15
+#                                     properties, 1.5 million in all (release build)
 #   scripts/fuzz.sh --cases N         N cases per property
 #
 # The test command runs the same properties with proptest's default of 256 cases each
-# (about 2,800 in all), as part of `cargo test`. A failure prints the smallest input
+# (about 3,800 in all), as part of `cargo test`. A failure prints the smallest input
 # found and the seed; proptest keeps it in proptest-regressions/ to try first next time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +30,5 @@ start=$(date +%s)
 cargo test --release --locked -p flightdeck-model --test fuzz
 cargo test --release --locked -p flightdeck-client --lib -- _without_a_panic
 cargo test --release --locked -p flightdeck-offline --test fuzz_sheet
-echo "fuzz: 11 properties x $cases cases = $((11 * cases)) cases, no panic, in $(( $(date +%s) - start )) s"
+cargo test --release --locked -p flightdeck-workbench --test fuzz
+echo "fuzz: 15 properties x $cases cases = $((15 * cases)) cases, no panic, in $(( $(date +%s) - start )) s"
