@@ -278,6 +278,18 @@ async fn a_creative_made_here_keeps_its_payload_through_downloads() {
         ws.get(&posted).unwrap().unwrap().working["htmlAsset"],
         "<div>spring</div>"
     );
+
+    // Duplicated as new, it posts without what the service derived for the original.
+    let copy = ws.duplicate_as_new(&posted).unwrap();
+    let draft = ws.get(&copy).unwrap().unwrap().working;
+    for derived in ["adTagId", "status", "id"] {
+        assert!(draft.get(derived).is_none(), "{derived} copied: {draft}");
+    }
+    assert!(draft["type"].get("vendor").is_none(), "{draft}");
+    let pushed = sync::push(&mut ws, &client, &PushOptions::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(pushed.applied.len(), 1, "{pushed:?}");
 }
 
 #[tokio::test]
