@@ -76,6 +76,23 @@ async fn an_ad_orders_creatives_show_online_and_as_last_known_offline() {
     }
     let (order, online) = with_video.expect("an ad order lists the video creative");
 
+    // A deployment without the listing: the last list stays, and the form says why.
+    sandbox
+        .state()
+        .faults
+        .set_status_answers(vec![flightdeck_sandbox::faults::StatusAnswer {
+            path: "/v1/creative/getCreativesByAdOrder".into(),
+            status: 405,
+        }])
+        .unwrap();
+    let older = account.ad_order_creatives(order).await.unwrap();
+    assert_eq!(older.creatives, online.creatives);
+    assert_eq!(
+        older.stale.as_deref(),
+        Some("The ad platform does not list an ad order's creatives (HTTP 405).")
+    );
+    sandbox.state().faults.reset();
+
     // The service goes away: the form still shows the list as last fetched, and says so.
     running.stop().await.unwrap();
     let offline = account.ad_order_creatives(order).await.unwrap();

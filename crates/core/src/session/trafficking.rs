@@ -65,6 +65,23 @@ fn associated(c: &ListedCreative) -> AssociatedCreative {
     }
 }
 
+/// Why an ad order's creatives could not be fetched, in the buyer's words.
+fn stale_because(e: &Error) -> String {
+    use flightdeck_client::Error as C;
+    match e {
+        // Older deployments lack the listing (as the download's notice says).
+        Error::Client(C::Rejected { status: 405, .. }) => {
+            "The ad platform does not list an ad order's creatives (HTTP 405).".to_owned()
+        }
+        Error::Client(C::NotFound { .. }) => {
+            "The ad platform does not list this ad order's creatives (HTTP 404): it may \
+             not offer the listing, or the ad order is gone."
+                .to_owned()
+        }
+        other => format!("Not fetched now: {other}"),
+    }
+}
+
 impl Account {
     /// The creatives associated with ad order `ad_order` (`getCreativesByAdOrder`).
     /// Online, fetched and kept in the workspace; when the service cannot be asked or
@@ -98,7 +115,7 @@ impl Account {
                 Ok(AdOrderCreatives {
                     creatives,
                     fetched_at,
-                    stale: Some(format!("Not fetched now: {e}")),
+                    stale: Some(stale_because(&e)),
                 })
             }
         }
