@@ -308,7 +308,17 @@ async fn a_service_without_the_creative_listing_still_downloads_the_rest() {
         let client = server.demo().await;
         let dir = tempfile::tempdir().unwrap();
         let mut ws = open(&file(&dir));
-        let report = ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+        let mut seen: Vec<Progress> = Vec::new();
+        let report = ws
+            .pull(&client, PullScope::All, |p| seen.push(p))
+            .await
+            .unwrap();
+        let last = seen
+            .iter()
+            .rev()
+            .find(|p| p.kind == Kind::Creative)
+            .unwrap();
+        assert_eq!(Some(last.done), last.total, "the creatives bar ends full");
         assert_eq!(
             report.notices,
             [PullNotice::CreativesNotListed { status }],

@@ -401,8 +401,7 @@ impl Workspace {
             step(Kind::Advertiser, n, Some(n));
 
             let mut campaign_advertiser: HashMap<Id, Id> = HashMap::new();
-            // Campaigns in listing order: a creative two campaigns list goes under the
-            // first.
+            // In listing order: a creative two campaigns list goes under the first.
             let mut campaign_order: Vec<Id> = Vec::new();
             let mut with_flights: HashSet<Id> = HashSet::new();
             let mut items = Vec::new();

@@ -70,10 +70,12 @@ fn not_listed(e: &flightdeck_client::Error) -> Option<u16> {
     }
 }
 
-/// The creatives of `campaigns`, fetched `concurrency` at once, with `done(n, total)` after each campaign. Answers in campaign order whatever
-/// order they arrived in, so which campaign a shared creative is stored under does not
-/// depend on timing; and the notice when the listing is not offered (the campaigns
-/// answered before it are kept).
+/// The creatives of `campaigns`, fetched `concurrency` at once, with `done(n, total)`
+/// after each campaign (and `done(total, total)` when the listing is not offered, so a
+/// progress bar ends full). Answers in campaign order whatever order they arrived in,
+/// so which campaign a shared creative is stored under does not depend on timing; and
+/// the notice when the listing is not offered (the campaigns answered before it are
+/// kept).
 pub(super) async fn fetch(
     client: &Client,
     campaigns: &[Id],
@@ -111,6 +113,9 @@ pub(super) async fn fetch(
             }
             done(answers.len(), total);
         }
+    }
+    if notice.is_some() {
+        done(total, total);
     }
     answers.sort_by_key(|(i, _)| *i);
     let listed = answers
