@@ -30,7 +30,9 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 #[macro_export]
 macro_rules! specta_builder {
     ($r:ty) => {{
-        use $crate::commands::{self, app, audiences, bulk, forms, pending, session, tables};
+        use $crate::commands::{
+            self, app, audiences, bulk, forms, pending, session, tables, trafficking,
+        };
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
                 session::app_snapshot,
@@ -50,6 +52,9 @@ macro_rules! specta_builder {
                 tables::query_audience_segments,
                 tables::list_flight_caps,
                 tables::table_columns,
+                trafficking::refresh_campaign::<$r>,
+                trafficking::ad_order_creatives,
+                trafficking::creative_note,
                 forms::validate,
                 forms::save::<$r>,
                 forms::flight_cap_choices,

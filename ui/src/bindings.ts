@@ -40,7 +40,7 @@ export const commands = {
 	queryCampaigns: (query: TableQuery) => typedError<Window<Row<Campaign>>, AppError>(__TAURI_INVOKE("query_campaigns", { query })),
 	/**  Ad orders: one window of all, or of one campaign's (`parent`). */
 	queryAdOrders: (query: TableQuery) => typedError<Window<Row<AdOrder>>, AppError>(__TAURI_INVOKE("query_ad_orders", { query })),
-	/**  Creatives: one window. The workspace is their only record. */
+	/**  Creatives: one window: those made here and those downloaded from campaign listings. */
 	queryCreatives: (query: TableQuery) => typedError<Window<Row<Creative>>, AppError>(__TAURI_INVOKE("query_creatives", { query })),
 	/**  Site lists: one window. The workspace is their only record. */
 	querySiteLists: (query: TableQuery) => typedError<Window<Row<SiteList>>, AppError>(__TAURI_INVOKE("query_site_lists", { query })),
@@ -54,6 +54,15 @@ export const commands = {
 	 *  sorts only when its id is here.
 	 */
 	tableColumns: (kind: Kind) => __TAURI_INVOKE<ColumnInfo[]>("table_columns", { kind }),
+	/**  Downloads one campaign's ad orders and creatives; the views showing them refresh. */
+	refreshCampaign: (campaignId: number) => typedError<PullSummary, AppError>(__TAURI_INVOKE("refresh_campaign", { campaignId })),
+	/**
+	 *  An ad order's associated creatives: fetched now when the service answers, else as
+	 *  last fetched.
+	 */
+	adOrderCreatives: (adOrderId: number) => typedError<AdOrderCreatives, AppError>(__TAURI_INVOKE("ad_order_creatives", { adOrderId })),
+	/**  What a creative's form says the service does not give, if anything. */
+	creativeNote: (target: EntityRef) => typedError<string | null, AppError>(__TAURI_INVOKE("creative_note", { target })),
 	/**
 	 *  Broken rules of a form's content, exactly as [`save`] would record or refuse them with
 	 *  the same arguments; nothing is saved.
@@ -288,6 +297,19 @@ export type AdOrderAudience = {
 	siteLists?: IncludeExclude | null,
 };
 
+/**  An ad order's associated creatives: fetched now, or as last fetched. */
+export type AdOrderCreatives = {
+	/**  The creatives, in the service's order. */
+	creatives: AssociatedCreative[],
+	/**  When the list was fetched (Unix ms); `None` when it never was. */
+	fetchedAt: number | null,
+	/**
+	 *  Why the list is not fresh from the service (offline, not signed in, the service
+	 *  does not list them); `None` when it is.
+	 */
+	stale: string | null,
+};
+
 /**  An advertiser, as sent to `advertiser/save` and returned by the advertiser listings. */
 export type Advertiser = {
 	/**  Null or omitted to create. */
@@ -360,6 +382,19 @@ export type AppSnapshot = {
 	 *  or missing), for the sign-in screen.
 	 */
 	notice: string | null,
+};
+
+/**  One creative associated with an ad order, as its form lists it. */
+export type AssociatedCreative = {
+	/**  The service's id. */
+	id: number | null,
+	/**  Its name, or `creative <id>`. */
+	name: string,
+	/**
+	 *  Its review status as the service lists it (`APPROVED`, `PENDING` …), or
+	 *  `unknown`.
+	 */
+	status: string,
 };
 
 /**
@@ -1052,7 +1087,11 @@ export type Kind =
 "ad_order" | 
 /**  The flight caps of one ad order (keyed by the ad order's key). */
 "flight_caps" | 
-/**  Creatives; the workspace is their only record (no list endpoint). */
+/**
+ *  Creatives: created here, and downloaded through each campaign's listing (which
+ *  carries no type-specific payload; creatives tied only to an advertiser are not
+ *  listed, and the service has no creative delete).
+ */
 "creative" | 
 /**  Site lists; the workspace is their only record (no list endpoint). */
 "site_list" | 
@@ -1339,6 +1378,11 @@ export type PullSummary = {
 	removed: number,
 	/**  Changed on the service but kept as the buyer's version: they have pending changes. */
 	keptPending: number,
+	/**
+	 *  What the download could not do and carried on without, in the buyer's words
+	 *  (such as creatives the service could not list), each once.
+	 */
+	notices: string[],
 };
 
 /**

@@ -88,6 +88,7 @@ enum Command {
         action: AudienceAction,
     },
     Columns(list::ColumnsArgs),
+    #[command(visible_alias = "download")]
     Pull(work::PullArgs),
     Edit(bulk::EditArgs),
     Replace(bulk::ReplaceArgs),

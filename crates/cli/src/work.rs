@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use flightdeck_core::query::TableQuery;
 use flightdeck_model::validate;
-use flightdeck_offline::change::ChangeStatus;
+use flightdeck_offline::change::{ChangeStatus, Kind};
 use flightdeck_offline::sync::PushOptions;
 use flightdeck_offline::workspace::{PullScope, Review};
 
@@ -17,8 +17,12 @@ use crate::{CliError, Ctx};
 #[derive(clap::Args)]
 pub struct PullArgs {
     /// Only this advertiser, its campaigns, ad orders and caps.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "campaign")]
     advertiser: Option<i64>,
+    /// Only this campaign's ad orders and creatives, through the campaign-scoped
+    /// listings (the campaign must have been downloaded).
+    #[arg(long)]
+    campaign: Option<i64>,
 }
 
 /// `flightdeck pull`.
@@ -29,17 +33,26 @@ pub async fn pull(ctx: &Ctx, args: PullArgs) -> Result<(), CliError> {
         .advertiser
         .map_or(PullScope::All, PullScope::Advertiser);
     let bar = spinner("the account");
-    let report = account
-        .download(scope, |p| {
-            bar.set_message(format!("downloading {}: {}", p.kind.label(), p.done));
-        })
-        .await;
+    let report = match args.campaign {
+        Some(campaign) => account.download_campaign(campaign).await,
+        None => {
+            account
+                .download(scope, |p| {
+                    bar.set_message(format!("downloading {}: {}", p.kind.label(), p.done));
+                })
+                .await
+        }
+    };
     bar.finish_and_clear();
     let report = report?;
     if ctx.json {
         return output::json(&report);
     }
-    for kind in flightdeck_core::scope::DOWNLOADED {
+    let kinds: &[Kind] = match args.campaign {
+        Some(_) => &[Kind::AdOrder, Kind::Creative],
+        None => &flightdeck_core::scope::DOWNLOADED,
+    };
+    for &kind in kinds {
         let c = report.of(kind);
         println!(
             "{:<18} {} added, {} changed, {} removed on the server, {} kept (pending changes)",
@@ -49,6 +62,9 @@ pub async fn pull(ctx: &Ctx, args: PullArgs) -> Result<(), CliError> {
             c.removed,
             c.skipped_pending
         );
+    }
+    for notice in &report.notices {
+        println!("{}", notice.text());
     }
     Ok(())
 }

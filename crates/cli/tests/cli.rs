@@ -1051,3 +1051,67 @@ async fn review_marks_a_found_creative_created_and_posts_a_missing_one_again() {
     assert_eq!(ws.resolve_remote(&found).unwrap(), Some(Key::Id(found_id)));
     assert!(ws.pending().unwrap().is_empty());
 }
+
+/// `flightdeck download --campaign ID` (the `pull` command by its other name) fetches one
+/// campaign's ad orders and creatives: a creative made on the service since the download
+/// comes in, and the counts are printed for those two kinds only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn download_of_one_campaign_brings_its_new_creative() {
+    let (_sandbox, running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("campaign.db");
+    let ws_arg = file.to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws_arg.as_str()];
+        all.extend_from_slice(args);
+        cli.run(&all, None)
+    };
+    let out = run(&["pull"]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        stdout.contains("creative"),
+        "creatives are downloaded: {stdout}"
+    );
+    let ws = Workspace::open(&file).expect("workspace");
+    let campaign = ws.list(Kind::Campaign).expect("campaigns")[0]
+        .target
+        .clone();
+    let before = ws.count(Kind::Creative).expect("count");
+    drop(ws);
+    let Key::Id(campaign_id) = campaign.key else {
+        panic!("campaign id")
+    };
+
+    let client = flightdeck_client::Client::new(
+        ClientConfig::new(&running.base_url()).expect("config"),
+        flightdeck_client::Credentials::basic("buyer", PASSWORD),
+    )
+    .expect("client");
+    let creative: flightdeck_model::Creative = serde_json::from_value(serde_json::json!({
+        "name": "Made on the service", "creativeType": "BANNER", "creativeSubtype": "TAG",
+        "type": {"mediaType": "BANNER"}, "size": {"width": 300, "height": 250},
+        "htmlAsset": "<div>x</div>", "campaignId": campaign_id
+    }))
+    .expect("creative");
+    client.creative_save(&creative).await.expect("saved");
+
+    let id = campaign_id.to_string();
+    let out = run(&["download", "--campaign", &id]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        stdout.contains("creative           1 added"),
+        "one creative came in: {stdout}"
+    );
+    assert!(
+        !stdout.contains("advertiser"),
+        "only ad orders and creatives: {stdout}"
+    );
+    let ws = Workspace::open(&file).expect("workspace");
+    assert_eq!(ws.count(Kind::Creative).expect("count"), before + 1);
+}

@@ -78,6 +78,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = PullOptions {
         flight_caps: false,
         audiences: false,
+        creatives: false,
         ..PullOptions::default()
     };
     ws.pull_with(&client, PullScope::All, options, |_| {})

@@ -37,6 +37,6 @@ pub mod upload;
 
 pub use error::{Error, Result};
 pub use session::{
-    Account, Core, OpenOptions, PartnerCallback, PendingPartner, PostingGuard, PullSummary,
-    Selection, Signed,
+    Account, AdOrderCreatives, AssociatedCreative, Core, LISTED_CREATIVE_NOTE, OpenOptions,
+    PartnerCallback, PendingPartner, PostingGuard, PullSummary, Selection, Signed,
 };

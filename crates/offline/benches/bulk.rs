@@ -62,6 +62,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = PullOptions {
         flight_caps: false,
         audiences: false,
+        creatives: false,
         ..PullOptions::default()
     };
     let mut ws = Workspace::open(dir.path().join("bulk.sqlite"))?;

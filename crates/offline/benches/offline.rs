@@ -40,10 +40,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Credentials::basic("demo", "demo"),
     )?;
     // Every order sits under a campaign with flights, so caps would be one request per
-    // order; HTTP Basic cannot read audiences. Both are off: this measures the listing.
+    // order; HTTP Basic cannot read audiences; creatives are one request per campaign.
+    // All are off: this measures the ad-order listing, as before creatives came in.
     let options = PullOptions {
         flight_caps: false,
         audiences: false,
+        creatives: false,
         ..PullOptions::default()
     };
 

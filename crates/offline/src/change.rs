@@ -21,7 +21,9 @@ pub enum Kind {
     AdOrder,
     /// The flight caps of one ad order (keyed by the ad order's key).
     FlightCaps,
-    /// Creatives; the workspace is their only record (no list endpoint).
+    /// Creatives: created here, and downloaded through each campaign's listing (which
+    /// carries no type-specific payload; creatives tied only to an advertiser are not
+    /// listed, and the service has no creative delete).
     Creative,
     /// Site lists; the workspace is their only record (no list endpoint).
     SiteList,

@@ -6,10 +6,15 @@
 mod common;
 
 use common::{Server, by_name, file, open, typed};
-use flightdeck_model::{Campaign, FlightCap};
+use flightdeck_model::{AdOrder, Campaign, Creative, FlightCap};
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::{Progress, PullOptions, PullScope, ServerChangeKind};
-use serde_json::json;
+use flightdeck_offline::sync::{self, PushOptions};
+use flightdeck_offline::workspace::{
+    Progress, PullNotice, PullOptions, PullScope, ServerChangeKind, Workspace,
+    creative_from_listing,
+};
+use flightdeck_sandbox::faults::StatusAnswer;
+use serde_json::{Value, json};
 
 /// A flight of Acme Spring Launch (the demo's one campaign with flights) and the ids of
 /// its ad orders, from a downloaded workspace.
@@ -99,6 +104,7 @@ async fn progress_gives_every_kind_a_bar_that_fills() {
             Kind::Campaign,
             Kind::AdOrder,
             Kind::FlightCaps,
+            Kind::Creative,
             Kind::AudienceSegment
         ],
         "each kind reports in one run, in download order: {seen:?}"
@@ -122,6 +128,8 @@ async fn progress_gives_every_kind_a_bar_that_fills() {
     // The caps of Acme Spring Launch's three orders, one request each.
     assert_eq!(last(Kind::FlightCaps).unwrap().total, Some(3));
     assert_eq!(last(Kind::Campaign).unwrap().total, Some(3));
+    // One creative listing per campaign.
+    assert_eq!(last(Kind::Creative).unwrap().total, Some(4));
     // While the ad orders download, the total is not known yet.
     assert!(
         seen.iter()
@@ -155,4 +163,255 @@ async fn caps_with_a_pending_edit_keep_it_and_hold_the_servers_beside_it() {
     assert_eq!(stored.working[0]["maxBudget"], 10.0);
     assert_eq!(stored.base, Some(json!([])));
     assert_eq!(stored.theirs.unwrap()[0]["maxBudget"], 99.0);
+}
+
+/// Every stored creative's working JSON, by id.
+fn creatives(ws: &Workspace) -> Vec<(i64, Value)> {
+    ws.list(Kind::Creative)
+        .unwrap()
+        .into_iter()
+        .map(|e| {
+            let Key::Id(id) = e.target.key else {
+                panic!("downloaded creative with key {:?}", e.target.key)
+            };
+            (id, ws.get(&e.target).unwrap().unwrap().working)
+        })
+        .collect()
+}
+
+/// Sets a creative's review status on the sandbox, as the service's reviewers do.
+async fn review(server: &Server, id: i64, status: &'static str) {
+    server
+        .sandbox
+        .state()
+        .db
+        .tx(move |tx| flightdeck_sandbox::store::admin_creative_status(tx, id, status))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn creatives_come_in_with_their_status_and_a_second_download_is_unchanged() {
+    let server = Server::start().await;
+    let client = server.demo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = open(&file(&dir));
+    let report = ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+    assert_eq!(report.of(Kind::Creative).added, 4, "{report:?}");
+    assert!(report.notices.is_empty());
+    let stored = creatives(&ws);
+    assert_eq!(stored.len(), 4);
+    let video = stored
+        .iter()
+        .find(|(_, c)| c["name"] == "Acme Spring - 15s Video")
+        .expect("the demo's video creative");
+    assert_eq!(video.1["status"], "APPROVED");
+    // The listing's own members stay, though the creative wire type does not name them.
+    assert_eq!(video.1["duration"], 15.0);
+    assert_eq!(video.1["type"]["vendor"], "Hosted video");
+    assert!(creative_from_listing(&video.1));
+    // Each is stored under a campaign of the account, and scoped to its advertiser.
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let entity = ws
+        .list(Kind::Creative)
+        .unwrap()
+        .into_iter()
+        .find(|e| e.target.key == Key::Id(video.0))
+        .unwrap();
+    assert_eq!(entity.parent.as_ref(), Some(&spring));
+
+    let again = ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+    assert!(again.is_unchanged(), "{:?}", again.changes);
+    assert_eq!(again.of(Kind::Creative).unchanged, 4);
+
+    // A reviewer disables one: the next download changes only that one.
+    review(&server, video.0, "DISABLED").await;
+    let third = ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+    let c = third.of(Kind::Creative);
+    assert_eq!((c.changed, c.unchanged, c.removed), (1, 3, 0));
+    let now = creatives(&ws);
+    let video = now.iter().find(|(id, _)| *id == video.0).unwrap();
+    assert_eq!(video.1["status"], "DISABLED");
+}
+
+#[tokio::test]
+async fn a_creative_made_here_keeps_its_payload_through_downloads() {
+    let server = Server::start().await;
+    let client = server.demo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = open(&file(&dir));
+    ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let creative: Creative = typed(json!({
+        "name": "Spring tag", "creativeType": "BANNER", "creativeSubtype": "TAG",
+        "type": {"mediaType": "BANNER"}, "size": {"width": 300, "height": 250},
+        "htmlAsset": "<div>spring</div>", "externalCreativeid": "SPRING-TAG-1"
+    }));
+    let draft = ws.create_creative(&spring, creative).unwrap();
+    let pushed = sync::push(&mut ws, &client, &PushOptions::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(pushed.applied.len(), 1, "{pushed:?}");
+    let posted = ws
+        .list(Kind::Creative)
+        .unwrap()
+        .into_iter()
+        .find(|e| {
+            e.target != draft && ws.get(&e.target).unwrap().unwrap().working["name"] == "Spring tag"
+        })
+        .expect("the posted creative")
+        .target;
+
+    let report = ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+    let stored = ws.get(&posted).unwrap().unwrap().working;
+    assert_eq!(stored["htmlAsset"], "<div>spring</div>", "{stored}");
+    assert_eq!(stored["creativeType"], "BANNER");
+    // What only the listing says is laid over it.
+    assert_eq!(stored["status"], "PENDING");
+    assert_eq!(stored["adTagId"], format!("tag-{}", stored["id"]));
+    assert!(!creative_from_listing(&stored));
+    assert_eq!(report.of(Kind::Creative).added, 0, "{report:?}");
+
+    let again = ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+    assert!(again.is_unchanged(), "{:?}", again.changes);
+    assert_eq!(
+        ws.get(&posted).unwrap().unwrap().working["htmlAsset"],
+        "<div>spring</div>"
+    );
+
+    // Duplicated as new, it posts without what the service derived for the original.
+    let copy = ws.duplicate_as_new(&posted).unwrap();
+    let draft = ws.get(&copy).unwrap().unwrap().working;
+    for derived in ["adTagId", "status", "id"] {
+        assert!(draft.get(derived).is_none(), "{derived} copied: {draft}");
+    }
+    assert!(draft["type"].get("vendor").is_none(), "{draft}");
+    let pushed = sync::push(&mut ws, &client, &PushOptions::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(pushed.applied.len(), 1, "{pushed:?}");
+}
+
+#[tokio::test]
+async fn a_service_without_the_creative_listing_still_downloads_the_rest() {
+    for status in [404, 405] {
+        let server = Server::start().await;
+        server
+            .sandbox
+            .state()
+            .faults
+            .set_status_answers(vec![StatusAnswer {
+                path: "/v1/campaign/*/creatives".into(),
+                status,
+            }])
+            .unwrap();
+        let client = server.demo().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut ws = open(&file(&dir));
+        let mut seen: Vec<Progress> = Vec::new();
+        let report = ws
+            .pull(&client, PullScope::All, |p| seen.push(p))
+            .await
+            .unwrap();
+        let last = seen
+            .iter()
+            .rev()
+            .find(|p| p.kind == Kind::Creative)
+            .unwrap();
+        assert_eq!(Some(last.done), last.total, "the creatives bar ends full");
+        assert_eq!(
+            report.notices,
+            [PullNotice::CreativesNotListed { status }],
+            "said once"
+        );
+        assert!(
+            report.notices[0]
+                .text()
+                .contains("Creatives could not be listed")
+        );
+        assert_eq!(report.of(Kind::AdOrder).added, 10);
+        assert_eq!(report.of(Kind::Campaign).added, 4);
+        assert_eq!(report.of(Kind::Advertiser).added, 3);
+        assert_eq!(ws.count(Kind::Creative).unwrap(), 0);
+
+        // Once the service lists them, they come in; none was counted as removed.
+        server.sandbox.state().faults.reset();
+        let later = ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+        assert!(later.notices.is_empty());
+        assert_eq!(later.of(Kind::Creative).added, 4);
+    }
+}
+
+#[tokio::test]
+async fn refreshing_one_campaign_fetches_its_ad_orders_and_creatives() {
+    let server = Server::start().await;
+    let client = server.demo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = open(&file(&dir));
+    ws.pull(&client, PullScope::All, |_| {}).await.unwrap();
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let Key::Id(spring_id) = spring.key else {
+        unreachable!()
+    };
+    let orders_before = ws.count(Kind::AdOrder).unwrap();
+
+    // On the service: a new ad order and a new creative on the campaign, and one of
+    // its ad orders gone.
+    let existing: AdOrder = typed(
+        ws.list(Kind::AdOrder)
+            .unwrap()
+            .into_iter()
+            .find(|o| o.parent.as_ref() == Some(&spring))
+            .map(|o| ws.get(&o.target).unwrap().unwrap().working)
+            .unwrap(),
+    );
+    let mut order = existing.clone();
+    order.id = None;
+    order.name = Some("Spring - Late".into());
+    order.external_ad_order_id = None;
+    order.io_number = None;
+    order.audiences = None;
+    #[allow(deprecated)] // the only way to make an ad order on the service
+    client.ad_order_save(&order).await.unwrap();
+    let creative: Creative = typed(json!({
+        "name": "Spring late tag", "creativeType": "BANNER", "creativeSubtype": "TAG",
+        "type": {"mediaType": "BANNER"}, "size": {"width": 300, "height": 250},
+        "htmlAsset": "<div>late</div>", "campaignId": spring_id
+    }));
+    client.creative_save(&creative).await.unwrap();
+    let gone = existing.id.unwrap();
+    server
+        .sandbox
+        .state()
+        .db
+        .tx(move |tx| {
+            tx.execute("DELETE FROM creative_ad_orders WHERE order_id = ?1", [gone])?;
+            tx.execute("DELETE FROM flight_caps WHERE order_id = ?1", [gone])?;
+            tx.execute("DELETE FROM ad_orders WHERE id = ?1", [gone])?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+
+    let report = ws.pull_campaign(&client, spring_id).await.unwrap();
+    let o = report.of(Kind::AdOrder);
+    assert_eq!((o.added, o.removed), (1, 1), "{report:?}");
+    assert_eq!(report.of(Kind::Creative).added, 1);
+    assert_eq!(report.of(Kind::Creative).removed, 0);
+    assert_eq!(ws.count(Kind::AdOrder).unwrap(), orders_before);
+    let removed: Vec<_> = report
+        .changes
+        .iter()
+        .filter(|c| c.change == ServerChangeKind::Removed)
+        .map(|c| c.target.clone())
+        .collect();
+    assert_eq!(removed, [EntityRef::new(Kind::AdOrder, Key::Id(gone))]);
+    // The other campaigns' ad orders were not asked about, and none went.
+    assert!(report.changes.iter().all(|c| c.target.kind != Kind::AdOrder
+        || c.change != ServerChangeKind::Removed
+        || c.target.key == Key::Id(gone)));
+
+    // A campaign never downloaded is refused with a message, not guessed.
+    let err = ws.pull_campaign(&client, 999_999).await.unwrap_err();
+    assert!(err.to_string().contains("not downloaded"), "{err}");
 }

@@ -11,7 +11,9 @@
 //! |---|---|---|
 //! | `GET /_sandbox/faults` | | current [`FaultSettings`] |
 //! | `PUT /_sandbox/faults` | [`FaultSettings`]; missing fields are 0 | the new settings |
-//! | `DELETE /_sandbox/faults` | | the cleared settings |
+//! | `DELETE /_sandbox/faults` | | the cleared settings (status answers cleared too) |
+//! | `GET /_sandbox/faults/status` | | the [`StatusAnswer`]s in force |
+//! | `PUT /_sandbox/faults/status` | `[{"path": "/v1/campaign/*/creatives", "status": 405}]` ([`StatusAnswer`]s; `[]` clears them) | the answers now in force |
 //! | `GET /_sandbox/clock` | | `{"now": ms}` |
 //! | `PUT /_sandbox/clock` | `{"now": ms}` | `{"now": ms}` |
 //! | `POST /_sandbox/clock/advance` | `{"ms": delta}` (may be negative) | `{"now": ms}` |
@@ -34,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
-use crate::faults::FaultSettings;
+use crate::faults::{FaultSettings, StatusAnswer};
 
 /// Header that carries the admin token.
 pub const TOKEN_HEADER: &str = "x-sandbox-admin-token";
@@ -69,6 +71,10 @@ pub fn router() -> Router<AppState> {
         .route(
             "/_sandbox/faults",
             hidden(get(get_faults).put(put_faults).delete(delete_faults)),
+        )
+        .route(
+            "/_sandbox/faults/status",
+            hidden(get(get_status_answers).put(put_status_answers)),
         )
         .route("/_sandbox/clock", hidden(get(get_clock).put(put_clock)))
         .route("/_sandbox/clock/advance", hidden(post(advance_clock)))
@@ -156,6 +162,29 @@ async fn put_faults(
 async fn delete_faults(_admin: Admin, State(state): State<AppState>) -> Json<FaultSettings> {
     state.faults.reset();
     Json(state.faults.get())
+}
+
+/// `GET /_sandbox/faults/status`: the status answers in force.
+async fn get_status_answers(
+    _admin: Admin,
+    State(state): State<AppState>,
+) -> Json<Vec<StatusAnswer>> {
+    Json(state.faults.status_answers())
+}
+
+/// `PUT /_sandbox/faults/status`: replaces the status answers, so a test can play an
+/// older deployment that lacks an endpoint; 400 when one is invalid (the old ones stay).
+async fn put_status_answers(
+    _admin: Admin,
+    State(state): State<AppState>,
+    body: Bytes,
+) -> Result<Json<Vec<StatusAnswer>>, BadRequest> {
+    let answers: Vec<StatusAnswer> = parse(&body)?;
+    state
+        .faults
+        .set_status_answers(answers)
+        .map(Json)
+        .map_err(BadRequest)
 }
 
 /// The service time, in Unix milliseconds.

@@ -20,6 +20,11 @@
 //!    request with it (hyper drops the handler with the connection), so no test could
 //!    see a create land after the next push looked for it and found nothing. A request
 //!    whose client never goes never commits.
+//!
+//! Before all of these, a **status answer** ([`StatusAnswer`], set through
+//! `/_sandbox/faults/status`) answers every `/v1/` request whose path matches its
+//! pattern with its HTTP status and an empty body, without running the handler: an
+//! older deployment that lacks an endpoint (404, 405) is tested this way.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -86,10 +91,44 @@ impl FaultSettings {
     }
 }
 
+/// One endpoint answered with a fixed status, as a deployment without it answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StatusAnswer {
+    /// Path pattern, matched segment by segment from the start: `*` matches any one
+    /// segment, and the path may go on past the pattern (`/v1/campaign/*/creatives`).
+    pub path: String,
+    /// The HTTP status answered, 400 to 599.
+    pub status: u16,
+}
+
+impl StatusAnswer {
+    /// Checks the status and the pattern; the error names the offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(400..=599).contains(&self.status) {
+            return Err(format!("status must be 400 to 599, got {}", self.status));
+        }
+        if !self.path.starts_with("/v1/") {
+            return Err(format!("path must start with /v1/, got {:?}", self.path));
+        }
+        Ok(())
+    }
+
+    fn matches(&self, path: &str) -> bool {
+        let mut segments = path.split('/');
+        self.path.split('/').all(|want| {
+            segments
+                .next()
+                .is_some_and(|got| want == "*" || want == got)
+        })
+    }
+}
+
 /// The live fault settings of a sandbox.
 #[derive(Debug, Default)]
 pub struct Faults {
     settings: Mutex<FaultSettings>,
+    statuses: Mutex<Vec<StatusAnswer>>,
 }
 
 /// What the middleware does to one request.
@@ -115,9 +154,40 @@ impl Faults {
         Ok(settings)
     }
 
-    /// Clears every fault.
+    /// Clears every fault, status answers included.
     pub fn reset(&self) {
         *self.lock() = FaultSettings::default();
+        *self.lock_statuses() = Vec::new();
+    }
+
+    /// The status answers in force.
+    pub fn status_answers(&self) -> Vec<StatusAnswer> {
+        self.lock_statuses().clone()
+    }
+
+    /// Replaces the status answers after validating them; returns what is now in force.
+    pub fn set_status_answers(
+        &self,
+        answers: Vec<StatusAnswer>,
+    ) -> Result<Vec<StatusAnswer>, String> {
+        for a in &answers {
+            a.validate()?;
+        }
+        *self.lock_statuses() = answers.clone();
+        Ok(answers)
+    }
+
+    /// The status a `/v1/` path is answered with instead of its handler, if any.
+    fn status_for(&self, path: &str) -> Option<u16> {
+        self.lock_statuses()
+            .iter()
+            .find(|a| a.matches(path))
+            .map(|a| a.status)
+    }
+
+    fn lock_statuses(&self) -> MutexGuard<'_, Vec<StatusAnswer>> {
+        // Plain values, as the settings: a poisoned lock still holds valid ones.
+        self.statuses.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Decides the faults for one request (`writes`: it may change something),
@@ -186,6 +256,11 @@ impl ConnectionKiller {
 pub async fn middleware(State(state): State<AppState>, req: Request, next: Next) -> Response {
     if !req.uri().path().starts_with("/v1/") {
         return next.run(req).await;
+    }
+    if let Some(status) = state.faults.status_for(req.uri().path()) {
+        return axum::http::StatusCode::from_u16(status)
+            .unwrap_or(axum::http::StatusCode::NOT_FOUND)
+            .into_response();
     }
     let writes = !matches!(*req.method(), Method::GET | Method::HEAD);
     let plan = state.faults.plan(writes);
@@ -378,6 +453,37 @@ mod tests {
         assert!(faults.plan(false).drop_after);
         assert!(faults.plan(true).drop_after);
         assert_eq!(faults.get().drop_after_commit, 0);
+    }
+
+    #[test]
+    fn status_answers_match_by_segment_and_clear_with_reset() {
+        let faults = Faults::default();
+        let answer = |path: &str, status| StatusAnswer {
+            path: path.into(),
+            status,
+        };
+        assert!(
+            faults
+                .set_status_answers(vec![answer("/v2/x", 404)])
+                .is_err()
+        );
+        assert!(
+            faults
+                .set_status_answers(vec![answer("/v1/x", 200)])
+                .is_err()
+        );
+        faults
+            .set_status_answers(vec![answer("/v1/campaign/*/creatives", 405)])
+            .unwrap();
+        assert_eq!(faults.status_for("/v1/campaign/12/creatives"), Some(405));
+        assert_eq!(faults.status_for("/v1/campaign/save"), None);
+        assert_eq!(
+            faults.status_for("/v1/campaign/getCampaignsByAdvertiser"),
+            None
+        );
+        assert_eq!(faults.status_for("/v1/campaign"), None);
+        faults.reset();
+        assert_eq!(faults.status_for("/v1/campaign/12/creatives"), None);
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub async fn query_ad_orders(
     window(&state, Kind::AdOrder, query).await
 }
 
-/// Creatives: one window. The workspace is their only record.
+/// Creatives: one window: those made here and those downloaded from campaign listings.
 #[tauri::command]
 #[specta::specta]
 pub async fn query_creatives(

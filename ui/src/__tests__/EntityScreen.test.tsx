@@ -173,7 +173,7 @@ describe("entity screens", () => {
     let finish: () => void = () => undefined;
     commands.refresh.mockReturnValue(
       new Promise((resolve) => {
-        finish = () => resolve({ status: "ok", data: { added: 5, changed: 0, removed: 0, keptPending: 0 } });
+        finish = () => resolve({ status: "ok", data: { added: 5, changed: 0, removed: 0, keptPending: 0, notices: [] } });
       }),
     );
     const { container } = await openScreen("advertisers");

@@ -23,6 +23,7 @@ export type ProfileInfo = AppSnapshot["profiles"][number];
 export type SessionInfo = NonNullable<AppSnapshot["session"]>;
 export type DemoCredentials = NonNullable<AppSnapshot["demo"]>;
 export type PullSummary = Ok<Cmds["refresh"]>;
+export type AdOrderCreatives = Ok<Cmds["adOrderCreatives"]>;
 /** A file the buyer chose in a dialog: import and export take its token, never a path. */
 export type ChosenFile = NonNullable<Ok<Cmds["pickImportFile"]>>;
 

@@ -30,6 +30,7 @@ import {
   options,
   useField,
   useFormState, type Validation } from "./kit";
+import { AssociatedCreatives } from "./trafficking";
 
 /** Clears an object whose members are all empty, so "absent" stays absent. */
 function pruneEmpty(v: AdOrder, path: "frequencyCap"): AdOrder {
@@ -216,6 +217,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
       ) : (
         <p className="muted section-note">Flight caps can be set once the ad order is saved.</p>
       )}
+      {typeof row?.value.id === "number" && <AssociatedCreatives adOrderId={row.value.id} zone={zone.iana} />}
     </div>
   );
 }

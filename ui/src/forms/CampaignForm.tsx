@@ -23,6 +23,7 @@ import {
   options,
   useFormState, type Validation } from "./kit";
 import { FlightTimeline } from "./Timeline";
+import { RefreshCampaignButton } from "./trafficking";
 
 export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: ParentHint | null }) {
   const { closeEditor } = useNavActions();
@@ -36,6 +37,7 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Pare
   const existing = flow.target !== null;
   const zone = zoneOf(picked.timezone);
   const flights: CampaignFlight[] = form.value.flights ?? [];
+  const postedId = row?.value.id;
 
   const submit = () => flow.save((target) => commands.save(target, advertiser, { kind: "campaign", value: form.value })).then(() => undefined);
 
@@ -49,6 +51,7 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Pare
       onSubmit={submit}
       onCancel={closeEditor}
       busy={flow.busy}
+      buttons={typeof postedId === "number" ? <RefreshCampaignButton campaignId={postedId} /> : undefined}
     >
       <Section title="Campaign">
         <ParentPicker<AdvertiserRow>

@@ -21,6 +21,7 @@ import {
   TextField,
   options, type Validation } from "./kit";
 import { useFormState } from "./kit";
+import { ListingNote } from "./trafficking";
 
 const FIELD_LABELS: Record<string, string> = {
   size: "Size",
@@ -191,6 +192,7 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
       readOnly={readOnly}
       buttons={readOnly && row ? <DuplicateButton target={row.target} /> : undefined}
     >
+      {row && typeof row.value.id === "number" && <ListingNote target={row.target} />}
       <Section title="Creative">
         <ParentPicker<AdvertiserRow>
           name="parent.advertiser"

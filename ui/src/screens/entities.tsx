@@ -198,7 +198,7 @@ export const CREATIVES: EntityConfig<CreativeRow> = {
   open: (row) => ({ kind: "creative", row }),
   create: (parent) => ({ kind: "creative", parent }),
   scopeParent: (scope) => campaignOf(scope) ?? advertiserOf(scope),
-  emptyText: "No creatives. The service has no creative listing: creatives made here show up.",
+  emptyText: "No creatives. A download brings the creatives on your campaigns; creatives made here show up too.",
 };
 
 function siteListCount(r: SiteListRow): number {

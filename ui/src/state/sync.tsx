@@ -2,7 +2,7 @@ import { type ReactNode, createContext, useCallback, useContext, useEffect, useM
 import { commands, events } from "../bindings";
 import { call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
-import type { DownloadProgress, SyncFinished, SyncProgress } from "../api/types";
+import type { DownloadProgress, PullSummary, SyncFinished, SyncProgress } from "../api/types";
 import { plural } from "../util/format";
 import { listenSafely } from "./events";
 import { useCounters, useSession } from "./session";
@@ -31,6 +31,12 @@ export function useSync(): SyncState {
   const v = useContext(Ctx);
   if (!v) throw new Error("useSync outside SyncProvider");
   return v;
+}
+
+/** The toasts a download ends with: its counts, then each notice once. */
+export function announceDownload(s: PullSummary, what = "Downloaded"): void {
+  toast(`${what}: ${s.added} added, ${s.changed} changed, ${s.removed} removed${s.keptPending ? `, ${s.keptPending} kept (pending changes)` : ""}`, "success");
+  for (const n of s.notices) toast(n, "info");
 }
 
 function finishedText(f: SyncFinished): string {
@@ -78,10 +84,7 @@ export function SyncProvider({ children }: { children: ReactNode }) {
     downloading.current = false;
     setDownload(null);
     if (s) {
-      toast(
-        `Downloaded: ${s.added} added, ${s.changed} changed, ${s.removed} removed${s.keptPending ? `, ${s.keptPending} kept (pending changes)` : ""}`,
-        "success",
-      );
+      announceDownload(s);
       await reloadSnapshot();
     }
   }, [reloadSnapshot]);

@@ -16,6 +16,7 @@
 
 mod host;
 mod posting;
+mod trafficking;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +36,7 @@ use crate::{Error, Result};
 
 pub use host::{Core, OpenOptions};
 pub use posting::{PostingGuard, PullSummary};
+pub use trafficking::{AdOrderCreatives, AssociatedCreative, LISTED_CREATIVE_NOTE};
 
 /// The signed-in session of the active profile with its client.
 #[derive(Clone)]

@@ -263,7 +263,7 @@ impl Account {
 }
 
 /// What a download found, summed over kinds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct PullSummary {
@@ -275,20 +275,28 @@ pub struct PullSummary {
     pub removed: u32,
     /// Changed on the service but kept as the buyer's version: they have pending changes.
     pub kept_pending: u32,
+    /// What the download could not do and carried on without, in the buyer's words
+    /// (such as creatives the service could not list), each once.
+    pub notices: Vec<String>,
 }
 
 impl PullSummary {
     /// The counts of `report`, summed over its kinds.
     pub fn of(report: &PullReport) -> PullSummary {
         let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        report
-            .counts
-            .values()
-            .fold(PullSummary::default(), |sum, c| PullSummary {
+        let notices = report.notices.iter().map(|n| n.text()).collect();
+        report.counts.values().fold(
+            PullSummary {
+                notices,
+                ..PullSummary::default()
+            },
+            |sum, c| PullSummary {
                 added: sum.added.saturating_add(n(c.added)),
                 changed: sum.changed.saturating_add(n(c.changed)),
                 removed: sum.removed.saturating_add(n(c.removed)),
                 kept_pending: sum.kept_pending.saturating_add(n(c.skipped_pending)),
-            })
+                notices: sum.notices,
+            },
+        )
     }
 }

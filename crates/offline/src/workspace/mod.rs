@@ -43,6 +43,7 @@ mod money_review;
 mod outbox;
 mod outcome;
 mod pull;
+mod pull_creatives;
 mod resolve;
 mod scan;
 mod sheet_io;
@@ -80,6 +81,7 @@ pub use outcome::Review;
 pub use pull::{
     KindCounts, Progress, PullOptions, PullReport, PullScope, ServerChange, ServerChangeKind,
 };
+pub use pull_creatives::{PullNotice, creative_from_listing};
 pub use resolve::Pick;
 pub use scan::Scanned;
 pub use uploads::AudienceUpload;
@@ -100,6 +102,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!(
             "../../migrations/0008_purge_applied_uploads.sql"
         )),
+        M::up(include_str!("../../migrations/0009_ad_order_creatives.sql")),
     ])
 }
 

@@ -14,6 +14,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use super::pull_creatives::{self, PullNotice};
 use super::{Workspace, hash_text, key_text, now_ms, to_json};
 use crate::change::{EntityRef, Key, Kind};
 use crate::{Error, Result};
@@ -31,12 +32,16 @@ pub enum PullScope {
 /// Knobs of a download.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PullOptions {
+    /// Fetch each campaign's creatives (one request per campaign, concurrently like the
+    /// caps). The listing is partial (see `pull_creatives`): creatives are never counted
+    /// as removed.
+    pub creatives: bool,
     /// Fetch flight caps. There is no caps listing: each ad order costs one request
     /// (`byAdOrder` with an empty array), so only ad orders whose campaign has flights
     /// are asked — caps point at campaign flights, so the others cannot have any.
     /// Turn off for very large accounts; the caps of an order can be fetched later.
     pub flight_caps: bool,
-    /// Caps requests in flight at once.
+    /// Caps requests, and creative listings, in flight at once.
     pub caps_concurrency: usize,
     /// Fetch audience segments. The audience endpoints take only an access token, so a
     /// client on HTTP Basic credentials must turn this off.
@@ -49,6 +54,7 @@ pub struct PullOptions {
 impl Default for PullOptions {
     fn default() -> Self {
         PullOptions {
+            creatives: true,
             flight_caps: true,
             caps_concurrency: 8,
             audiences: true,
@@ -58,13 +64,14 @@ impl Default for PullOptions {
 }
 
 /// How far a download is, for a progress bar per kind. Kinds come in order (advertisers,
-/// campaigns, ad orders, flight caps, audience segments); each starts with `done` 0 and
+/// campaigns, ad orders, flight caps, creatives, audience segments); each starts with `done` 0 and
 /// ends with `done == total`. What is counted:
 ///
 /// * advertisers, ad orders and audience segments: entities. The total is unknown
 ///   (`None`) while the listing downloads, then known while it is written;
 /// * campaigns: advertisers whose campaigns are listed, one request each;
-/// * flight caps: ad orders whose caps are fetched and written, one request each.
+/// * flight caps: ad orders whose caps are fetched and written, one request each;
+/// * creatives: campaigns whose creatives are listed, one request each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Progress {
@@ -125,6 +132,8 @@ pub struct PullReport {
     pub counts: BTreeMap<Kind, KindCounts>,
     /// Every entity the server added, changed or removed, in download order.
     pub changes: Vec<ServerChange>,
+    /// What the download could not do and carried on without (each said once).
+    pub notices: Vec<PullNotice>,
 }
 
 impl PullReport {
@@ -165,20 +174,22 @@ impl PullReport {
 }
 
 /// One downloaded entity, before it is compared and written.
-struct Item {
-    key: Key,
+pub(super) struct Item {
+    pub(super) key: Key,
     /// The wire struct's JSON: known fields in a fixed order, unknown ones in the
     /// service's order. Its sha256 is the base version.
-    text: String,
-    parent: Option<EntityRef>,
-    scope: Option<Id>,
+    pub(super) text: String,
+    pub(super) parent: Option<EntityRef>,
+    pub(super) scope: Option<Id>,
 }
 
 /// Which stored entities a listing covers, so the missing ones count as removed.
-#[derive(Clone, Copy)]
-enum Covers {
+#[derive(Clone)]
+pub(super) enum Covers {
     All,
     Scope(Id),
+    /// The children of one entity (a campaign's ad orders).
+    Parent(EntityRef),
     /// The listing is partial (caps, per-advertiser segments): nothing counts as removed.
     Nothing,
 }
@@ -248,8 +259,9 @@ impl Drop for CapsFetch {
     }
 }
 
-/// `(base_hash, server_hash, scope)` of what the last download stored for a key.
-type Stored = (Option<String>, Option<String>, Option<Id>);
+/// `(base_hash, server_hash, scope, parent)` of what the last download stored for a
+/// key; the parent as `kind:key` text.
+type Stored = (Option<String>, Option<String>, Option<Id>, Option<String>);
 
 /// What a listing is compared with.
 enum Known {
@@ -267,12 +279,12 @@ impl Known {
     fn all(tx: &rusqlite::Transaction<'_>, kt: &str) -> Result<Known> {
         let mut existing = HashMap::new();
         let mut stmt = tx.prepare(
-            "SELECT key, base_hash, server_hash, scope FROM entities \
-             WHERE kind = ?1 AND remote_json IS NOT NULL",
+            "SELECT key, base_hash, server_hash, scope, parent_kind || ':' || parent_key \
+             FROM entities WHERE kind = ?1 AND remote_json IS NOT NULL",
         )?;
         let mut rows = stmt.query([kt])?;
         while let Some(r) = rows.next()? {
-            existing.insert(r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?));
+            existing.insert(r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?));
         }
         let mut dirty = HashSet::new();
         let mut stmt =
@@ -295,10 +307,12 @@ impl Known {
             Known::All { existing, .. } => Ok(existing.get(key).cloned()),
             Known::PerKey => Ok(tx
                 .prepare_cached(
-                    "SELECT base_hash, server_hash, scope FROM entities \
-                     WHERE kind = ?1 AND key = ?2 AND remote_json IS NOT NULL",
+                    "SELECT base_hash, server_hash, scope, parent_kind || ':' || parent_key \
+                     FROM entities WHERE kind = ?1 AND key = ?2 AND remote_json IS NOT NULL",
                 )?
-                .query_row(params![kt, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .query_row(params![kt, key], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
                 .optional()?),
         }
     }
@@ -329,8 +343,8 @@ impl Workspace {
             .await
     }
 
-    /// Downloads advertisers, campaigns with flights, ad orders, flight caps and audience
-    /// segments (all, or one advertiser's), reporting progress as it goes (see
+    /// Downloads advertisers, campaigns with flights, ad orders, flight caps, the
+    /// campaigns' creatives and audience segments (all, or one advertiser's), reporting progress as it goes (see
     /// [`Progress`]). On error, the listings written so far stay written (each is
     /// consistent on its own).
     ///
@@ -377,10 +391,18 @@ impl Workspace {
                 }
             }
             let n = items.len();
-            self.apply_listing(Kind::Advertiser, items, covers, &mut report, &mut |_| {})?;
+            self.apply_listing(
+                Kind::Advertiser,
+                items,
+                covers.clone(),
+                &mut report,
+                &mut |_| {},
+            )?;
             step(Kind::Advertiser, n, Some(n));
 
             let mut campaign_advertiser: HashMap<Id, Id> = HashMap::new();
+            // In listing order: a creative two campaigns list goes under the first.
+            let mut campaign_order: Vec<Id> = Vec::new();
             let mut with_flights: HashSet<Id> = HashSet::new();
             let mut items = Vec::new();
             step(Kind::Campaign, 0, Some(advertiser_ids.len()));
@@ -388,6 +410,7 @@ impl Workspace {
                 for c in client.campaigns_by_advertiser(*advertiser).await?.entity {
                     let Some(id) = c.id else { continue };
                     campaign_advertiser.insert(id, *advertiser);
+                    campaign_order.push(id);
                     if c.flights.as_ref().is_some_and(|f| !f.is_empty()) {
                         with_flights.insert(id);
                     }
@@ -400,7 +423,13 @@ impl Workspace {
                 }
                 step(Kind::Campaign, i + 1, Some(advertiser_ids.len()));
             }
-            self.apply_listing(Kind::Campaign, items, covers, &mut report, &mut |_| {})?;
+            self.apply_listing(
+                Kind::Campaign,
+                items,
+                covers.clone(),
+                &mut report,
+                &mut |_| {},
+            )?;
 
             step(Kind::AdOrder, 0, None);
             let orders = client.all_ad_orders().await?.entity;
@@ -433,10 +462,13 @@ impl Workspace {
                 .then(|| CapsFetch::start(client, capped_orders, options.caps_concurrency));
             let n = items.len();
             step(Kind::AdOrder, 0, Some(n));
-            let removed =
-                self.apply_listing(Kind::AdOrder, items, covers, &mut report, &mut |done| {
-                    step(Kind::AdOrder, done, Some(n))
-                })?;
+            let removed = self.apply_listing(
+                Kind::AdOrder,
+                items,
+                covers.clone(),
+                &mut report,
+                &mut |done| step(Kind::AdOrder, done, Some(n)),
+            )?;
             self.drop_orphan_caps(&removed)?;
             step(Kind::AdOrder, n, Some(n));
 
@@ -445,6 +477,22 @@ impl Workspace {
                     step(Kind::FlightCaps, done, Some(total));
                 })
                 .await?;
+            }
+
+            if options.creatives {
+                let (listed, notice) = pull_creatives::fetch(
+                    client,
+                    &campaign_order,
+                    options.caps_concurrency,
+                    &mut |done, total| step(Kind::Creative, done, Some(total)),
+                )
+                .await?;
+                let listed = listed
+                    .into_iter()
+                    .map(|(c, l)| (c, campaign_advertiser.get(&c).copied(), l))
+                    .collect();
+                self.write_creatives(listed, &mut report)?;
+                report.notices.extend(notice);
             }
         }
 
@@ -568,7 +616,7 @@ impl Workspace {
     /// A listing that can tell what is gone ([`Covers::All`], [`Covers::Scope`]) is
     /// compared with every stored row of its kind, read once; a partial one (a chunk of
     /// caps) looks up only its own keys, so a download in many chunks stays linear.
-    fn apply_listing(
+    pub(super) fn apply_listing(
         &mut self,
         kind: Kind,
         items: Vec<Item>,
@@ -581,7 +629,7 @@ impl Workspace {
         let tx = self.conn.transaction()?;
         let mut known = match covers {
             Covers::Nothing => Known::PerKey,
-            Covers::All | Covers::Scope(_) => Known::all(&tx, kt)?,
+            Covers::All | Covers::Scope(_) | Covers::Parent(_) => Known::all(&tx, kt)?,
         };
         let now = now_ms();
         let mut seen: HashSet<String> = HashSet::with_capacity(prepared.len());
@@ -611,7 +659,7 @@ impl Workspace {
                 }
                 let change = match &last {
                     None => Some(ServerChangeKind::Added),
-                    Some((base, server, _)) => {
+                    Some((base, server, _, _)) => {
                         let last_seen = server.as_ref().or(base.as_ref());
                         (last_seen != Some(&p.hash)).then_some(ServerChangeKind::Changed)
                     }
@@ -649,10 +697,15 @@ impl Workspace {
                 }
             }
             if let Known::All { existing, dirty } = &known {
-                for (key, (_, _, scope)) in existing {
-                    let covered = match covers {
+                let parent_text = match &covers {
+                    Covers::Parent(p) => Some(format!("{}:{}", p.kind.name(), key_text(&p.key))),
+                    _ => None,
+                };
+                for (key, (_, _, scope, parent)) in existing {
+                    let covered = match &covers {
                         Covers::All => true,
-                        Covers::Scope(s) => *scope == Some(s),
+                        Covers::Scope(s) => *scope == Some(*s),
+                        Covers::Parent(_) => parent.is_some() && *parent == parent_text,
                         Covers::Nothing => false,
                     };
                     if !covered || seen.contains(key) {
@@ -682,7 +735,7 @@ impl Workspace {
     }
 
     /// Caps of ad orders gone from the server go too, unless they have pending changes.
-    fn drop_orphan_caps(&mut self, orders: &[String]) -> Result<()> {
+    pub(super) fn drop_orphan_caps(&mut self, orders: &[String]) -> Result<()> {
         if orders.is_empty() {
             return Ok(());
         }

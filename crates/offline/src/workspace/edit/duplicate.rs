@@ -84,13 +84,21 @@ impl Batch<'_> {
         map.remove("id");
         let assigned: &[&str] = match kind {
             Kind::Campaign => &["hasFlights"],
-            Kind::Creative => &["status"],
+            // The listing's facts the service derives (`adTagId`, and `duration` and
+            // `bitRate` read from the media) are not the copy's to send.
+            Kind::Creative => &["status", "adTagId", "duration", "bitRate"],
             Kind::SiteList => &["insertedCount"],
             Kind::AudienceSegment => &["serviceSegmentId", "status", "dataCount", "message"],
             _ => &[],
         };
         for field in assigned {
             map.remove(*field);
+        }
+        // The vendor name a listing shows beside the type id: display text, not sent.
+        if kind == Kind::Creative
+            && let Some(Value::Object(t)) = map.get_mut("type")
+        {
+            t.remove("vendor");
         }
         if let Some(Value::Array(flights)) = map.get_mut("flights") {
             for f in flights.iter_mut().filter_map(Value::as_object_mut) {
