@@ -68,6 +68,16 @@ pub enum Planned {
         /// Days to move every date by (a new flight must start in the future).
         shift_days: i64,
     },
+    /// Set an ad order's status (`updateStatus`), a pending change of its own (see
+    /// `workspace/status.rs`).
+    SetStatus {
+        /// The ad order.
+        target: EntityRef,
+        /// The status to set.
+        status: flightdeck_model::AdOrderStatus,
+        /// The spreadsheet line it came from.
+        line: Option<u32>,
+    },
     /// Something the plan could not turn into a change (a cell that is not a number, an
     /// id the workspace does not hold); shown in the preview, never applied.
     Failed {
@@ -188,7 +198,7 @@ fn independent(plan: &[Planned]) -> bool {
             ..
         } => seen.insert(target),
         Planned::Failed { target: None, .. } => true,
-        Planned::Create { .. } | Planned::Duplicate { .. } => false,
+        Planned::Create { .. } | Planned::Duplicate { .. } | Planned::SetStatus { .. } => false,
     })
 }
 
@@ -455,6 +465,42 @@ impl Batch<'_> {
                             };
                         }
                     }
+                    Err(e) => {
+                        row.outcome = RowOutcome::Refused;
+                        row.errors = refusal(e)?;
+                    }
+                }
+                Ok(row)
+            }
+            Planned::SetStatus {
+                target,
+                status,
+                line,
+            } => {
+                let working = self.working(&target).unwrap_or(Value::Null);
+                let label = label_of(target.kind, Some(&target), &working);
+                let mut row = RowPreview {
+                    target: Some(target.clone()),
+                    kind: target.kind,
+                    label,
+                    line,
+                    outcome: RowOutcome::Unchanged,
+                    diffs: Vec::new(),
+                    errors: Vec::new(),
+                };
+                match self.set_status(&target, status) {
+                    Ok(set) if set.changed => {
+                        let word = |s: flightdeck_model::AdOrderStatus| {
+                            Value::from(super::status::status_word(s))
+                        };
+                        row.outcome = RowOutcome::Update;
+                        row.diffs = vec![diff::FieldDiff {
+                            path: "status".to_owned(),
+                            before: set.before.map(word),
+                            after: Some(word(status)),
+                        }];
+                    }
+                    Ok(_) => {}
                     Err(e) => {
                         row.outcome = RowOutcome::Refused;
                         row.errors = refusal(e)?;

@@ -46,6 +46,7 @@ mod pull;
 mod resolve;
 mod scan;
 mod sheet_io;
+mod status;
 mod upkeep;
 mod uploads;
 mod validate;
@@ -82,6 +83,9 @@ pub use pull::{
 };
 pub use resolve::Pick;
 pub use scan::Scanned;
+pub use status::{
+    STATUS_UNKNOWN_WHY, StatusView, parse_status_word, status_label, status_word, status_words,
+};
 pub use uploads::AudienceUpload;
 
 fn migrations() -> Migrations<'static> {
@@ -100,6 +104,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!(
             "../../migrations/0008_purge_applied_uploads.sql"
         )),
+        M::up(include_str!("../../migrations/0009_ad_order_status.sql")),
     ])
 }
 
@@ -439,6 +444,7 @@ pub(crate) fn op_text(op: Op) -> &'static str {
         Op::SiteListOverwrite => "site_list_overwrite",
         Op::SiteListRemoveSites => "site_list_remove_sites",
         Op::AudienceData => "audience_data",
+        Op::SetStatus => "set_status",
     }
 }
 
@@ -450,6 +456,7 @@ pub(crate) fn op_from_text(s: &str) -> Result<Op> {
         "site_list_overwrite" => Op::SiteListOverwrite,
         "site_list_remove_sites" => Op::SiteListRemoveSites,
         "audience_data" => Op::AudienceData,
+        "set_status" => Op::SetStatus,
         other => {
             return Err(Error::Corrupt(format!(
                 "unknown change operation {other:?}"

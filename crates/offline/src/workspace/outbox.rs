@@ -595,7 +595,7 @@ pub(super) fn replay_working(tx: &Transaction<'_>, kind: &str, key: &str) -> Res
                 apply_site_op(&mut list, op, &body);
                 working = to_value(&list)?;
             }
-            Op::AudienceData => {}
+            Op::AudienceData | Op::SetStatus => {}
         }
     }
     if working.is_null() {
