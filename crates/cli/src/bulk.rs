@@ -460,7 +460,11 @@ fn line(label: &str, b: &Budgets, a: &Budgets) -> String {
 
 /// The money review under `flightdeck changes`.
 pub fn print_money(m: &MoneySummary) {
-    if m.campaigns.is_empty() && m.bids.is_empty() && m.warnings.is_empty() {
+    if m.campaigns.is_empty()
+        && m.bids.is_empty()
+        && m.warnings.is_empty()
+        && m.going_live.is_empty()
+    {
         return;
     }
     println!("Money:");
@@ -476,7 +480,23 @@ pub fn print_money(m: &MoneySummary) {
             line(&format!("campaign \"{}\"", r.label), &r.before, &r.after)
         );
     }
-    println!("{}", line("total", &m.total.before, &m.total.after));
+    // A status change alone moves no budget: no total line for it.
+    if !(m.campaigns.is_empty() && m.bids.is_empty() && m.warnings.is_empty()) {
+        println!("{}", line("total", &m.total.before, &m.total.after));
+    }
+    for g in &m.going_live {
+        println!(
+            "  goes live: \"{}\" ({}), lifetime budget {:.2}",
+            g.label, g.campaign, g.lifetime_budget
+        );
+    }
+    if !m.going_live.is_empty() {
+        println!(
+            "  going live in all: {} ad orders, lifetime budgets {:.2}",
+            m.going_live.len(),
+            m.going_live_budget
+        );
+    }
     for b in &m.bids {
         let f = |v: Option<f64>| v.map_or_else(|| "none".to_owned(), |v| format!("{v:.2}"));
         println!(
