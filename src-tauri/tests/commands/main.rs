@@ -30,6 +30,7 @@ mod files;
 mod forms;
 mod posting;
 mod session;
+mod status;
 mod tables;
 
 /// Longest wait for a background post to finish.

@@ -54,6 +54,8 @@ export const EMPTY_MONEY: MoneySummary = {
   total: { target: null, label: "Total", advertiser: null, before: noBudgets, after: noBudgets },
   bids: [],
   warnings: [],
+  goingLive: [],
+  goingLiveBudget: 0,
 };
 
 function emptyWindow<T>(): TableWindow<T> {

@@ -84,7 +84,8 @@ pub use pull::{
 pub use resolve::Pick;
 pub use scan::Scanned;
 pub use status::{
-    STATUS_UNKNOWN_WHY, StatusView, parse_status_word, status_label, status_word, status_words,
+    STATUS_UNKNOWN_WHY, StatusChoice, StatusView, no_status, parse_status_word, status_label,
+    status_word, status_words,
 };
 pub use uploads::AudienceUpload;
 

@@ -45,6 +45,59 @@ impl StatusView {
     pub fn shown(self) -> Option<AdOrderStatus> {
         self.pending.or(self.known)
     }
+
+    /// What a table's Status cell reads: the word of [`StatusView::shown`], or
+    /// `unknown` (see [`STATUS_UNKNOWN_WHY`]).
+    pub fn word(self) -> String {
+        self.shown()
+            .map_or_else(|| "unknown".to_owned(), status_word)
+    }
+}
+
+/// A status a buyer sets: Launch, Pause, Archive, Make inactive. Completed is reached,
+/// never set. Named by its word (`active`, `paused` …), as the CLI's `--set` and the
+/// UI's actions name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum StatusChoice {
+    /// Launch: serving.
+    Active,
+    /// Pause: stopped, may be resumed.
+    Paused,
+    /// Archive: put away for good.
+    Archived,
+    /// Make inactive: not serving.
+    Inactive,
+}
+
+impl StatusChoice {
+    /// Every choice, in the order hosts offer them.
+    pub const ALL: [StatusChoice; 4] = [
+        StatusChoice::Active,
+        StatusChoice::Paused,
+        StatusChoice::Archived,
+        StatusChoice::Inactive,
+    ];
+
+    /// The choice a buyer typed ([`status_word`], any case); `None` for anything else.
+    pub fn parse(text: &str) -> Option<StatusChoice> {
+        let typed = text.trim();
+        StatusChoice::ALL
+            .into_iter()
+            .find(|c| status_word((*c).into()).eq_ignore_ascii_case(typed))
+    }
+}
+
+impl From<StatusChoice> for AdOrderStatus {
+    fn from(choice: StatusChoice) -> AdOrderStatus {
+        match choice {
+            StatusChoice::Active => AdOrderStatus::Active,
+            StatusChoice::Paused => AdOrderStatus::Paused,
+            StatusChoice::Archived => AdOrderStatus::Archived,
+            StatusChoice::Inactive => AdOrderStatus::Inactive,
+        }
+    }
 }
 
 /// Why an ad order's status may be unknown, for a table's tooltip.
@@ -97,6 +150,17 @@ pub fn status_label(status: AdOrderStatus, count: usize) -> String {
     }
 }
 
+/// Why entities of `kind` have no status to set (only ad orders have one), or `None`
+/// for ad orders. Hosts refuse a whole kind with it before reading any row.
+pub fn no_status(kind: Kind) -> Option<String> {
+    (kind != Kind::AdOrder).then(|| {
+        format!(
+            "only ad orders have a status to set (updateStatus); {} have none",
+            kind.plural()
+        )
+    })
+}
+
 /// What setting one ad order's status did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct StatusSet {
@@ -135,11 +199,8 @@ impl Batch<'_> {
         target: &EntityRef,
         status: AdOrderStatus,
     ) -> Result<StatusSet> {
-        if target.kind != Kind::AdOrder {
-            return Err(Error::Invalid(format!(
-                "only ad orders have a status to set, not {}",
-                target.kind.plural()
-            )));
+        if let Some(why) = no_status(target.kind) {
+            return Err(Error::Invalid(why));
         }
         if !self.exists(target)? {
             return Err(Error::NotFound(format!(
