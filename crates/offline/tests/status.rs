@@ -378,3 +378,123 @@ fn status_changes_seq(ws: &Workspace) -> i64 {
     assert_eq!(changes.len(), 1);
     changes[0].seq
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sheets_carry_the_status_column_both_ways() {
+    use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
+    let server = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let client = quick(server.demo().await);
+    let mut ws = open(&file(&dir));
+    pulled(&mut ws, &client).await;
+    let wave = by_name(&ws, Kind::AdOrder, "Acme Spring - Second Wave");
+    let video = by_name(&ws, Kind::AdOrder, "Acme Spring - Video");
+    ws.set_status(std::slice::from_ref(&video), AdOrderStatus::Paused, true)
+        .unwrap();
+    let options = ImportOptions {
+        delimiter: Delimiter::Comma,
+        kind: Some(Kind::AdOrder),
+        parent: None,
+    };
+
+    // Export: the status shown (pending here), blank when unknown.
+    let sheet = ws
+        .export_sheet(&[wave.clone(), video.clone()], Delimiter::Comma, false)
+        .unwrap();
+    let mut reader = csv::Reader::from_reader(sheet.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let at = header
+        .iter()
+        .position(|h| h == "status")
+        .expect("a status column");
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][at], "", "unknown is blank");
+    assert_eq!(&rows[1][at], "paused");
+
+    // The same sheet back changes nothing.
+    let back = ws.import_sheet(&sheet, &options, "Import", false).unwrap();
+    assert_eq!((back.updates, back.refused), (0, 0), "{back:#?}");
+
+    // A word is a status change in the same step as the row's other edits; an unknown
+    // word is refused at its cell.
+    let edited = sheet
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut cells: Vec<String> = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(l.as_bytes())
+                .records()
+                .next()
+                .unwrap()
+                .unwrap()
+                .iter()
+                .map(str::to_owned)
+                .collect();
+            match i {
+                1 => {
+                    cells[at] = "active".into();
+                    let name = header.iter().position(|h| h == "name").unwrap();
+                    cells[name] = "Second Wave, live".into();
+                }
+                2 => cells[at] = "live".into(),
+                _ => {}
+            }
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record(&cells).unwrap();
+            String::from_utf8(w.into_inner().unwrap()).unwrap()
+        })
+        .collect::<String>();
+    let done = ws
+        .import_sheet(&edited, &options, "Import edited", true)
+        .unwrap();
+    assert_eq!(done.refused, 1, "{done:#?}");
+    let refused = done
+        .rows
+        .iter()
+        .find(|r| r.outcome == RowOutcome::Refused)
+        .unwrap();
+    assert_eq!(refused.line, Some(2));
+    assert_eq!(refused.errors[0].field, "status");
+    assert!(refused.errors[0].message.contains("“live” is not a status"));
+    assert_eq!(
+        ws.ad_order_status(&wave).unwrap().pending,
+        Some(AdOrderStatus::Active)
+    );
+    assert_eq!(
+        ws.get(&wave).unwrap().unwrap().working["name"],
+        "Second Wave, live"
+    );
+    // One step: undo takes the rename and the status back together.
+    assert_eq!(ws.history(1).unwrap()[0].label, "Import edited");
+    ws.undo().unwrap();
+    assert_eq!(ws.ad_order_status(&wave).unwrap().pending, None);
+    assert_eq!(
+        ws.get(&wave).unwrap().unwrap().working["name"],
+        "Acme Spring - Second Wave"
+    );
+
+    // A new row with a status: the status goes after its create.
+    let spring = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    let new_rows = format!(
+        "name,optimizationGoal,startDate,endDate,lifetimeBudget,campaignId,status\n\
+         Sheet draft,CPM,{},{},100,{},active\n",
+        NOW + DAY,
+        NOW + 30 * DAY,
+        id_of(&spring)
+    );
+    let made = ws
+        .import_sheet(&new_rows, &options, "Import new", true)
+        .unwrap();
+    assert_eq!(made.creates, 1, "{made:#?}");
+    let draft = made.rows[0].target.clone().unwrap();
+    assert_eq!(
+        ws.ad_order_status(&draft).unwrap().pending,
+        Some(AdOrderStatus::Active)
+    );
+}

@@ -57,6 +57,9 @@ pub enum Planned {
         value: Value,
         /// The spreadsheet line it came from.
         line: Option<u32>,
+        /// An ad order's status to set once it is made (a sheet's `status` cell): a
+        /// status change posted after its create.
+        status: Option<flightdeck_model::AdOrderStatus>,
     },
     /// A copy of an entity as a new draft, with what belongs to it (a campaign's flights,
     /// an ad order's flight caps and audiences).
@@ -537,6 +540,7 @@ impl Batch<'_> {
                 parent,
                 value,
                 line,
+                status,
             } => {
                 let label = label_of(kind, None, &value);
                 self.written = None;
@@ -547,17 +551,29 @@ impl Batch<'_> {
                             Some(v) => v,
                             None => self.working(&target)?,
                         };
-                        let errors = match self.recorded.take() {
+                        let mut errors = match self.recorded.take() {
                             Some(errors) => errors,
                             None => self.latest_errors(&target)?,
                         };
+                        let mut diffs = diff::fields(None, &after);
+                        if let Some(status) = status {
+                            // The draft stands; a status it cannot take is said beside it.
+                            match self.set_status(&target, status) {
+                                Ok(_) => diffs.push(diff::FieldDiff {
+                                    path: "status".to_owned(),
+                                    before: None,
+                                    after: Some(Value::from(super::status::status_word(status))),
+                                }),
+                                Err(e) => errors.extend(refusal(e)?),
+                            }
+                        }
                         Ok(RowPreview {
                             target: Some(target),
                             kind,
                             label,
                             line,
                             outcome: RowOutcome::Create,
-                            diffs: diff::fields(None, &after),
+                            diffs,
                             errors,
                         })
                     }
