@@ -113,6 +113,7 @@ export const commands = {
   ),
   settleReview: vi.fn<Real["settleReview"]>(() => ok(null)),
   bulkEdit: vi.fn<Real["bulkEdit"]>(() => ok(EMPTY_PREVIEW)),
+  setStatus: vi.fn<Real["setStatus"]>(() => ok(EMPTY_PREVIEW)),
   findReplace: vi.fn<Real["findReplace"]>(() => ok(EMPTY_PREVIEW)),
   importSheet: vi.fn<Real["importSheet"]>(() => ok(EMPTY_PREVIEW)),
   exportSheet: vi.fn<Real["exportSheet"]>(() => ok("")),
