@@ -366,6 +366,16 @@ async fn a_lost_status_answer_is_sent_again_and_applies_once() {
     ws.set_status(std::slice::from_ref(&display), AdOrderStatus::Active, true)
         .unwrap();
     let seq = status_changes_seq(&ws);
+    // Pending changes show it in words, from what the service holds.
+    let diff = ws.pending_diff(seq).unwrap();
+    assert_eq!(
+        (
+            diff[0].path.as_str(),
+            diff[0].before.clone(),
+            diff[0].after.clone()
+        ),
+        ("status", Some(json!("paused")), Some(json!("active")))
+    );
     ws.mark_sending(seq, None).unwrap();
     let report = push(&mut ws, &client).await;
     assert_eq!(report.applied.len(), 1, "{report:#?}");

@@ -355,6 +355,22 @@ impl Workspace {
     }
 }
 
+/// A status change as a diff: from the known status (absent when unknown) to the one
+/// in `payload`, in words.
+pub(super) fn status_diff(
+    ws: &Workspace,
+    target: &EntityRef,
+    payload: &Value,
+) -> Result<Vec<crate::diff::FieldDiff>> {
+    let to = status_of_payload(&payload.to_string())?;
+    let known = ws.ad_order_status(target)?.known;
+    Ok(vec![crate::diff::FieldDiff {
+        path: "status".to_owned(),
+        before: known.map(|s| Value::from(status_word(s))),
+        after: Some(Value::from(status_word(to))),
+    }])
+}
+
 /// Records the status the service answered for an applied status change of ad order
 /// `key` (key text), inside the caller's transaction.
 pub(super) fn record_known(
