@@ -73,6 +73,7 @@ macro_rules! specta_builder {
                 pending::settle_review::<$r>,
                 pending::post_changes::<$r>,
                 bulk::bulk_edit::<$r>,
+                bulk::set_status::<$r>,
                 bulk::find_replace::<$r>,
                 bulk::import_sheet::<$r>,
                 bulk::export_sheet,

@@ -137,6 +137,11 @@ export const commands = {
 	postChanges: (seqs: number[] | null) => typedError<null, AppError>(__TAURI_INVOKE("post_changes", { seqs })),
 	/**  "Edit N selected": previews, or applies as one undo step. */
 	bulkEdit: (scope: BulkScope, edits: FieldEdit[], apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("bulk_edit", { scope, edits, apply })),
+	/**
+	 *  Launch, pause, archive or make inactive the ad orders of `scope`: previews, or
+	 *  queues one pending status change each as one undo step.
+	 */
+	setStatus: (scope: BulkScope, status: StatusChoice, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("set_status", { scope, status, apply })),
 	/**  Find and replace in text fields. */
 	findReplace: (scope: BulkScope, find: Find, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("find_replace", { scope, find, apply })),
 	/**  Paste rows from a spreadsheet, or import a CSV or TSV file's text. */
@@ -998,6 +1003,20 @@ export type FrequencyCap = {
 	timePeriod?: string | null,
 };
 
+/**  An ad order a pending status change launches. */
+export type GoingLive = {
+	/**  The ad order. */
+	target: EntityRef,
+	/**  Its name. */
+	label: string,
+	/**  Its campaign's name. */
+	campaign: string,
+	/**  Its status before, as known (`None`: unknown, never set through Flightdeck). */
+	from: number | null,
+	/**  Its lifetime budget (`lifetimeBudget`, 0 when it has none). */
+	lifetimeBudget: number | null,
+};
+
 /**  One recorded step, as the history lists it. */
 export type HistoryStep = {
 	/**  Its number; later steps have higher ones. */
@@ -1258,6 +1277,13 @@ export type MoneySummary = {
 	bids: BidChange[],
 	/**  Roll-ups that look wrong, at WARNING level. */
 	warnings: MoneyWarning[],
+	/**
+	 *  Ad orders a pending status change launches ([`goes_live`]), each with its
+	 *  lifetime budget: money that starts to spend once posted.
+	 */
+	goingLive: GoingLive[],
+	/**  The lifetime budgets of `going_live`, summed. */
+	goingLiveBudget: number | null,
 };
 
 /**  A budget roll-up that looks wrong. */
@@ -1297,7 +1323,14 @@ export type Op =
 /**  `removeSites`. */
 "site_list_remove_sites" | 
 /**  `POST /v1/audiences/{id}/data`. */
-"audience_data";
+"audience_data" | 
+/**
+ *  `POST /v1/adorder/updateStatus` on an ad order: payload `{"status": <int>}`
+ *  (the id is filled in when it is posted). A separate row from the ad order's
+ *  create or update, posted after them (`plan.rs`); idempotent, so a lost answer is
+ *  simply sent again.
+ */
+"set_status";
 
 /**
  *  A data partner's sign-in that came back from the browser failed (the service refused
@@ -1461,6 +1494,8 @@ export type Row<T> = {
 	 *  update for them), or `None` when it can.
 	 */
 	readOnly: string | null,
+	/**  An ad order's Status column; absent for other kinds. */
+	status?: StatusCell | null,
 };
 
 /**  What one entity's row of a preview says. */
@@ -1602,6 +1637,36 @@ export type SortBy = {
 	/**  Largest first. Empty cells come last either way. */
 	descending: boolean,
 };
+
+/**  An ad order's Status cell as the table shows it. */
+export type StatusCell = {
+	/**
+	 *  The pending status if any, else the known one, else `unknown`
+	 *  ([`flightdeck_offline::workspace::StatusView::word`]).
+	 */
+	text: string,
+	/**  The status is a change not posted yet (marked as other pending edits are). */
+	pending: boolean,
+	/**  The known status, as the service last answered it; `None` when unknown. */
+	known: string | null,
+	/**  The cell's tooltip: why the status is unknown, or that it is not posted yet. */
+	why: string | null,
+};
+
+/**
+ *  A status a buyer sets: Launch, Pause, Archive, Make inactive. Completed is reached,
+ *  never set. Named by its word (`active`, `paused` …), as the CLI's `--set` and the
+ *  UI's actions name it.
+ */
+export type StatusChoice = 
+/**  Launch: serving. */
+"active" | 
+/**  Pause: stopped, may be resumed. */
+"paused" | 
+/**  Archive: put away for good. */
+"archived" | 
+/**  Make inactive: not serving. */
+"inactive";
 
 /**  A post finished: how many changes ended where. */
 export type SyncFinished = {

@@ -8,7 +8,9 @@ use flightdeck_offline::bulk::ops::{Change, FieldEdit, parse_value};
 use flightdeck_offline::bulk::plan::{DuplicateOptions, Scope};
 use flightdeck_offline::bulk::replace::Find;
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::{Preview, RowOutcome, Workspace};
+use flightdeck_offline::workspace::{
+    Preview, RowOutcome, StatusChoice, Workspace, no_status, status_word,
+};
 use serde_json::Value;
 
 use crate::kinds::{self, target};
@@ -73,6 +75,84 @@ pub fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
             args.kind.name()
         );
     }
+    finish(&preview, args.dry_run)
+}
+
+/// With no KIND: the profile, who is signed in there, the workspace file and its
+/// pending changes. With a KIND: set the status of its entities, offline, as one undo
+/// step (`flightdeck status ad_order --ids 12,13 --set paused`); `push` posts them
+/// through `updateStatus`, after any create or save of the same ad order. Only ad
+/// orders have a status; a move the ad platform refuses (out of archived) is refused
+/// with the reason.
+#[derive(clap::Args)]
+pub struct StatusArgs {
+    /// The kind whose status to set (only `ad_order` has one); none: the profile's status.
+    #[arg(value_parser = kinds::TABLES)]
+    kind: Option<Kind>,
+    /// Its id, or a draft's key as `changes` shows it.
+    id: Option<String>,
+    /// More entities, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    ids: Vec<String>,
+    /// Only entities whose field has this value (`--where campaignId=12`).
+    #[arg(long = "where", value_name = "FIELD=VALUE")]
+    wheres: Vec<String>,
+    /// The status to set: active (launch), paused, archived or inactive.
+    #[arg(long = "set", value_name = "STATUS")]
+    set: Option<String>,
+    /// Show what would change; save nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+impl StatusArgs {
+    /// `flightdeck status` alone: the profile's status, as before the setter existed.
+    pub fn is_profile_status(&self) -> bool {
+        self.kind.is_none()
+            && self.id.is_none()
+            && self.ids.is_empty()
+            && self.wheres.is_empty()
+            && self.set.is_none()
+            && !self.dry_run
+    }
+}
+
+/// `flightdeck status KIND … --set STATUS`.
+pub fn set_status(ctx: &Ctx, args: StatusArgs) -> Result<(), CliError> {
+    let Some(kind) = args.kind else {
+        return Err(CliError::Usage(
+            "name the kind whose status to set: `flightdeck status ad_order --ids … --set paused`"
+                .into(),
+        ));
+    };
+    if let Some(why) = no_status(kind) {
+        return Err(CliError::Usage(why));
+    }
+    let choices = || {
+        StatusChoice::ALL
+            .iter()
+            .map(|c| status_word((*c).into()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let status = match args.set.as_deref() {
+        None => {
+            return Err(CliError::Usage(format!(
+                "--set is required: one of {}",
+                choices()
+            )));
+        }
+        Some(text) => StatusChoice::parse(text).ok_or_else(|| {
+            CliError::Usage(format!("--set {text}: the status is one of {}", choices()))
+        })?,
+    };
+    let ids: Vec<String> = args.id.iter().chain(&args.ids).cloned().collect();
+    let targets = targets(&*ctx.read()?, kind, &ids, &args.wheres)?;
+    let preview = ctx
+        .work()?
+        .set_status(&targets.into(), status.into(), !args.dry_run)?
+        .preview;
+    print_preview(&preview, ctx.json)?;
     finish(&preview, args.dry_run)
 }
 
@@ -460,7 +540,11 @@ fn line(label: &str, b: &Budgets, a: &Budgets) -> String {
 
 /// The money review under `flightdeck changes`.
 pub fn print_money(m: &MoneySummary) {
-    if m.campaigns.is_empty() && m.bids.is_empty() && m.warnings.is_empty() {
+    if m.campaigns.is_empty()
+        && m.bids.is_empty()
+        && m.warnings.is_empty()
+        && m.going_live.is_empty()
+    {
         return;
     }
     println!("Money:");
@@ -476,7 +560,23 @@ pub fn print_money(m: &MoneySummary) {
             line(&format!("campaign \"{}\"", r.label), &r.before, &r.after)
         );
     }
-    println!("{}", line("total", &m.total.before, &m.total.after));
+    // A status change alone moves no budget: no total line for it.
+    if !(m.campaigns.is_empty() && m.bids.is_empty() && m.warnings.is_empty()) {
+        println!("{}", line("total", &m.total.before, &m.total.after));
+    }
+    for g in &m.going_live {
+        println!(
+            "  goes live: \"{}\" ({}), lifetime budget {:.2}",
+            g.label, g.campaign, g.lifetime_budget
+        );
+    }
+    if !m.going_live.is_empty() {
+        println!(
+            "  going live in all: {} ad orders, lifetime budgets {:.2}",
+            m.going_live.len(),
+            m.going_live_budget
+        );
+    }
     for b in &m.bids {
         let f = |v: Option<f64>| v.map_or_else(|| "none".to_owned(), |v| format!("{v:.2}"));
         println!(

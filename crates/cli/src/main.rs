@@ -65,8 +65,7 @@ enum Command {
     Login(session::LoginArgs),
     /// Sign out and remove the saved tokens from the keyring.
     Logout,
-    /// The profile, who is signed in there, the workspace file and its pending changes.
-    Status,
+    Status(bulk::StatusArgs),
     /// Advertisers.
     Advertisers {
         #[command(subcommand)]
@@ -140,7 +139,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Login(args) => session::login(ctx, args).await,
         Command::Logout => session::logout(ctx).await,
-        Command::Status => session::status(ctx),
+        Command::Status(args) if args.is_profile_status() => session::status(ctx),
+        Command::Status(args) => bulk::set_status(ctx, args),
         Command::Advertisers { action: List::List } => list::advertisers(ctx).await,
         Command::Campaigns {
             action: CampaignList::List { advertiser },

@@ -19,6 +19,8 @@ use flightdeck_sandbox::{Config, Sandbox, Seed};
 use serde_json::Value;
 
 const PASSWORD: &str = "Cli-Only-Pa55word!";
+/// Opens the sandbox's admin routes (an ad order's status) to the tests.
+const ADMIN: &str = "cli-status-admin-token";
 
 struct Cli {
     base_url: String,
@@ -113,6 +115,7 @@ async fn start() -> (Sandbox, flightdeck_sandbox::Running, Cli) {
     std::fs::write(&seed, demo.to_string()).expect("write seed");
     let sandbox = Sandbox::open(&Config {
         seed: Seed::File(seed),
+        admin_token: Some(ADMIN.into()),
         ..Config::default()
     })
     .expect("open sandbox");
@@ -1114,4 +1117,109 @@ async fn download_of_one_campaign_brings_its_new_creative() {
     );
     let ws = Workspace::open(&file).expect("workspace");
     assert_eq!(ws.count(Kind::Creative).expect("count"), before + 1);
+}
+
+/// The status the sandbox holds for ad order `id`, over its admin route.
+async fn service_status(base_url: &str, id: i64) -> i64 {
+    let body: Value = reqwest::Client::new()
+        .get(format!("{base_url}/_sandbox/adorders/{id}/status"))
+        .header("x-sandbox-admin-token", ADMIN)
+        .send()
+        .await
+        .expect("admin route")
+        .json()
+        .await
+        .expect("json");
+    body["status"].as_i64().expect("status")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_pauses_ad_orders_as_a_pending_change_that_push_posts() {
+    let (_sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("status.db");
+    let ws_arg = file.to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws_arg.as_str()];
+        all.extend_from_slice(args);
+        cli.run(&all, None)
+    };
+    assert!(run(&["pull"]).status.success());
+    let ws = Workspace::open(&file).expect("workspace");
+    let readers = ws.list(Kind::AdOrder).expect("orders")[0].target.clone();
+    drop(ws);
+    let Key::Id(id) = readers.key else {
+        panic!("a downloaded order has an id")
+    };
+    let id_text = id.to_string();
+    // Seeded ad orders start inactive.
+    assert_eq!(service_status(&cli.base_url, id).await, 0);
+
+    // `status` alone is still the profile's status.
+    let (stdout, err) = text(&run(&["status"]));
+    assert!(stdout.contains("buyer"), "{stdout}{err}");
+
+    // A dry run shows the change and saves nothing.
+    let out = run(&[
+        "status",
+        "ad_order",
+        "--ids",
+        &id_text,
+        "--set",
+        "paused",
+        "--dry-run",
+    ]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(stdout.contains("Readers"), "{stdout}");
+    assert!(stdout.contains("paused"), "{stdout}");
+    assert!(err.contains("nothing was saved"), "{err}");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert!(ws.pending().expect("pending").is_empty());
+    drop(ws);
+
+    // Other kinds have no status; an unknown word is refused with the choices.
+    let (_, err) = text(&run(&[
+        "status", "campaign", "--ids", "1", "--set", "paused",
+    ]));
+    assert!(err.contains("only ad orders have a status"), "{err}");
+    let (_, err) = text(&run(&[
+        "status", "ad_order", "--ids", &id_text, "--set", "live",
+    ]));
+    assert!(err.contains("active, paused, archived, inactive"), "{err}");
+
+    let out = run(&[
+        "status",
+        "ad_order",
+        "--where",
+        "name=Readers",
+        "--set",
+        "paused",
+    ]);
+    let (_, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("Saved as one step"), "{err}");
+    let (stdout, _) = text(&run(&["history"]));
+    assert!(stdout.contains("Pause ad order"), "{stdout}");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert_eq!(ws.pending().expect("pending").len(), 1);
+    drop(ws);
+
+    let out = run(&["push"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert_eq!(
+        service_status(&cli.base_url, id).await,
+        3,
+        "paused on the service"
+    );
+    let ws = Workspace::open(&file).expect("workspace");
+    assert!(ws.pending().expect("pending").is_empty());
+    assert_eq!(
+        ws.ad_order_status(&readers).expect("status").known,
+        Some(flightdeck_model::AdOrderStatus::Paused)
+    );
 }

@@ -7,13 +7,16 @@
 
 pub mod scope;
 
+use flightdeck_model::AdOrderStatus;
 use flightdeck_offline::bulk::money::MoneySummary;
 use flightdeck_offline::bulk::ops::FieldEdit;
 use flightdeck_offline::bulk::plan::DuplicateOptions;
 use flightdeck_offline::bulk::replace::Find;
 use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::{HistoryStep, Preview, RowPreview, Undone, Workspace};
+use flightdeck_offline::workspace::{
+    HistoryStep, Preview, RowPreview, Undone, Workspace, no_status,
+};
 
 use serde::Serialize;
 
@@ -159,6 +162,34 @@ impl Account {
         self.bulk(|ws, tables| {
             let targets = scope.targets(tables, ws)?;
             Ok(ws.bulk_edit(&targets, edits, apply)?)
+        })
+    }
+
+    /// Launch, pause, archive or make inactive the ad orders of `scope`
+    /// (`updateStatus`): one pending status change each, posted after any create or
+    /// save of the same ad order, and one undo step. A scope of another kind is refused
+    /// whole; a row the service would refuse (out of Archived) is refused alone, saying
+    /// why.
+    pub fn set_status(
+        &self,
+        scope: &BulkScope,
+        status: AdOrderStatus,
+        apply: bool,
+    ) -> Result<BulkDone> {
+        let kind = match scope {
+            BulkScope::Kind(kind) => Some(*kind),
+            BulkScope::Query(q) => Some(q.kind),
+            BulkScope::Ids(_) | BulkScope::Account => None,
+        };
+        if let Some(why) = kind.and_then(no_status) {
+            return Err(crate::Error::invalid("kind", "INVALID", &why));
+        }
+        self.bulk(|ws, tables| {
+            let mut targets = scope.targets(tables, ws)?;
+            if *scope == BulkScope::Account {
+                targets.retain(|t| t.kind == Kind::AdOrder);
+            }
+            Ok(ws.set_status(&targets, status, apply)?)
         })
     }
 

@@ -383,6 +383,8 @@ fn cells_read_as_the_tables_show_them() {
     assert_eq!(cell("maxbid"), "2.5");
     assert_eq!(cell("audiences"), "2");
     assert_eq!(cell("freq"), "3 / 1 DAY");
+    // The service's listings carry no status: unknown until set through Flightdeck.
+    assert_eq!(cell("status"), "unknown");
     assert!(
         flightdeck_core::query::cells(Kind::AdOrder, "not json", None)
             .iter()

@@ -438,6 +438,11 @@ pub enum Op {
     SiteListRemoveSites,
     /// `POST /v1/audiences/{id}/data`.
     AudienceData,
+    /// `POST /v1/adorder/updateStatus` on an ad order: payload `{"status": <int>}`
+    /// (the id is filled in when it is posted). A separate row from the ad order's
+    /// create or update, posted after them (`plan.rs`); idempotent, so a lost answer is
+    /// simply sent again.
+    SetStatus,
 }
 
 /// Where a change stands.

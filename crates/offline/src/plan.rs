@@ -16,6 +16,9 @@
 //!   the flight's id is mapped when that change lands, so caps on it go in the same push.
 //!   None, and the flight never landed, holds the change.
 //! - the previous change to the same target (a site list's create, then its appends).
+//! - for an ad order's status change ([`Op::SetStatus`]), the latest create or update of
+//!   the ad order whatever its seq (the status goes after the save it may launch), and
+//!   the previous status change. Creates and updates never wait on a status change.
 //! - for flight caps, the latest earlier change to their ad order, and for flights the
 //!   latest earlier change to their campaign, even when those already exist remotely:
 //!   caps name flights the ad order's or campaign's update may be adding.
@@ -142,8 +145,10 @@ struct Planner<'a> {
     class: Vec<Class>,
     /// Each distinct target's number.
     targets: HashMap<Target<'a>, usize>,
-    /// Changes to each target (by number), by seq.
+    /// Changes to each target (by number), by seq; status changes apart.
     by_target: Vec<Vec<usize>>,
+    /// Status changes ([`Op::SetStatus`]) of each target (by number), by seq.
+    statuses: Vec<Vec<usize>>,
     /// Creates of each target (by number), by seq.
     creates: Vec<Vec<usize>>,
 }
@@ -155,6 +160,7 @@ impl<'a> Planner<'a> {
         let mut targets: HashMap<Target<'a>, usize> = HashMap::with_capacity(changes.len());
         let mut by_target: Vec<Vec<usize>> = Vec::new();
         let mut creates: Vec<Vec<usize>> = Vec::new();
+        let mut statuses: Vec<Vec<usize>> = Vec::new();
         for &i in &order {
             let c = &changes[i];
             let next = by_target.len();
@@ -164,6 +170,11 @@ impl<'a> Planner<'a> {
             if t == next {
                 by_target.push(Vec::new());
                 creates.push(Vec::new());
+                statuses.push(Vec::new());
+            }
+            if c.op == Op::SetStatus {
+                statuses[t].push(i);
+                continue;
             }
             by_target[t].push(i);
             if c.op == Op::Create {
@@ -190,6 +201,7 @@ impl<'a> Planner<'a> {
             class,
             targets,
             by_target,
+            statuses,
             creates,
         }
     }
@@ -275,7 +287,19 @@ impl<'a> Planner<'a> {
                 deps.extend(self.latest_before((kind, key), i));
             }
         }
-        deps.extend(self.latest_before(own, i));
+        if c.op == Op::SetStatus {
+            // After the ad order's latest save, even one queued later (the status may
+            // launch what it saves), and after the previous status change.
+            if let Some(&t) = self.targets.get(&own) {
+                deps.extend(self.by_target[t].last().copied());
+                let list = &self.statuses[t];
+                let seq = self.seq(i);
+                let split = list.partition_point(|&j| self.seq(j) < seq);
+                deps.extend(list[..split].last().copied());
+            }
+        } else {
+            deps.extend(self.latest_before(own, i));
+        }
         deps.sort_unstable_by_key(|&j| (self.seq(j), j));
         deps.dedup();
         deps.retain(|&j| j != i);

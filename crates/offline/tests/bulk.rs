@@ -1116,3 +1116,41 @@ async fn a_preview_keeps_its_rows_for_pages_until_another_replaces_them() {
         6
     );
 }
+
+/// Launching ad orders lists each with its lifetime budget, and the total, in the money
+/// review; pausing or archiving launches nothing, and moves no budget row.
+#[tokio::test]
+async fn the_money_review_flags_ad_orders_going_live_with_their_budgets() {
+    use flightdeck_model::AdOrderStatus;
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let wave = by_name(&ws, Kind::AdOrder, "Acme Spring - Second Wave");
+    let native = by_name(&ws, Kind::AdOrder, "Acme Always-On - Native");
+    let video = by_name(&ws, Kind::AdOrder, "Acme Spring - Video");
+
+    ws.set_status(&[video], AdOrderStatus::Paused, true)
+        .unwrap();
+    let paused = ws.money_summary(0).unwrap();
+    assert!(paused.going_live.is_empty(), "{:?}", paused.going_live);
+    assert_eq!(paused.going_live_budget, 0.0);
+    assert!(paused.campaigns.is_empty(), "a status moves no budget");
+
+    ws.set_status(&[wave.clone(), native.clone()], AdOrderStatus::Active, true)
+        .unwrap();
+    let summary = ws.money_summary(0).unwrap();
+    let live: Vec<(&EntityRef, &str, f64)> = summary
+        .going_live
+        .iter()
+        .map(|g| (&g.target, g.campaign.as_str(), g.lifetime_budget))
+        .collect();
+    assert_eq!(
+        live,
+        [
+            (&wave, "Acme Spring Launch", 10_000.0),
+            (&native, "Acme Always-On", 10_000.0)
+        ]
+    );
+    assert_eq!(summary.going_live[0].label, "Acme Spring - Second Wave");
+    assert_eq!(summary.going_live_budget, 20_000.0);
+}

@@ -24,7 +24,7 @@ pub use flightdeck_offline::bulk::plan::DuplicateOptions;
 pub use flightdeck_offline::bulk::replace::Find;
 pub use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
 use flightdeck_offline::change::EntityRef;
-pub use flightdeck_offline::workspace::{HistoryStep, Preview, RowPreview, Undone};
+pub use flightdeck_offline::workspace::{HistoryStep, Preview, RowPreview, StatusChoice, Undone};
 
 /// Tells the views what an applied operation changed, and the shell its pending count;
 /// answers the preview.
@@ -67,6 +67,22 @@ pub async fn bulk_edit<R: Runtime>(
 ) -> Result<Preview> {
     let active = state.active().await?;
     let done = on_pool(move || active.bulk_edit(&scope, &edits, apply)).await?;
+    Ok(changed(&app, &state, done).await)
+}
+
+/// Launch, pause, archive or make inactive the ad orders of `scope`: previews, or
+/// queues one pending status change each as one undo step.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_status<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    scope: BulkScope,
+    status: StatusChoice,
+    apply: bool,
+) -> Result<Preview> {
+    let active = state.active().await?;
+    let done = on_pool(move || active.set_status(&scope, status.into(), apply)).await?;
     Ok(changed(&app, &state, done).await)
 }
 

@@ -30,6 +30,7 @@ mod files;
 mod forms;
 mod posting;
 mod session;
+mod status;
 mod tables;
 mod trafficking;
 

@@ -336,6 +336,8 @@ describe("money review", () => {
       total: { target: null, label: "Total", advertiser: null, before: b(3000, 100), after: b(3300, 100) },
       bids: [{ target: { kind: "ad_order", key: { type: "id", value: 100 } }, label: "Order A", campaign: "Spring sale", before: 2, after: 2.2 }],
       warnings: [{ target: { kind: "campaign", key: { type: "id", value: 10 } }, label: "Spring sale", field: "flights", message: "Flight budgets add up to $1,200.00, not $1,500.00." }],
+      goingLive: [],
+      goingLiveBudget: 0,
     };
     commands.moneySummary.mockReturnValue(ok(summary));
     const { container } = render(<MoneyReview />);

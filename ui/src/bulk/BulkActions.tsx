@@ -11,6 +11,8 @@ import { BulkEditDialog } from "./BulkEditDialog";
 import { DuplicateDialog } from "./DuplicateDialog";
 import { FindReplaceDialog } from "./FindReplaceDialog";
 import { ImportFileDialog, PasteDialog } from "./SheetDialogs";
+import { STATUS_ACTIONS, StatusDialog } from "./StatusDialog";
+import type { StatusChoice } from "../bindings";
 
 const refsOf = (ids: Iterable<string>) => [...ids].map(parseRef).filter((r): r is EntityRef => r !== null);
 
@@ -36,6 +38,7 @@ async function clipboardText(): Promise<string> {
 type Open =
   | { type: "edit"; scope: BulkScope; count: number }
   | { type: "duplicate"; scope: BulkScope; count: number }
+  | { type: "status"; status: StatusChoice; scope: BulkScope; count: number }
   | { type: "find"; scope: BulkScope | null; count: number }
   | { type: "paste"; text: string }
   | { type: "import"; file: ChosenFile };
@@ -89,6 +92,12 @@ export function useBulkActions(p: BulkActionsProps) {
           <button type="button" data-action="copy" onClick={() => void copy()}>
             Copy
           </button>
+          {p.kind === "ad_order" &&
+            STATUS_ACTIONS.map((a) => (
+              <button key={a.status} type="button" data-action={`status-${a.status}`} onClick={() => setOpen({ type: "status", status: a.status, scope: scope(), count: n })}>
+                {a.label}
+              </button>
+            ))}
         </span>
       )}
       <button type="button" data-action="paste" onClick={() => void paste()}>
@@ -109,6 +118,8 @@ export function useBulkActions(p: BulkActionsProps) {
   const dialog =
     open === null ? null : open.type === "edit" ? (
       <BulkEditDialog scope={open.scope} count={open.count} fields={p.fields} onClose={close} />
+    ) : open.type === "status" ? (
+      <StatusDialog status={open.status} scope={open.scope} count={open.count} onClose={close} />
     ) : open.type === "duplicate" ? (
       <DuplicateDialog sources={open.scope} count={open.count} kind={p.kind} onClose={close} />
     ) : open.type === "find" ? (

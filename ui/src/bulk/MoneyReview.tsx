@@ -147,7 +147,8 @@ export function MoneyReview() {
   }, [version]);
 
   if (!summary) return null;
-  const empty = summary.campaigns.length === 0 && summary.advertisers.length === 0 && summary.bids.length === 0 && summary.warnings.length === 0;
+  const empty =
+    summary.campaigns.length === 0 && summary.advertisers.length === 0 && summary.bids.length === 0 && summary.warnings.length === 0 && summary.goingLive.length === 0;
   if (empty) return null;
   return (
     <details className="money-review" open data-money-review="">
@@ -166,6 +167,37 @@ export function MoneyReview() {
         {summary.campaigns.length > 0 && <BudgetChart rows={summary.campaigns} />}
       </div>
       {summary.advertisers.length > 0 && <MoneyTable caption="Per advertiser" rows={summary.advertisers} total={summary.total} kind="advertiser" />}
+      {summary.goingLive.length > 0 && (
+        <table className="mini money" data-money-table="going-live">
+          <caption>Going live</caption>
+          <thead>
+            <tr>
+              <th>Ad order</th>
+              <th>Campaign</th>
+              <th className="num">Lifetime budget</th>
+            </tr>
+          </thead>
+          <tbody>
+            {summary.goingLive.map((g) => (
+              <tr key={refKey(g.target)} data-going-live-row={g.label}>
+                <th scope="row">{g.label}</th>
+                <td>{g.campaign}</td>
+                <td className="num">{money(g.lifetimeBudget) || "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row" colSpan={2}>
+                Total
+              </th>
+              <td className="num" data-going-live-total="">
+                {money(summary.goingLiveBudget) || "—"}
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
       {summary.bids.length > 0 && (
         <table className="mini money" data-money-table="bids">
           <caption>Max-bid changes</caption>

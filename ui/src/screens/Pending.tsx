@@ -19,6 +19,7 @@ const OP_TEXT: Record<Op, string> = {
   site_list_overwrite: "Overwrite sites",
   site_list_remove_sites: "Remove sites",
   audience_data: "Upload data",
+  set_status: "Set status",
 };
 
 const STATUS_TEXT: Record<ChangeStatus, string> = {

@@ -157,6 +157,18 @@ export const AD_ORDERS: EntityConfig<AdOrderRow> = {
     { id: "name", header: "Name", value: (r) => r.label, width: 220 },
     { id: "id", header: "Id", value: (r) => r.value.id ?? null, width: 64, align: "right" },
     { id: "campaign", header: "Campaign", value: (r) => r.parentLabel, width: 170 },
+    {
+      id: "status",
+      header: "Status",
+      value: (r) => r.status?.text ?? null,
+      // The words and the tooltip are the Rust side's (`StatusCell`).
+      render: (r) => (
+        <span className={r.status?.pending ? "ad-status pending" : "ad-status"} title={r.status?.why ?? undefined} data-status={r.status?.text}>
+          {r.status?.text}
+        </span>
+      ),
+      width: 90,
+    },
     { id: "goal", header: "Goal", value: (r) => r.value.optimizationGoal ?? null, width: 90 },
     { id: "start", header: "Start", value: (r) => r.value.startDate ?? null, render: (r) => formatDateTime(r.value.startDate, zoneOf(r.timezone).iana), width: 150 },
     { id: "end", header: "End", value: (r) => r.value.endDate ?? null, render: (r) => formatDateTime(r.value.endDate, zoneOf(r.timezone).iana), width: 150 },

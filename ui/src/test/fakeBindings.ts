@@ -54,6 +54,8 @@ export const EMPTY_MONEY: MoneySummary = {
   total: { target: null, label: "Total", advertiser: null, before: noBudgets, after: noBudgets },
   bids: [],
   warnings: [],
+  goingLive: [],
+  goingLiveBudget: 0,
 };
 
 function emptyWindow<T>(): TableWindow<T> {
@@ -114,6 +116,7 @@ export const commands = {
   ),
   settleReview: vi.fn<Real["settleReview"]>(() => ok(null)),
   bulkEdit: vi.fn<Real["bulkEdit"]>(() => ok(EMPTY_PREVIEW)),
+  setStatus: vi.fn<Real["setStatus"]>(() => ok(EMPTY_PREVIEW)),
   findReplace: vi.fn<Real["findReplace"]>(() => ok(EMPTY_PREVIEW)),
   importSheet: vi.fn<Real["importSheet"]>(() => ok(EMPTY_PREVIEW)),
   exportSheet: vi.fn<Real["exportSheet"]>(() => ok("")),

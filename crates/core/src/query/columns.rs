@@ -22,9 +22,18 @@ pub(super) enum Extracted<'a> {
     Text(std::borrow::Cow<'a, str>),
 }
 
-/// What cells may look up beyond their row: the parent's label.
+/// What cells may look up beyond their row: the parent's label, and an ad order's
+/// status (kept apart from its JSON: the service's listings carry none).
 pub(super) struct Context<'a> {
     pub(super) parent_label: Option<&'a str>,
+    /// [`StatusView::word`]; `None` reads as `unknown`.
+    pub(super) status: Option<&'a str>,
+}
+
+/// An ad order's Status cell: the pending status if any, else the known one, else
+/// `unknown`.
+pub(super) fn status_cell<'a>(_: &Doc<'a>, ctx: &Context<'a>) -> Extracted<'a> {
+    Extracted::Text(ctx.status.unwrap_or("unknown").into())
 }
 
 /// The top-level members of a row's JSON, each left as raw text: a row is tokenised
@@ -265,6 +274,7 @@ pub(super) const AD_ORDER: &[Column] = &[
     col!("name", "Name", fn name_cell),
     col!("id", "Id", ["id"]),
     col!("campaign", "Campaign", fn parent_cell),
+    col!("status", "Status", fn status_cell),
     col!("goal", "Goal", ["optimizationGoal"]),
     col!("start", "Start", date "startDate"),
     col!("end", "End", date "endDate"),
@@ -359,6 +369,7 @@ pub fn cells(kind: Kind, json: &str, parent: Option<&str>) -> Vec<String> {
     };
     let ctx = Context {
         parent_label: parent,
+        status: None,
     };
     specs(kind)
         .iter()

@@ -94,6 +94,46 @@ pub struct Row<T> {
     /// Why the entity cannot be edited (a posted creative or segment: the service has no
     /// update for them), or `None` when it can.
     pub read_only: Option<String>,
+    /// An ad order's Status column; absent for other kinds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub status: Option<StatusCell>,
+}
+
+/// An ad order's Status cell as the table shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct StatusCell {
+    /// The pending status if any, else the known one, else `unknown`
+    /// ([`flightdeck_offline::workspace::StatusView::word`]).
+    pub text: String,
+    /// The status is a change not posted yet (marked as other pending edits are).
+    pub pending: bool,
+    /// The known status, as the service last answered it; `None` when unknown.
+    pub known: Option<String>,
+    /// The cell's tooltip: why the status is unknown, or that it is not posted yet.
+    pub why: Option<String>,
+}
+
+impl StatusCell {
+    /// The cell of an ad order whose status the workspace knows as `view`.
+    pub fn of(view: flightdeck_offline::workspace::StatusView) -> StatusCell {
+        use flightdeck_offline::workspace::{STATUS_UNKNOWN_WHY, status_word};
+        let known = view.known.map(status_word);
+        let why = match (view.pending, &known) {
+            (Some(_), Some(k)) => Some(format!("Not posted yet; the service has it {k}.")),
+            (Some(_), None) => Some(format!("Not posted yet. {STATUS_UNKNOWN_WHY}")),
+            (None, None) => Some(STATUS_UNKNOWN_WHY.to_owned()),
+            (None, Some(_)) => None,
+        };
+        StatusCell {
+            text: view.word(),
+            pending: view.pending.is_some(),
+            known,
+            why,
+        }
+    }
 }
 
 /// The rows a view shows, and how many there are.
@@ -215,6 +255,7 @@ fn index_row(
     s: &Scanned<'_>,
     labels: &HashMap<EntityRef, String>,
     grandparents: &HashMap<EntityRef, EntityRef>,
+    status: Option<&str>,
     arena: &mut String,
 ) -> flightdeck_offline::Result<IndexRow> {
     let value = Doc::parse(s.json).map_err(|e| {
@@ -230,6 +271,7 @@ fn index_row(
             .as_ref()
             .and_then(|p| labels.get(p))
             .map(String::as_str),
+        status,
     };
     let mut text = String::new();
     let mut cells = Vec::with_capacity(specs(kind).len());
@@ -413,10 +455,29 @@ impl KindTable {
         } else {
             HashMap::new()
         };
+        let statuses = if kind == Kind::AdOrder {
+            ws.ad_order_statuses()?
+        } else {
+            HashMap::new()
+        };
         let mut rows = Vec::new();
         let mut text = String::new();
         ws.scan(kind, |s| {
-            rows.push(index_row(kind, &s, &labels, &grandparents, &mut text)?);
+            let status = (kind == Kind::AdOrder).then(|| {
+                statuses
+                    .get(&s.target.key)
+                    .copied()
+                    .unwrap_or_default()
+                    .word()
+            });
+            rows.push(index_row(
+                kind,
+                &s,
+                &labels,
+                &grandparents,
+                status.as_deref(),
+                &mut text,
+            )?);
             Ok(())
         })?;
         text.shrink_to_fit();

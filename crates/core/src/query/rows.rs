@@ -93,7 +93,12 @@ pub(super) fn row_with<T: DeserializeOwned>(
         None => (None, ws.timezone_of(target)?),
     };
     let marker = markers.get(target).copied();
+    let status = match target.kind {
+        Kind::AdOrder => Some(StatusCell::of(ws.ad_order_status(target)?)),
+        _ => None,
+    };
     Ok(Some(Row {
+        status,
         label,
         marker,
         read_only: read_only_reason(target).map(str::to_owned),

@@ -246,10 +246,21 @@ impl Tables {
                     })?;
                 }
             }
+            let status = match target.kind {
+                Kind::AdOrder => Some(ws.ad_order_status(target)?.word()),
+                _ => None,
+            };
             let mut fresh = None;
             let arena = &mut table.text;
             ws.scan_one(target, |s| {
-                fresh = Some(index_row(target.kind, &s, &labels, &grandparents, arena));
+                fresh = Some(index_row(
+                    target.kind,
+                    &s,
+                    &labels,
+                    &grandparents,
+                    status.as_deref(),
+                    arena,
+                ));
                 Ok(())
             })?;
             match fresh.transpose()? {

@@ -6,7 +6,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use flightdeck_model::AdOrderStatus;
+
 use crate::change::EntityRef;
+use crate::workspace::StatusView;
 
 pub(crate) const DAY_MS: i64 = 86_400_000;
 /// The ad order's bid field. The service spells it in snake case, unlike its neighbours
@@ -119,6 +122,34 @@ pub struct MoneySummary {
     pub bids: Vec<BidChange>,
     /// Roll-ups that look wrong, at WARNING level.
     pub warnings: Vec<MoneyWarning>,
+    /// Ad orders a pending status change launches ([`goes_live`]), each with its
+    /// lifetime budget: money that starts to spend once posted.
+    pub going_live: Vec<GoingLive>,
+    /// The lifetime budgets of `going_live`, summed.
+    pub going_live_budget: f64,
+}
+
+/// An ad order a pending status change launches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct GoingLive {
+    /// The ad order.
+    pub target: EntityRef,
+    /// Its name.
+    pub label: String,
+    /// Its campaign's name.
+    pub campaign: String,
+    /// Its status before, as known (`None`: unknown, never set through Flightdeck).
+    pub from: Option<AdOrderStatus>,
+    /// Its lifetime budget (`lifetimeBudget`, 0 when it has none).
+    pub lifetime_budget: f64,
+}
+
+/// Whether an ad order's pending status launches it: it becomes Active and is not known
+/// to be Active already. Pausing, archiving or making inactive launches nothing.
+pub fn goes_live(status: StatusView) -> bool {
+    status.pending == Some(AdOrderStatus::Active) && status.known != Some(AdOrderStatus::Active)
 }
 
 pub(crate) fn num(v: Option<&Value>, field: &str) -> f64 {

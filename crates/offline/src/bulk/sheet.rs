@@ -17,21 +17,26 @@
 //! - A text cell that a spreadsheet would run as a formula is written behind a `'`, and
 //!   a `'` in front of a cell is taken away on import (`text_cell`, `text_of_cell`).
 //!
+//! - Ad orders have a `status` column (`active`, `paused` …; blank when unknown), kept
+//!   apart from their JSON (the listings carry none): a word that differs from the
+//!   status the ad order shows becomes a status change, in the same undo step as the
+//!   sheet's other edits; blank is no change, and another word is refused at its cell.
+//!
 //! Export, then import with no edit, gives no change: a value is written as the text it
 //! is read back from, and the empty and null values it cannot write are blank.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use flightdeck_model::FieldError;
 use flightdeck_model::validate::{self, codes};
+use flightdeck_model::{AdOrderStatus, FieldError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ops::{self, Change, FieldEdit};
 use super::replace::is_text_field;
 use crate::change::{EntityRef, Key, Kind};
-use crate::workspace::Planned;
+use crate::workspace::{Planned, parse_status_word, status_word, status_words};
 use crate::{Error, Result};
 
 /// Comma or tab.
@@ -82,6 +87,8 @@ const KIND_COLUMN: &str = "kind";
 const ID_COLUMN: &str = "id";
 const CAPS_COLUMN: &str = "caps";
 const DRAFT_PREFIX: &str = "draft:";
+/// An ad order's status, apart from its JSON.
+const STATUS_COLUMN: &str = "status";
 
 /// The field naming the parent of an entity of `kind` hanging under `parent_kind`.
 fn parent_field(kind: Kind, parent_kind: Kind) -> Option<&'static str> {
@@ -212,6 +219,7 @@ fn line_of(
     target: &EntityRef,
     parent: Option<&EntityRef>,
     value: &Value,
+    status: Option<AdOrderStatus>,
     columns: &mut Columns,
 ) -> Line {
     let mut cells = Vec::new();
@@ -223,7 +231,7 @@ fn line_of(
         // Sorted per row so the column order does not depend on the entity's key order.
         flat.sort_by(|a, b| a.0.cmp(&b.0));
         for (path, v) in flat {
-            if path == ID_COLUMN {
+            if path == ID_COLUMN || (kind == Kind::AdOrder && path == STATUS_COLUMN) {
                 continue;
             }
             if let Some(text) = cell_of(v) {
@@ -238,6 +246,13 @@ fn line_of(
             let i = columns.number(field);
             cells.retain(|(c, _)| *c != i);
             cells.push((i, id_cell(&p.key)));
+        }
+        if kind == Kind::AdOrder {
+            // Always a column, blank when unknown.
+            let i = columns.number(STATUS_COLUMN);
+            if let Some(s) = status {
+                cells.push((i, status_word(s)));
+            }
         }
     }
     Line {
@@ -264,9 +279,23 @@ impl SheetRows {
         }
     }
 
-    /// Adds the row of one entity, under `parent` when it has one.
-    pub(crate) fn add(&mut self, target: &EntityRef, parent: Option<&EntityRef>, value: &Value) {
-        let line = line_of(target.kind, target, parent, value, &mut self.columns);
+    /// Adds the row of one entity, under `parent` when it has one; an ad order's
+    /// `status` is the one it shows (pending, else known).
+    pub(crate) fn add(
+        &mut self,
+        target: &EntityRef,
+        parent: Option<&EntityRef>,
+        value: &Value,
+        status: Option<AdOrderStatus>,
+    ) {
+        let line = line_of(
+            target.kind,
+            target,
+            parent,
+            value,
+            status,
+            &mut self.columns,
+        );
         self.lines.push(line);
     }
 
@@ -312,11 +341,12 @@ impl SheetRows {
 /// create drafts. Rows that change nothing stay out of the plan; a row that cannot
 /// be read is refused with the field at fault. Returns the plan and how many rows
 /// were unchanged. `current` reads the working copy of an entity a row names (`None`
-/// when the workspace does not hold it).
+/// when the workspace does not hold it), and `shown` the status an ad order shows.
 pub(crate) fn plan_sheet(
     text: &str,
     options: &ImportOptions,
     mut current: impl FnMut(&EntityRef) -> Result<Option<Value>>,
+    mut shown: impl FnMut(&EntityRef) -> Result<Option<AdOrderStatus>>,
 ) -> Result<(Vec<Planned>, u32)> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(options.delimiter.byte())
@@ -377,23 +407,71 @@ pub(crate) fn plan_sheet(
             },
             None => options.kind.unwrap_or(Kind::Advertiser),
         };
+        let mut status_cell = None;
         let cells: Vec<(&str, &str)> = header
             .iter()
             .enumerate()
             .filter(|(i, _)| Some(*i) != kind_at && Some(*i) != id_at)
             .map(|(i, h)| (h.as_str(), record.get(i).unwrap_or("")))
             .filter(|(_, c)| !c.is_empty())
+            .filter(|(h, c)| {
+                let status = kind == Kind::AdOrder && *h == STATUS_COLUMN;
+                if status {
+                    status_cell = Some(*c);
+                }
+                !status
+            })
             .collect();
         let id = cell(id_at).trim();
+        let target = || key_of_cell(kind, id).map(|key| EntityRef::new(kind, key));
+        let status = match status_of_cell(status_cell) {
+            Ok(status) => status,
+            Err(e) => {
+                plan.push(Planned::Failed {
+                    target: target(),
+                    kind,
+                    errors: vec![e],
+                    line: Some(line),
+                });
+                continue;
+            }
+        };
         let planned = if id.is_empty() {
-            plan_new_row(kind, &cells, options, line)
+            plan_new_row(kind, &cells, options, line).map(|p| match p {
+                Planned::Create {
+                    kind,
+                    parent,
+                    value,
+                    line,
+                    status: _,
+                } => Planned::Create {
+                    kind,
+                    parent,
+                    value,
+                    line,
+                    status,
+                },
+                other => other,
+            })
         } else {
             plan_row(kind, id, &cells, line, &mut current)?
         };
-        match planned {
-            Some(p) => plan.push(p),
-            None => unchanged += 1,
+        let failed = matches!(planned, Some(Planned::Failed { .. }));
+        let set = match (status, target()) {
+            (Some(status), Some(target)) if !id.is_empty() && !failed => {
+                (shown(&target)? != Some(status)).then_some(Planned::SetStatus {
+                    target,
+                    status,
+                    line: Some(line),
+                })
+            }
+            _ => None,
+        };
+        if planned.is_none() && set.is_none() {
+            unchanged += 1;
         }
+        plan.extend(planned);
+        plan.extend(set);
     }
     Ok((plan, unchanged))
 }
@@ -550,6 +628,25 @@ fn plan_new_row(
         parent,
         value,
         line: Some(line),
+        status: None,
+    })
+}
+
+/// The status an ad order's `status` cell asks for: `None` when blank (no change),
+/// refused at the cell when it is no status.
+fn status_of_cell(cell: Option<&str>) -> Result<Option<AdOrderStatus>, FieldError> {
+    let Some(text) = cell
+        .map(|c| text_of_cell(c).0.trim())
+        .filter(|t| !t.is_empty())
+    else {
+        return Ok(None);
+    };
+    parse_status_word(text).map(Some).ok_or_else(|| {
+        FieldError::new(
+            STATUS_COLUMN,
+            codes::INVALID,
+            format!("“{text}” is not a status: one of {}", status_words()),
+        )
     })
 }
 

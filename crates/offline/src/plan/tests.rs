@@ -616,3 +616,41 @@ proptest! {
         prop_assert_eq!(plan(&reversed), p);
     }
 }
+
+/// A status change goes after its ad order's latest create or save, even one queued
+/// later, and after the previous status change; saves never wait on a status, and a
+/// status held behind a failed create says so.
+#[test]
+fn a_status_goes_after_the_save_of_its_ad_order() {
+    let order = local(Kind::AdOrder, "order");
+    let posted = remote(Kind::AdOrder, 7);
+    let changes = vec![
+        change(1, order.clone(), Op::Create, &[]),
+        change(2, order.clone(), Op::SetStatus, &[]),
+        change(3, posted.clone(), Op::SetStatus, &[]),
+        change(4, posted.clone(), Op::Update, &[]),
+        change(5, posted.clone(), Op::SetStatus, &[]),
+    ];
+    let p = plan(&changes);
+    assert_well_formed(&p);
+    assert_eq!(
+        p.steps,
+        vec![
+            step(1, &[]),
+            step(2, &[1]),
+            step(4, &[]),
+            step(3, &[4]),
+            step(5, &[3, 4])
+        ]
+    );
+
+    let failed = vec![
+        with_status(
+            change(1, order.clone(), Op::Create, &[]),
+            ChangeStatus::Failed,
+        ),
+        change(2, order, Op::SetStatus, &[]),
+    ];
+    let p = plan(&failed);
+    assert_eq!(held_seqs(&p), vec![(2, Some(1))]);
+}

@@ -105,6 +105,9 @@ pub(super) fn prepare(ws: &Workspace, seq: i64) -> Result<Prepared> {
             )));
         }
         (_, Op::AudienceData, _) => return Ok(not_posted_yet(&target)),
+        // A status goes to an ad order the service has: a draft's waits for its create.
+        (_, Op::SetStatus, Some(Key::Id(_))) => {}
+        (_, Op::SetStatus, _) => return Ok(not_posted_yet(&target)),
         _ => {}
     }
     let sent_at = if was_sending { ws.sent_at(seq)? } else { None };

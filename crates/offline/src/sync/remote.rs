@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use flightdeck_client::{Client, Error as ClientError, ServerMessage};
 use flightdeck_model::{
-    AdOrder, Advertiser, AudienceData, AudienceSegment, Campaign, Creative, FlightCap,
-    ListedCreative, SiteList,
+    AdOrder, AdOrderStatus, Advertiser, AudienceData, AudienceSegment, Campaign, Creative,
+    FlightCap, ListedCreative, SiteList,
 };
 use futures_util::stream::StreamExt;
 use serde::de::DeserializeOwned;
@@ -440,6 +440,18 @@ pub(super) async fn send(client: &Client, job: &Job, body: &Value) -> Result<Lan
             // The answer is the upload's counts, kept with the change; the segment is
             // unchanged until the service processes the data.
             Ok((Key::Segment(segment.clone()), to_value(&result), Vec::new()))
+        }
+        // Idempotent: a lost answer is simply sent again (see the module notes of sync).
+        (Kind::AdOrder, Op::SetStatus) => {
+            let id = remote_id.ok_or_else(|| notes::not_posted(&job.target))?;
+            let status = body
+                .get("status")
+                .and_then(Value::as_i64)
+                .map(AdOrderStatus::from_code)
+                .ok_or_else(|| notes::malformed("a status change without a status"))?;
+            let reply = client.ad_order_update_status(id, status).await?;
+            let answered = reply.entity.id.unwrap_or(id);
+            Ok((Key::Id(answered), to_value(&reply.entity), reply.messages))
         }
         (kind, op) => Err(notes::no_endpoint(kind, op)),
     }

@@ -57,6 +57,9 @@ pub enum Planned {
         value: Value,
         /// The spreadsheet line it came from.
         line: Option<u32>,
+        /// An ad order's status to set once it is made (a sheet's `status` cell): a
+        /// status change posted after its create.
+        status: Option<flightdeck_model::AdOrderStatus>,
     },
     /// A copy of an entity as a new draft, with what belongs to it (a campaign's flights,
     /// an ad order's flight caps and audiences).
@@ -67,6 +70,16 @@ pub enum Planned {
         into: Option<EntityRef>,
         /// Days to move every date by (a new flight must start in the future).
         shift_days: i64,
+    },
+    /// Set an ad order's status (`updateStatus`), a pending change of its own (see
+    /// `workspace/status.rs`).
+    SetStatus {
+        /// The ad order.
+        target: EntityRef,
+        /// The status to set.
+        status: flightdeck_model::AdOrderStatus,
+        /// The spreadsheet line it came from.
+        line: Option<u32>,
     },
     /// Something the plan could not turn into a change (a cell that is not a number, an
     /// id the workspace does not hold); shown in the preview, never applied.
@@ -188,7 +201,7 @@ fn independent(plan: &[Planned]) -> bool {
             ..
         } => seen.insert(target),
         Planned::Failed { target: None, .. } => true,
-        Planned::Create { .. } | Planned::Duplicate { .. } => false,
+        Planned::Create { .. } | Planned::Duplicate { .. } | Planned::SetStatus { .. } => false,
     })
 }
 
@@ -462,6 +475,42 @@ impl Batch<'_> {
                 }
                 Ok(row)
             }
+            Planned::SetStatus {
+                target,
+                status,
+                line,
+            } => {
+                let working = self.working(&target).unwrap_or(Value::Null);
+                let label = label_of(target.kind, Some(&target), &working);
+                let mut row = RowPreview {
+                    target: Some(target.clone()),
+                    kind: target.kind,
+                    label,
+                    line,
+                    outcome: RowOutcome::Unchanged,
+                    diffs: Vec::new(),
+                    errors: Vec::new(),
+                };
+                match self.set_status(&target, status) {
+                    Ok(set) if set.changed => {
+                        let word = |s: flightdeck_model::AdOrderStatus| {
+                            Value::from(super::status::status_word(s))
+                        };
+                        row.outcome = RowOutcome::Update;
+                        row.diffs = vec![diff::FieldDiff {
+                            path: "status".to_owned(),
+                            before: set.before.map(word),
+                            after: Some(word(status)),
+                        }];
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        row.outcome = RowOutcome::Refused;
+                        row.errors = refusal(e)?;
+                    }
+                }
+                Ok(row)
+            }
             Planned::Duplicate {
                 source,
                 into,
@@ -491,6 +540,7 @@ impl Batch<'_> {
                 parent,
                 value,
                 line,
+                status,
             } => {
                 let label = label_of(kind, None, &value);
                 self.written = None;
@@ -501,17 +551,29 @@ impl Batch<'_> {
                             Some(v) => v,
                             None => self.working(&target)?,
                         };
-                        let errors = match self.recorded.take() {
+                        let mut errors = match self.recorded.take() {
                             Some(errors) => errors,
                             None => self.latest_errors(&target)?,
                         };
+                        let mut diffs = diff::fields(None, &after);
+                        if let Some(status) = status {
+                            // The draft stands; a status it cannot take is said beside it.
+                            match self.set_status(&target, status) {
+                                Ok(_) => diffs.push(diff::FieldDiff {
+                                    path: "status".to_owned(),
+                                    before: None,
+                                    after: Some(Value::from(super::status::status_word(status))),
+                                }),
+                                Err(e) => errors.extend(refusal(e)?),
+                            }
+                        }
                         Ok(RowPreview {
                             target: Some(target),
                             kind,
                             label,
                             line,
                             outcome: RowOutcome::Create,
-                            diffs: diff::fields(None, &after),
+                            diffs,
                             errors,
                         })
                     }

@@ -47,6 +47,7 @@ mod pull_creatives;
 mod resolve;
 mod scan;
 mod sheet_io;
+mod status;
 mod upkeep;
 mod uploads;
 mod validate;
@@ -84,6 +85,10 @@ pub use pull::{
 pub use pull_creatives::{PullNotice, creative_from_listing};
 pub use resolve::Pick;
 pub use scan::Scanned;
+pub use status::{
+    STATUS_UNKNOWN_WHY, StatusChoice, StatusView, no_status, parse_status_word, status_label,
+    status_word, status_words,
+};
 pub use uploads::AudienceUpload;
 
 fn migrations() -> Migrations<'static> {
@@ -103,6 +108,7 @@ fn migrations() -> Migrations<'static> {
             "../../migrations/0008_purge_applied_uploads.sql"
         )),
         M::up(include_str!("../../migrations/0009_ad_order_creatives.sql")),
+        M::up(include_str!("../../migrations/0010_ad_order_status.sql")),
     ])
 }
 
@@ -442,6 +448,7 @@ pub(crate) fn op_text(op: Op) -> &'static str {
         Op::SiteListOverwrite => "site_list_overwrite",
         Op::SiteListRemoveSites => "site_list_remove_sites",
         Op::AudienceData => "audience_data",
+        Op::SetStatus => "set_status",
     }
 }
 
@@ -453,6 +460,7 @@ pub(crate) fn op_from_text(s: &str) -> Result<Op> {
         "site_list_overwrite" => Op::SiteListOverwrite,
         "site_list_remove_sites" => Op::SiteListRemoveSites,
         "audience_data" => Op::AudienceData,
+        "set_status" => Op::SetStatus,
         other => {
             return Err(Error::Corrupt(format!(
                 "unknown change operation {other:?}"

@@ -8,17 +8,21 @@ use serde_json::Value;
 use super::Workspace;
 use crate::Result;
 use crate::bulk::money::{
-    BidChange, Budgets, CENT, MAX_BID, MoneyRow, MoneySummary, MoneyWarning, daily_short,
-    flights_sum, money, name_of, num,
+    BidChange, Budgets, CENT, GoingLive, MAX_BID, MoneyRow, MoneySummary, MoneyWarning,
+    daily_short, flights_sum, goes_live, money, name_of, num,
 };
-use crate::change::{EntityRef, Kind};
+use crate::change::{EntityRef, Kind, Op};
 
 impl Workspace {
     /// What the pending changes do to money, at `now_ms`.
     pub fn money_summary(&self, now_ms: i64) -> Result<MoneySummary> {
         let mut touched: BTreeSet<EntityRef> = BTreeSet::new();
+        let mut statuses: BTreeSet<EntityRef> = BTreeSet::new();
         for change in self.pending()? {
-            if matches!(
+            if change.op == Op::SetStatus {
+                // A status moves no budget; what it launches is listed apart.
+                statuses.insert(change.target);
+            } else if matches!(
                 change.target.kind,
                 Kind::Campaign | Kind::AdOrder | Kind::FlightCaps
             ) {
@@ -222,12 +226,38 @@ impl Workspace {
                 }
             }
         }
+        let mut going_live = Vec::new();
+        for order in statuses {
+            let status = self.ad_order_status(&order)?;
+            if !goes_live(status) {
+                continue;
+            }
+            let Some(entity) = self.get(&order)? else {
+                continue;
+            };
+            let campaign = match &entity.parent {
+                Some(c) => self
+                    .working_of(c)?
+                    .map_or_else(String::new, |v| name_of(&v, c)),
+                None => String::new(),
+            };
+            going_live.push(GoingLive {
+                label: name_of(&entity.working, &order),
+                lifetime_budget: num(Some(&entity.working), "lifetimeBudget"),
+                target: order,
+                campaign,
+                from: status.known,
+            });
+        }
+        let sum: f64 = going_live.iter().map(|g| g.lifetime_budget).sum();
         Ok(MoneySummary {
             campaigns: campaign_rows,
             advertisers,
             total,
             bids,
             warnings,
+            going_live,
+            going_live_budget: (sum * 100.0).round() / 100.0,
         })
     }
 }

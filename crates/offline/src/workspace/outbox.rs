@@ -203,6 +203,10 @@ impl Workspace {
     /// (every field for creates, site-list operations and uploads).
     pub fn pending_diff(&self, seq: i64) -> Result<Vec<FieldDiff>> {
         let change = self.change(seq)?.ok_or_else(|| no_change(seq))?;
+        if change.op == Op::SetStatus {
+            // The status as the service last answered it, to the one set: in words.
+            return super::status::status_diff(self, &change.target, &change.payload);
+        }
         Ok(diff::fields(change.base.as_ref(), &change.payload))
     }
 
@@ -595,7 +599,7 @@ pub(super) fn replay_working(tx: &Transaction<'_>, kind: &str, key: &str) -> Res
                 apply_site_op(&mut list, op, &body);
                 working = to_value(&list)?;
             }
-            Op::AudienceData => {}
+            Op::AudienceData | Op::SetStatus => {}
         }
     }
     if working.is_null() {

@@ -419,6 +419,22 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
          WHERE seq = ?1",
         params![seq, now],
     )?;
+    if op == op_text(Op::SetStatus) {
+        // The answer is the status set, not the ad order: kept apart from its JSON (the
+        // listings carry no status). A download held back for this change alone is the
+        // ad order's base now, unless other changes still wait.
+        let status = super::status::answered_status(server_json, &payload)?;
+        super::status::record_known(tx, &key, status, now)?;
+        tx.execute(
+            "UPDATE entities SET remote_json = server_json, base_hash = server_hash, \
+             server_json = NULL, server_hash = NULL, updated_at = ?3 \
+             WHERE kind = ?1 AND key = ?2 AND server_json IS NOT NULL AND working_json IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM outbox WHERE kind = ?1 AND key = ?2 \
+             AND status <> 'applied')",
+            params![kind, key, now],
+        )?;
+        return Ok(());
+    }
     if op == op_text(Op::AudienceData) {
         // The answer is the upload's counts, not the segment: kept with the change.
         tx.execute(
@@ -448,7 +464,8 @@ fn apply_in(tx: &Transaction<'_>, seq: i64, remote: &Key, server_json: &Value) -
     let text = canonical(&server_json)?;
     let hash = hash_text(&text);
     let more: bool = tx.query_row(
-        "SELECT EXISTS(SELECT 1 FROM outbox WHERE kind = ?1 AND key = ?2 AND status <> 'applied')",
+        "SELECT EXISTS(SELECT 1 FROM outbox WHERE kind = ?1 AND key = ?2 AND status <> 'applied' \
+         AND op <> 'set_status')",
         params![kind, remote_text],
         |r| r.get(0),
     )?;

@@ -24,8 +24,17 @@ impl Workspace {
         with_kind: bool,
     ) -> Result<String> {
         let mut rows = SheetRows::with_capacity(targets.len());
+        let statuses = if targets.iter().any(|t| t.kind == Kind::AdOrder) {
+            self.ad_order_statuses()?
+        } else {
+            HashMap::new()
+        };
         let mut add = |target: &EntityRef, parent: Option<&EntityRef>, json: &str| -> Result<()> {
-            rows.add(target, parent, &parse_json::<Value>(json)?);
+            let status = match target.kind {
+                Kind::AdOrder => statuses.get(&target.key).and_then(|s| s.shown()),
+                _ => None,
+            };
+            rows.add(target, parent, &parse_json::<Value>(json)?, status);
             Ok(())
         };
         if targets.len() < SCAN_FROM {
@@ -62,7 +71,12 @@ impl Workspace {
     /// be read is refused with the field at fault. Returns the plan and how many rows
     /// were unchanged.
     pub fn plan_sheet(&self, text: &str, options: &ImportOptions) -> Result<(Vec<Planned>, u32)> {
-        sheet::plan_sheet(text, options, |target| self.working_of(target))
+        sheet::plan_sheet(
+            text,
+            options,
+            |target| self.working_of(target),
+            |target| Ok(self.ad_order_status(target)?.shown()),
+        )
     }
 
     /// Import or paste: previews the sheet, or applies it as one undo step.

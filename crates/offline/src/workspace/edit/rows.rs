@@ -17,7 +17,11 @@ use crate::{Error, Result};
 impl Batch<'_> {
     /// Every write of a batch goes through here, so a preview's log holds all of them.
     /// Statements are cached: a batch of 100,000 edits re-runs the same few.
-    pub(super) fn write(&mut self, sql: &'static str, args: Vec<Arg>) -> Result<usize> {
+    pub(in crate::workspace) fn write(
+        &mut self,
+        sql: &'static str,
+        args: Vec<Arg>,
+    ) -> Result<usize> {
         if self.defer {
             if let Some(log) = &mut self.log {
                 log.push(Write {
@@ -192,7 +196,7 @@ impl Batch<'_> {
         Ok(())
     }
 
-    pub(super) fn insert_row(
+    pub(in crate::workspace) fn insert_row(
         &mut self,
         target: &EntityRef,
         op: Op,
