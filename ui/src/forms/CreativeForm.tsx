@@ -21,6 +21,7 @@ import {
   TextField,
   options, type Validation } from "./kit";
 import { useFormState } from "./kit";
+import { PreviewSection } from "../preview/CreativePreview";
 
 const FIELD_LABELS: Record<string, string> = {
   size: "Size",
@@ -253,6 +254,7 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
       ) : (
         <p className="muted section-note">{matrix.length === 0 ? "Loading creative types…" : "Choose a type and subtype to see their fields."}</p>
       )}
+      <PreviewSection creative={v} />
       <Section title="Tracking and other">
         <TextField path="externalCreativeid" label="External creative id" />
         <TextField path="crawlableUrl" label="Crawlable URL" />

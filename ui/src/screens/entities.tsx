@@ -13,6 +13,7 @@ import { count, money } from "../util/format";
 import { refKey } from "../util/refs";
 import { formatDateTime } from "../util/time";
 import { FlightCapsPane } from "./FlightCapsPane";
+import { CreativePreviewPane } from "../preview/CreativePreview";
 
 /** A kind with a screen of its own (the Rust side's `Kind::has_table`). */
 export type EntityKind = TableKind;
@@ -199,6 +200,7 @@ export const CREATIVES: EntityConfig<CreativeRow> = {
   create: (parent) => ({ kind: "creative", parent }),
   scopeParent: (scope) => campaignOf(scope) ?? advertiserOf(scope),
   emptyText: "No creatives. The service has no creative listing: creatives made here show up.",
+  pane: (active) => <CreativePreviewPane key={active ? refKey(active.target) : ""} row={active} />,
 };
 
 function siteListCount(r: SiteListRow): number {
