@@ -2,14 +2,15 @@
 # Property fuzzing on stable Rust (proptest): generated JSON of every kind through the
 # decoders and validate (crates/model/tests/fuzz.rs), generated links through the
 # redirect and loopback parsers (crates/client/src/auth), and generated sheets through
-# the CSV/TSV importer (crates/offline/tests/fuzz_sheet.rs). Nothing may panic.
+# the CSV/TSV importer (crates/offline/tests/fuzz_sheet.rs), and generated tags and
+# creatives through the previews (crates/core/tests/preview.rs). Nothing may panic.
 #
-#   scripts/fuzz.sh                   the long run: 100,000 cases for each of the 11
-#                                     properties, 1.1 million in all (release build)
+#   scripts/fuzz.sh                   the long run: 100,000 cases for each of the 13
+#                                     properties, 1.3 million in all (release build)
 #   scripts/fuzz.sh --cases N         N cases per property
 #
 # The test command runs the same properties with proptest's default of 256 cases each
-# (about 2,800 in all), as part of `cargo test`. A failure prints the smallest input
+# (about 3,300 in all), as part of `cargo test`. A failure prints the smallest input
 # found and the seed; proptest keeps it in proptest-regressions/ to try first next time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +29,5 @@ start=$(date +%s)
 cargo test --release --locked -p flightdeck-model --test fuzz
 cargo test --release --locked -p flightdeck-client --lib -- _without_a_panic
 cargo test --release --locked -p flightdeck-offline --test fuzz_sheet
-echo "fuzz: 11 properties x $cases cases = $((11 * cases)) cases, no panic, in $(( $(date +%s) - start )) s"
+cargo test --release --locked -p flightdeck-core --test preview -- _without_a_panic
+echo "fuzz: 13 properties x $cases cases = $((13 * cases)) cases, no panic, in $(( $(date +%s) - start )) s"

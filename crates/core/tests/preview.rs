@@ -4,6 +4,7 @@ use flightdeck_core::preview::{
     self, LIVE_CSP, LiveDocs, PreviewContent, PreviewSize, Transport, external_resources,
 };
 use flightdeck_model::Creative;
+use proptest::prelude::*;
 
 fn creative(json: &str) -> Creative {
     serde_json::from_str(json).expect("a creative")
@@ -179,4 +180,55 @@ fn only_the_newest_live_documents_wait() {
         docs.issue(&c).expect("a token");
     }
     assert_eq!(docs.serve(&first).status, 404);
+}
+
+/// Markup-ish text: tags, attributes, quotes, comments and raw-text elements mixed.
+fn markup() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("<script src=".to_string()),
+        Just("<img srcset=\"a 1x, ,b".to_string()),
+        Just("<link rel=stylesheet href=".to_string()),
+        Just("</script>".to_string()),
+        Just("<!--".to_string()),
+        Just("<svg><image xlink:href=".to_string()),
+        Just("<plaintext>".to_string()),
+        Just("<textarea>".to_string()),
+        Just("http://a.example/x".to_string()),
+        Just("\"'>=&#x0;\u{0}".to_string()),
+        ".{0,12}",
+    ];
+    prop::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #[test]
+    fn any_markup_is_read_without_a_panic(tag in markup()) {
+        for r in external_resources(&tag) {
+            prop_assert!(!r.url.is_empty());
+        }
+    }
+
+    #[test]
+    fn any_creative_previews_without_a_panic(
+        tag in markup(),
+        url in ".{0,40}",
+        width in any::<i64>(),
+        height in any::<i64>(),
+        which in 0u8..5,
+    ) {
+        let value = match which {
+            0 => serde_json::json!({"htmlAsset": tag, "size": {"width": width, "height": height}}),
+            1 => serde_json::json!({"display": {"htmlAsset": tag}}),
+            2 => serde_json::json!({"imageUrl": url, "size": {"width": width, "height": height}}),
+            3 => serde_json::json!({"native": {"headline": tag, "imageUrl": url, "imageIcon": url}}),
+            _ => serde_json::json!({"dooh": {"mediaUrls": [url]}}),
+        };
+        let c: Creative = serde_json::from_value(value).expect("a creative");
+        let p = preview::preview(&c);
+        prop_assert!(p.frame.width > 0 && p.frame.height > 0);
+        let docs = LiveDocs::new();
+        if let Ok(token) = docs.issue(&c) {
+            prop_assert_eq!(docs.serve(&token).status, 200);
+        }
+    }
 }
