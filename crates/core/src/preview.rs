@@ -45,7 +45,11 @@ pub const LIVE_SCHEME: &str = "fdpreview";
 /// no forms, no `<base>`; only the app may frame it; and the document sandboxes itself
 /// (`sandbox allow-scripts`) even if something loaded it outside its frame. A tag that
 /// fetches an `https:` service sends no credential of the buyer's: the app's tokens live
-/// in the Rust side and the keyring, never in the webview's cookies.
+/// in the Rust side and the keyring, never in the webview's cookies. Frames the tag
+/// nests (`frame-src https:`, as ad chains do) run under their own policy, but inherit
+/// the sandbox (opaque origin, no popups, no top navigation) and get no invoke key, so
+/// they reach the IPC no more than the tag does; what they could send to a loopback
+/// service (the embedded sandbox) carries no token either.
 pub const LIVE_CSP: &str = "default-src 'none'; \
 script-src https: 'unsafe-inline' 'unsafe-eval'; \
 style-src https: 'unsafe-inline'; \

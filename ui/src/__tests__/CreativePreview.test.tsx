@@ -113,3 +113,25 @@ describe("CreativePreview", () => {
     expect(real?.getAttribute("data-size-match")).toBe("false");
   });
 });
+
+describe("CreativePreview of a remote image", () => {
+  it("takes the real size a live frame measured, and shows it beside the declared one", async () => {
+    commands.previewCreative.mockImplementation(() =>
+      Promise.resolve({ ...TAG_PREVIEW, declared: { width: 300, height: 250 }, frame: { width: 300, height: 250 }, content: { kind: "image", url: "https://cdn.example.com/x.png", inline: false }, resources: [] }),
+    );
+    commands.renderLive.mockImplementation(() => ok("fdpreview://localhost/img"));
+    const { container } = await shown({ imageUrl: "https://cdn.example.com/x.png", size: { width: 300, height: 250 } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Render live" }));
+      await Promise.resolve();
+    });
+    const frame = container.querySelector<HTMLIFrameElement>('iframe[data-mode="live"]');
+    act(() => {
+      window.dispatchEvent(new MessageEvent("message", { data: { flightdeckPreview: "image", width: 300, height: 250 }, source: frame?.contentWindow ?? null }));
+    });
+    const real = container.querySelector("[data-real-size]");
+    expect(real?.textContent).toContain("real 300 × 250");
+    expect(real?.getAttribute("data-size-match")).toBe("true");
+    expect(container.querySelector("[data-preview-report]")?.textContent).toBe("");
+  });
+});
