@@ -31,7 +31,7 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 macro_rules! specta_builder {
     ($r:ty) => {{
         use $crate::commands::{
-            self, app, audiences, bulk, forms, pending, session, tables, trafficking,
+            self, app, audiences, bulk, forms, pending, preview, session, tables, trafficking,
         };
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
@@ -64,6 +64,8 @@ macro_rules! specta_builder {
                 forms::creative_matrix,
                 forms::timezones,
                 forms::flight_timeline,
+                preview::preview_creative,
+                preview::render_live,
                 pending::query_pending_changes,
                 pending::pending_seqs,
                 pending::check_changes::<$r>,
@@ -235,6 +237,10 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
         .invoke_handler(builder.invoke_handler())
+        // Live previews of creatives, on an origin of their own (`commands::preview`).
+        .register_uri_scheme_protocol(flightdeck_core::preview::LIVE_SCHEME, |ctx, request| {
+            commands::preview::serve_live(ctx.app_handle(), &request)
+        })
         .menu(menu::build)
         .on_menu_event(menu::on_event)
         .setup(move |app| {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use flightdeck_client::SecretString;
 use flightdeck_client::auth::DESKTOP_REDIRECT_URI;
 use flightdeck_core::files::ChosenFiles;
+use flightdeck_core::preview::LiveDocs;
 use flightdeck_core::profiles::Profiles;
 use flightdeck_core::{Account, Core, OpenOptions, Selection};
 use flightdeck_sandbox::{Config as SandboxConfig, Running, Sandbox, Seed};
@@ -36,6 +37,7 @@ pub struct AppState {
     dir: PathBuf,
     ready: tokio::sync::OnceCell<Ready>,
     files: ChosenFiles,
+    previews: LiveDocs,
 }
 
 /// The state once started.
@@ -52,6 +54,7 @@ impl AppState {
             dir: dir.to_owned(),
             ready: tokio::sync::OnceCell::new(),
             files: ChosenFiles::new(),
+            previews: LiveDocs::new(),
         }
     }
 
@@ -95,6 +98,12 @@ impl AppState {
     /// the only ones a command reads or writes.
     pub fn files(&self) -> &ChosenFiles {
         &self.files
+    }
+
+    /// Live previews issued to the page and not loaded yet: the only documents the
+    /// preview scheme serves, each once.
+    pub fn previews(&self) -> &LiveDocs {
+        &self.previews
     }
 
     /// Starts the state now, without waiting for a command to ask.

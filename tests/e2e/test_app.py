@@ -100,6 +100,42 @@ CREATIVE_CELLS = [
     ("DOOH", "VIDEO"),
 ]
 
+# A hostile tag for "Render live": it tries to reach the app (its IPC, its window, new
+# windows) and the embedded sandbox (`__BASE__`), then writes what happened into its own
+# body and title and posts it to the app, the one channel a live frame has.
+HOSTILE_TAG = """<div id="out">running</div><script>
+(async function () {
+  var r = {}, violations = [];
+  document.addEventListener('securitypolicyviolation', function (e) { violations.push(e.violatedDirective.split(' ')[0] + ' ' + e.blockedURI); });
+  function blocked(e) { return 'blocked: ' + (e && e.name ? e.name : String(e)); }
+  try { r.parentInternals = typeof parent.__TAURI_INTERNALS__; } catch (e) { r.parentInternals = blocked(e); }
+  try { r.parentDocument = typeof parent.document.title; } catch (e) { r.parentDocument = blocked(e); }
+  r.ownInternals = typeof window.__TAURI_INTERNALS__ + '/' + typeof window.ipc + '/' + typeof window.__TAURI__;
+  r.origin = String(self.origin);
+  try { top.location = 'https://example.com/hijacked'; r.topLocation = 'assigned'; } catch (e) { r.topLocation = blocked(e); }
+  try { var w = window.open('https://example.com/popup'); r.windowOpen = w ? 'opened' : 'null'; } catch (e) { r.windowOpen = blocked(e); }
+  async function reach(key, url, init) {
+    try { var res = await fetch(url, init); r[key] = 'reached: ' + res.type + ' ' + res.status; } catch (e) { r[key] = blocked(e); }
+  }
+  await reach('fetchSandbox', '__BASE__v1/advertiser', {mode: 'no-cors'});
+  await reach('fetchSandboxPost', '__BASE__v1/advertiser', {method: 'POST', mode: 'no-cors', body: '{}'});
+  await reach('fetchIpc', 'ipc://localhost/sign_out', {method: 'POST', body: '{}'});
+  await reach('fetchIpcHttp', 'http://ipc.localhost/sign_out', {method: 'POST', body: '{}'});
+  try {
+    window.webkit.messageHandlers.ipc.postMessage(JSON.stringify({cmd: 'sign_out', callback: 1, error: 2, payload: {}, options: null, __TAURI_INVOKE_KEY__: 'guessed'}));
+    r.webkitIpc = 'posted without the invoke key';
+  } catch (e) { r.webkitIpc = blocked(e); }
+  await new Promise(function (done) { setTimeout(done, 100); });
+  r.violations = violations;
+  var text = JSON.stringify(r);
+  document.getElementById('out').textContent = text;
+  document.title = 'hostile-done';
+  parent.postMessage(text, '*');
+})();
+</script>"""
+
+PREVIEW_TAG = '<script src="http://ads.e2e.example.com/tag.js"></script><div id="static">Static E2E markup</div>'
+
 # Identifiers uploaded to the segment: above the 1,000 that make a segment ACTIVE.
 SEGMENT_UPLOAD_SIZE = 1200
 
@@ -1138,6 +1174,150 @@ class Scenario:
         self.save(k, f"the {ctype} {subtype} creative")
         self.wait_row(k, label, marker="new")
 
+    def snapshot(self) -> dict[str, Any]:
+        """The app's state as its page sees it (`app_snapshot`, through the main frame's IPC)."""
+        got = self.s.execute_async(
+            "const done = arguments[arguments.length - 1];"
+            "window.__TAURI_INTERNALS__.invoke('app_snapshot').then(done, (e) => done({error: String(e && e.message || e)}));"
+        )
+        if not isinstance(got, dict) or "error" in got:
+            raise StepFailed(f"app_snapshot failed: {got}")
+        return got
+
+    def preview_result(self, frame_css: str) -> tuple[dict[str, Any], str]:
+        """What the hostile tag reported: read inside its frame (WebDriver switched into
+        it) when the driver can, else from the postMessage the preview shows as text."""
+        s = self.s
+        report = s.wait_for("[data-preview-report]", "the live preview's report", timeout=10)
+        text = s.wait_until(lambda: report.text.strip() or None, "the hostile tag to post its results", timeout=30)
+        seen = "postMessage to [data-preview-report]"
+        try:
+            s.command("POST", "/frame", {"id": s.find(frame_css).ref})
+            try:
+                inner = s.wait_until(
+                    lambda: s.execute("return document.title === 'hostile-done' ? document.getElementById('out').textContent : null;"),
+                    "the hostile tag's own body",
+                    timeout=10,
+                )
+                if json.loads(inner) != json.loads(text):
+                    raise StepFailed(f"the frame's body says {inner!r} but it posted {text!r}")
+                seen = "its own body and title, read inside the frame (WebDriver switched into it)"
+            finally:
+                s.command("POST", "/frame/parent", {})
+        except (WebDriverError, WaitTimeout) as e:
+            self.note(f"WebDriver could not read inside the sandboxed live frame ({str(e).splitlines()[0]}); read its postMessage report")
+        return json.loads(text), seen
+
+    def step_preview(self) -> None:
+        """f2. Preview a drafted tag offline; a hostile tag rendered live reaches nothing."""
+        n = self.names
+        s = self.s
+        k = "creative"
+        label = f"E2E Preview tag {n.run}"
+        # Draft a BANNER+TAG creative whose tag loads an http:// script.
+        self.open_new("creatives", k)
+        self.choose_option(self.named(k, "parent.advertiser"), n.advertiser)
+        self.fill(k, {"name": label, "creativeType": "BANNER"})
+        self.set_input(self.named(k, "creativeSubtype"), "TAG")
+        cell = f"{self.form_css(k)} section{css_attr('aria-label', 'BANNER · TAG')}"
+        s.wait_for(cell, "the fields of BANNER · TAG", timeout=10)
+        for name in self.cell_names(cell):
+            self.set_input(f"{cell} {css_attr('name', name)}", PREVIEW_TAG if name == "htmlAsset" else sample_value(name))
+        self.save(k, "the drafted tag creative")
+        self.wait_row(k, label, marker="new")
+
+        # Offline preview from the table: the static markup, and the http:// script listed.
+        self.click(self.wait_row(k, label, filter_first=False).find('td[data-col="name"]'))
+        pane = "[data-preview-pane]"
+        self.click(s.wait_for(f'{pane} [data-action="preview"]', "the Preview button in the creatives pane", timeout=10))
+        frame_css = f'{pane} iframe[data-preview-frame][data-mode="offline"]'
+        frame = s.wait_for(frame_css, "the offline preview frame", timeout=10)
+        if frame.attribute("sandbox") != "":
+            raise StepFailed(f"the offline frame has sandbox={frame.attribute('sandbox')!r}, not \"\"")
+        if "Static E2E markup" not in (frame.attribute("srcdoc") or ""):
+            raise StepFailed("the offline frame does not hold the tag's markup")
+        root = s.wait_for(f"{pane} [data-preview][data-painted-at]", "the offline frame's first paint", timeout=10)
+        paint_ms = float(root.attribute("data-painted-at") or 0) - float(root.attribute("data-opened-at") or 0)
+        print(f"    offline preview of a local tag: first paint {paint_ms:.1f} ms after opening")
+        s.command("POST", "/frame", {"id": frame.ref})
+        try:
+            static = s.execute("return document.getElementById('static') ? document.getElementById('static').textContent : null;")
+            scripts = s.execute("return [...document.scripts].length;")
+        finally:
+            s.command("POST", "/frame/parent", {})
+        if static != "Static E2E markup":
+            raise StepFailed(f"the offline frame shows {static!r}, not the tag's static markup")
+        http_rows = [r.text for r in s.find_all(f'{pane} [data-preview-resources] tr[data-transport="http"]')]
+        if not any("http://ads.e2e.example.com/tag.js" in t for t in http_rows):
+            raise StepFailed(f"the resource list does not name the http:// script: {http_rows}")
+        print(f"    offline: static markup shown ({scripts} script element(s), none run), resources list {http_rows}")
+        self.screenshot("05b-preview-offline")
+
+        # The same component in the form; a hostile tag (not saved) rendered live.
+        before = self.snapshot()
+        handles = s.command("GET", "/window/handles")
+        app_url = s.url
+        self.open_row(k, label)
+        self.set_input(self.named(k, "htmlAsset"), HOSTILE_TAG.replace("__BASE__", self.base_url or "http://127.0.0.1/"))
+        form = self.form_css(k)
+        self.click(s.wait_for(f'{form} [data-action="preview"]', "the Preview button in the creative form", timeout=10))
+        s.wait_for(f'{form} iframe[data-preview-frame][data-mode="offline"]', "the form's offline preview", timeout=10)
+        self.click(s.wait_for(f'{form} [data-action="render-live"]', "Render live", timeout=10))
+        live_css = f'{form} iframe[data-preview-frame][data-mode="live"]'
+        live = s.wait_for(live_css, "the live preview frame", timeout=10)
+        if live.attribute("sandbox") != "allow-scripts":
+            raise StepFailed(f"the live frame has sandbox={live.attribute('sandbox')!r}, not exactly allow-scripts")
+        print(f"    live frame: {live.attribute('src')} sandbox={live.attribute('sandbox')!r}")
+        result, seen = self.preview_result(live_css)
+        print(f"    hostile tag reported (via {seen}): {json.dumps(result)}")
+        time.sleep(2.0)  # anything the tag set off would have landed by now
+        self.screenshot("05c-preview-hostile-live")
+
+        failed = []
+        if not str(result.get("parentInternals", "")).startswith(("blocked", "undefined")):
+            failed.append(f"parent.__TAURI_INTERNALS__ was readable: {result.get('parentInternals')}")
+        if not str(result.get("parentDocument", "")).startswith("blocked"):
+            failed.append(f"the app's document was readable: {result.get('parentDocument')}")
+        if result.get("ownInternals") != "undefined/undefined/undefined":
+            failed.append(f"the frame has Tauri's globals: {result.get('ownInternals')}")
+        if result.get("origin") != "null":
+            failed.append(f"the frame's origin is {result.get('origin')!r}, not opaque")
+        for key in ("fetchSandbox", "fetchSandboxPost", "fetchIpc", "fetchIpcHttp"):
+            if not str(result.get(key, "")).startswith("blocked"):
+                failed.append(f"{key}: {result.get(key)}")
+        if result.get("windowOpen") not in ("null",) and not str(result.get("windowOpen", "")).startswith("blocked"):
+            failed.append(f"window.open: {result.get('windowOpen')}")
+        after_handles = s.command("GET", "/window/handles")
+        if after_handles != handles:
+            failed.append(f"windows changed from {handles} to {after_handles}")
+        if s.url != app_url or s.title != "Flightdeck" or not s.exists("[data-nav]"):
+            failed.append(f"the app's window moved: {s.url} titled {s.title!r}")
+        after = self.snapshot()
+        if after.get("session") != before.get("session"):
+            failed.append(f"the session changed from {before.get('session')} to {after.get('session')}")
+        if after.get("pendingCount") != before.get("pendingCount"):
+            failed.append(f"the pending count changed from {before.get('pendingCount')} to {after.get('pendingCount')}")
+        if failed:
+            raise StepFailed("the hostile tag reached something:\n  " + "\n  ".join(failed))
+        print(
+            f"    window still {app_url} ({s.title}), {len(after_handles)} window(s); "
+            f"session {after.get('session')} and {after.get('pendingCount')} pending, as before"
+        )
+        blocked_by_policy = [v for v in result.get("violations", []) if v.startswith("connect-src")]
+        print(f"    refused by the live policy: {blocked_by_policy}")
+        log = Path(os.environ.get("FLIGHTDECK_E2E_TMP", "/nonexistent")) / "tauri-driver.log"
+        # Tauri logs a message without its invoke key on standard error, which the driver's log holds.
+        if log.is_file():
+            if "but received guessed" in log.read_text(errors="replace"):
+                print("    the frame's IPC message reached Tauri, which dropped it: no invoke key")
+            else:
+                self.note("the app's log does not show Tauri dropping the frame's IPC message for its invoke key")
+        # Leave the form without saving the hostile tag.
+        self.click(f'{form} [data-action="cancel"]')
+        ask = f'{form} [data-confirm="discard"]'
+        self.click(s.wait_for(f'{ask} [data-action="discard"]', "Cancel to ask before dropping the hostile edit", timeout=5))
+        s.wait_gone(form, "the creative form to close", timeout=10)
+
     def cell_names(self, cell_css: str) -> list[str]:
         return list(
             self.s.execute(
@@ -1634,6 +1814,7 @@ def main() -> int:
             ("d2. Escape and Cancel ask before discarding a typed campaign", sc.step_unsaved_form),
             ("e. ad order with an audience and a frequency cap", sc.step_ad_order),
             ("f. one creative of every matrix cell (14)", sc.step_creatives),
+            ("f2. preview a drafted tag offline; a hostile tag live reaches nothing", sc.step_preview),
             ("g. rule-based site list and audience segment", sc.step_site_list_and_segment),
             ("h. each new item in its table", sc.step_tables),
             ("i. check, post all, confirm on the sandbox", sc.step_post),

@@ -102,6 +102,13 @@ export const commands = {
 	 */
 	flightTimeline: (flights: CampaignFlight[], timezone: string | null) => __TAURI_INVOKE<Timeline>("flight_timeline", { flights, timezone }),
 	/**
+	 *  The offline preview of a creative (a form's draft or a table row's value): what it
+	 *  shows, at which size, and every resource it would load live. Nothing is loaded.
+	 */
+	previewCreative: (creative: Creative) => __TAURI_INVOKE<CreativePreview>("preview_creative", { creative }),
+	/**  "Render live": the URL of the creative's live document, good for one load. */
+	renderLive: (creative: Creative) => typedError<string, AppError>(__TAURI_INVOKE("render_live", { creative })),
+	/**
 	 *  One window of the pending changes, each with its diff, errors, messages and
 	 *  conflicts (`parent` is ignored; `sort` on `seq` descending shows the newest first).
 	 */
@@ -761,6 +768,23 @@ export type Creative = {
 	status?: string | null,
 };
 
+/**  The offline preview of a creative. */
+export type CreativePreview = {
+	/**  The creative's `size`, when whole. */
+	declared: PreviewSize | null,
+	/**
+	 *  The box the preview takes: the declared size, else the DOOH screen (DOOH), else
+	 *  a 300×250 box.
+	 */
+	frame: PreviewSize,
+	/**  What it shows. */
+	content: PreviewContent,
+	/**  What it would load when live, with how; nothing is loaded offline. */
+	resources: Resource[],
+	/**  Whether "Render live" has anything to run. */
+	live: boolean,
+};
+
 /**  Comma or tab. */
 export type Delimiter = 
 /**  CSV files. */
@@ -1389,6 +1413,52 @@ export type Preview = {
 	step: number | null,
 };
 
+/**  What a preview shows. */
+export type PreviewContent = 
+/**  An HTML tag: the offline document for `<iframe sandbox="" srcdoc>`. */
+{ kind: "html"; 
+/**  The tag after a policy that loads nothing (`default-src 'none'`). */
+document: string } | 
+/**  An image; shown at once only when it is inside the creative (`data:`). */
+{ kind: "image"; 
+/**  Its URL. */
+url: string; 
+/**  A `data:` URL: nothing to fetch, shown offline. */
+inline: boolean } | 
+/**  A native card (images only live, unless inline). */
+{ kind: "native"; 
+/**  `native.headline`. */
+headline: string | null; 
+/**  `native.caption`. */
+caption: string | null; 
+/**  `native.sponsoredBy`. */
+sponsoredBy: string | null; 
+/**  `native.imageUrl`. */
+image: string | null; 
+/**  `native.imageIcon`. */
+icon: string | null } | 
+/**
+ *  Video or audio: the files, played only live. A VAST document or URL is inspected
+ *  by the creative checks (the workbench), not here.
+ */
+{ kind: "media"; 
+/**  Media file URLs. */
+urls: string[]; 
+/**  `video`, `audio`. */
+element: string } | 
+/**  Nothing to show yet, and why. */
+{ kind: "empty"; 
+/**  For the buyer. */
+reason: string };
+
+/**  Width and height in CSS pixels. */
+export type PreviewSize = {
+	/**  Pixels. */
+	width: number,
+	/**  Pixels. */
+	height: number,
+};
+
 /**  A saved profile as the profile switcher shows it. */
 export type ProfileInfo = {
 	/**  Stable id. */
@@ -1416,6 +1486,20 @@ export type PullSummary = {
 	 *  (such as creatives the service could not list), each once.
 	 */
 	notices: string[],
+};
+
+/**  A resource an HTML tag would load when it runs. */
+export type Resource = {
+	/**  As written in the tag. */
+	url: string,
+	/**  The element that loads it (`script`, `img`, `iframe`, …). */
+	element: string,
+	/**  Its attribute (`src`, `srcset`, `href`, `data`, `poster`). */
+	attribute: string,
+	/**  How it would be fetched. */
+	transport: Transport,
+	/**  The tag's line, from 1. */
+	line: number,
 };
 
 /**
@@ -1785,6 +1869,21 @@ export type TimezoneInfo = {
 	/**  What the buyer reads. */
 	label: string,
 };
+
+/**  How a resource would be fetched. */
+export type Transport = 
+/**  `https://`. */
+"https" | 
+/**  `http://`: blocked live, and refused by publishers. */
+"http" | 
+/**  `//host/…`: the page's scheme (`https:` in a publisher's page). */
+"schemeRelative" | 
+/**  `data:`: inside the tag, nothing fetched. */
+"data" | 
+/**  A relative path: resolved against the publisher's page. */
+"relative" | 
+/**  Another scheme (`javascript:`, `blob:`, …). */
+"other";
 
 /**  The creative's `type` object. */
 export type TypeObject = {

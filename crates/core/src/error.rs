@@ -141,6 +141,9 @@ pub enum State {
         "Choose where to export with Export… first: only a file picked in its dialog can be written."
     )]
     NoFileToWrite,
+    /// "Render live" of a creative with no tag, image or media to run.
+    #[error("this creative has nothing to render yet: add its tag, image or media")]
+    NothingToPreview,
     /// The log was set up already in this process.
     #[error("the log is already set up: {0}")]
     LogSetUp(String),

@@ -13,7 +13,8 @@
 //! - [`scope`]: what a download may fetch for the signed-in kind of account;
 //! - [`settings`] and [`logging`]: the app's settings (`settings.json`) and its log file;
 //! - [`updates`]: the update feed for the chosen channel;
-//! - [`files`]: files chosen in a host's dialog, as tokens, and whole-file writes.
+//! - [`files`]: files chosen in a host's dialog, as tokens, and whole-file writes;
+//! - [`preview`]: creative previews: resources a tag loads, offline and live documents.
 //!
 //! Hosts parse input, call one function here (or in `flightdeck-offline`), and map the
 //! error. No Tauri, no terminal: both are hosts' business.
@@ -26,6 +27,7 @@ pub mod forms;
 pub mod logging;
 pub mod paths;
 pub mod pending;
+pub mod preview;
 pub mod profiles;
 pub mod query;
 pub mod scope;

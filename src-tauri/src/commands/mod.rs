@@ -6,6 +6,7 @@ pub mod audiences;
 pub mod bulk;
 pub mod forms;
 pub mod pending;
+pub mod preview;
 pub mod session;
 pub mod tables;
 pub mod trafficking;

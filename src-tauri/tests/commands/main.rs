@@ -29,6 +29,7 @@ mod audiences;
 mod files;
 mod forms;
 mod posting;
+mod preview;
 mod session;
 mod status;
 mod tables;

@@ -22,6 +22,7 @@ import {
   options, type Validation } from "./kit";
 import { useFormState } from "./kit";
 import { ListingNote } from "./trafficking";
+import { PreviewSection } from "../preview/CreativePreview";
 
 const FIELD_LABELS: Record<string, string> = {
   size: "Size",
@@ -255,6 +256,7 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
       ) : (
         <p className="muted section-note">{matrix.length === 0 ? "Loading creative types…" : "Choose a type and subtype to see their fields."}</p>
       )}
+      <PreviewSection creative={v} />
       <Section title="Tracking and other">
         <TextField path="externalCreativeid" label="External creative id" />
         <TextField path="crawlableUrl" label="Crawlable URL" />

@@ -13,6 +13,7 @@ import { count, money } from "../util/format";
 import { refKey } from "../util/refs";
 import { formatDateTime } from "../util/time";
 import { FlightCapsPane } from "./FlightCapsPane";
+import { CreativePreviewPane } from "../preview/CreativePreview";
 
 /** A kind with a screen of its own (the Rust side's `Kind::has_table`). */
 export type EntityKind = TableKind;
@@ -211,6 +212,7 @@ export const CREATIVES: EntityConfig<CreativeRow> = {
   create: (parent) => ({ kind: "creative", parent }),
   scopeParent: (scope) => campaignOf(scope) ?? advertiserOf(scope),
   emptyText: "No creatives. A download brings the creatives on your campaigns; creatives made here show up too.",
+  pane: (active) => <CreativePreviewPane key={active ? refKey(active.target) : ""} row={active} />,
 };
 
 function siteListCount(r: SiteListRow): number {
