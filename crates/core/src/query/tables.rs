@@ -129,7 +129,7 @@ impl Tables {
                 .iter()
                 .map(|&i| table.rows[i as usize].target.clone())
                 .collect();
-            let unfiltered = if sig.filter.is_empty() {
+            let unfiltered = if sig.filter.is_empty() && sig.has_findings.is_none() {
                 total
             } else {
                 table.count_of(query.parent.as_ref())
