@@ -74,6 +74,8 @@ export type EntityConfig<R extends AnyRow> = {
   emptyText: string;
   /** A campaign picker in the head narrows the table (ad orders). */
   campaignFilter?: boolean;
+  /** A filter on what the creative checks found, and "Check all creatives" (creatives). */
+  checks?: boolean;
   /** A pane beside the table, about the row with the cursor. */
   pane?: (active: R | null) => ReactNode;
 };
@@ -199,6 +201,7 @@ export const CREATIVES: EntityConfig<CreativeRow> = {
   create: (parent) => ({ kind: "creative", parent }),
   scopeParent: (scope) => campaignOf(scope) ?? advertiserOf(scope),
   emptyText: "No creatives. The service has no creative listing: creatives made here show up.",
+  checks: true,
 };
 
 function siteListCount(r: SiteListRow): number {
