@@ -387,3 +387,37 @@ async fn fetch_and_check_follows_wrappers_within_its_limits() {
         assert!(err.is_err(), "{refused} is refused before anything is sent");
     }
 }
+
+#[tokio::test]
+async fn a_large_selection_is_checked_on_every_core_with_the_same_counts() {
+    let (_dir, _core, account) = account().await;
+    let parent = advertiser(&account);
+    {
+        let mut ws = account.workspace().unwrap();
+        for i in 0..300 {
+            let landing = if i % 3 == 0 {
+                "http://shop.example.com/"
+            } else {
+                "https://shop.example.com/"
+            };
+            ws.create_creative(&parent, hosted(&format!("Banner {i}"), landing))
+                .unwrap();
+        }
+    }
+    let every = account
+        .check_creatives_keeping(&BulkScope::Kind(Kind::Creative), usize::MAX)
+        .unwrap();
+    assert_eq!(every.checked, 300);
+    assert_eq!(every.with_findings, 100);
+    assert_eq!(every.creatives.len(), 100);
+    assert_eq!(every.creatives[0].label, "Banner 0");
+    assert_eq!(
+        every.creatives[99].label, "Banner 297",
+        "in the selection's order"
+    );
+    let window = account
+        .window::<Creative>(Kind::Creative, &filtered(HAS_FINDINGS))
+        .unwrap();
+    assert_eq!(window.total, 100);
+    assert_eq!(window.unfiltered, 300);
+}

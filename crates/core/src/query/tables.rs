@@ -193,7 +193,9 @@ impl Tables {
             .collect();
         let mut kept = self.findings.lock().map_err(|_| poisoned())?;
         let (rows, by_target) = (&mut table.rows, &table.by_target);
-        let mut fill = |s: Scanned<'_>| {
+        // The rows to check: their JSON changed since it was counted, or was never.
+        let mut todo: Vec<(u32, u64, String)> = Vec::new();
+        let mut read = |s: Scanned<'_>| {
             let Some(&i) = by_target.get(&s.target) else {
                 return Ok(());
             };
@@ -202,25 +204,26 @@ impl Tables {
                 return Ok(());
             }
             let hash = json_hash(s.json);
-            let n = match kept.get(&s.target) {
-                Some(&(h, n)) if h == hash => n,
-                _ => {
-                    let n = crate::checks::creative_of(s.json)
-                        .map(|c| crate::checks::count(&flightdeck_workbench::check_creative(&c)))
-                        .unwrap_or((0, 0));
-                    kept.insert(s.target.clone(), (hash, n));
-                    n
-                }
-            };
-            row.findings = Some(n);
+            match kept.get(&s.target) {
+                Some(&(h, n)) if h == hash => row.findings = Some(n),
+                _ => todo.push((i, hash, s.json.to_owned())),
+            }
             Ok(())
         };
         if missing.len() <= FEW_MISSING {
             for target in &missing {
-                ws.scan_one(target, &mut fill)?;
+                ws.scan_one(target, &mut read)?;
             }
         } else {
-            ws.scan(kind, fill)?;
+            ws.scan(kind, read)?;
+        }
+        let counts = crate::checks::par_map(&todo, &|(_, _, json): &(u32, u64, String)| {
+            crate::checks::count(&crate::checks::findings_of_json(json))
+        });
+        for ((i, hash, _), n) in todo.iter().zip(counts) {
+            let row = &mut rows[*i as usize];
+            row.findings = Some(n);
+            kept.insert(row.target.clone(), (*hash, n));
         }
         // A row the scan did not meet (gone since the build) counts none.
         for r in rows.iter_mut().filter(|r| r.findings.is_none()) {
