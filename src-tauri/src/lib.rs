@@ -31,7 +31,8 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 macro_rules! specta_builder {
     ($r:ty) => {{
         use $crate::commands::{
-            self, app, audiences, bulk, forms, pending, preview, session, tables, trafficking,
+            self, app, audiences, bulk, checks, forms, pending, preview, session, tables,
+            trafficking,
         };
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
@@ -91,6 +92,10 @@ macro_rules! specta_builder {
                 bulk::export_file,
                 bulk::preview_rows,
                 bulk::parent_kinds,
+                checks::creative_checks,
+                checks::draft_checks,
+                checks::check_creatives,
+                checks::fetch_vast,
                 app::app_info::<$r>,
                 app::save_settings::<$r>,
                 app::open_logs_folder::<$r>,
@@ -111,6 +116,9 @@ macro_rules! specta_builder {
             // Every kind's words and facts, for the UI's navigation, titles and forms.
             .typ::<flightdeck_offline::change::KindInfo>()
             .constant("KINDS", flightdeck_offline::change::KindInfo::all())
+            // The creatives table's filter words for rows whose checks found something.
+            .constant("HAS_FINDINGS", flightdeck_core::query::HAS_FINDINGS)
+            .constant("HAS_WARNINGS", flightdeck_core::query::HAS_WARNINGS)
             // Ids and Unix-ms dates are i64 on the wire; both stay far below 2^53.
             .dangerously_cast_bigints_to_number()
             // One type per resource in TypeScript: the UI reads rows and sends them back.

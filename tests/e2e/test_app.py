@@ -1403,6 +1403,7 @@ class Scenario:
             raise StepFailed(f"check found invalid changes: {invalid}")
         self.dismiss_toasts()
         self.click('main [data-action="post-all"]')
+        self.confirm_post_warnings()
         self.wait_pending(0, timeout=120)
         self.screenshot("07-after-post", keep_toasts=True)
         errors = self.toasts("error")
@@ -1519,9 +1520,26 @@ class Scenario:
         if names != [n.advertiser_renamed]:
             raise StepFailed(f"the sandbox's advertiser {self.advertiser_id} is named {names}, not {n.advertiser_renamed!r}")
 
+    def confirm_post_warnings(self) -> None:
+        """The Pending screen's Post checks first: pending creatives with warnings ask
+        before posting (warnings never block). Answers "Post anyway" when it asks."""
+        s = self.s
+        ask = '[data-confirm="post-warnings"]'
+        s.wait_until(
+            lambda: s.exists(ask) or self.pending_count() == 0 or not s.exists('main [data-action="post-all"]:not([disabled])'),
+            "the post to start or ask about warnings",
+            timeout=30,
+        )
+        if s.exists(ask):
+            print(f"    post asks first: {s.find(ask).text}")
+            self.click('[data-action="post-anyway"]')
+
     def post_all(self, timeout: float = 60) -> None:
         self.dismiss_toasts()
-        self.click('header [data-action="post-all"]' if self.s.exists('header [data-action="post-all"]') else '[data-action="post-all"]')
+        header = self.s.exists('header [data-action="post-all"]')
+        self.click('header [data-action="post-all"]' if header else '[data-action="post-all"]')
+        if not header:
+            self.confirm_post_warnings()
         self.wait_pending(0, timeout=timeout)
         errors = self.toasts("error")
         if errors:

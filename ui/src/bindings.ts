@@ -194,6 +194,17 @@ export const commands = {
 	 *  the original only).
 	 */
 	parentKinds: (kind: Kind) => __TAURI_INVOKE<KindChoice[]>("parent_kinds", { kind }),
+	/**  A stored creative's findings and VAST summaries, for its form's "Checks" tab. */
+	creativeChecks: (target: EntityRef) => typedError<CreativeChecks, AppError>(__TAURI_INVOKE("creative_checks", { target })),
+	/**  A form's findings while it is edited, as `validate` gives its errors; nothing saved. */
+	draftChecks: (draft: Draft) => typedError<CreativeChecks, AppError>(__TAURI_INVOKE("draft_checks", { draft })),
+	/**
+	 *  "Check all creatives" on ticked rows or a table's "select all": counts, each rule's
+	 *  count, and the first creatives with findings.
+	 */
+	checkCreatives: (scope: BulkScope) => typedError<SelectionChecks, AppError>(__TAURI_INVOKE("check_creatives", { scope })),
+	/**  "Fetch and check" the VAST URL in field `path`: each document of the chain. */
+	fetchVast: (path: string, url: string) => typedError<VastHop[], AppError>(__TAURI_INVOKE("fetch_vast", { path, url })),
 	/**  Settings and About: the version, the directories, the settings. */
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
 	/**  Saves the settings; the log level applies at once. */
@@ -220,6 +231,10 @@ export const events = {
 };
 
 /* Constants */
+export const HAS_FINDINGS = "has:findings" as const;
+
+export const HAS_WARNINGS = "has:warnings" as const;
+
 export const KINDS = [{"kind":"advertiser","name":"advertiser","label":"advertiser","plural":"advertisers","hasUpdate":true,"editable":true,"hasTable":true,"title":"Advertisers","ignoredOnUpdate":[{"field":"agencyId","why":"is set when the advertiser is created; the service ignores it on update"},{"field":"currency","why":"is set when the advertiser is created; the service ignores it on update"},{"field":"timezoneName","why":"is set when the advertiser is created; the service ignores it on update"}]},{"kind":"campaign","name":"campaign","label":"campaign","plural":"campaigns","hasUpdate":true,"editable":true,"hasTable":true,"title":"Campaigns","ignoredOnUpdate":[{"field":"advertiserId","why":"a campaign cannot move to another advertiser; the service ignores it on update"}]},{"kind":"flight","name":"flight","label":"flight","plural":"flights","hasUpdate":true,"editable":false,"hasTable":false,"title":"Flights","ignoredOnUpdate":[]},{"kind":"ad_order","name":"ad_order","label":"ad order","plural":"ad orders","hasUpdate":true,"editable":true,"hasTable":true,"title":"Ad orders","ignoredOnUpdate":[{"field":"campaignId","why":"an ad order cannot move to another campaign; the service ignores it on update"},{"field":"lifetimeBudget","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"},{"field":"startDate","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"},{"field":"endDate","why":"changes after creation through the ad order's flight caps (campaignflightcaps); the service ignores it on update"}]},{"kind":"flight_caps","name":"flight_caps","label":"flight caps","plural":"flight caps","hasUpdate":true,"editable":true,"hasTable":false,"title":"Flight caps","ignoredOnUpdate":[]},{"kind":"creative","name":"creative","label":"creative","plural":"creatives","hasUpdate":false,"editable":true,"hasTable":true,"title":"Creatives","ignoredOnUpdate":[]},{"kind":"site_list","name":"site_list","label":"site list","plural":"site lists","hasUpdate":true,"editable":true,"hasTable":true,"title":"Site lists","ignoredOnUpdate":[]},{"kind":"audience_segment","name":"audience_segment","label":"audience segment","plural":"audience segments","hasUpdate":false,"editable":true,"hasTable":true,"title":"Audience segments","ignoredOnUpdate":[]}] as const;
 
 /* Types */
@@ -229,6 +244,16 @@ export type AccountType =
 "user" | 
 /**  Data partner. */
 "partner";
+
+/**
+ *  Whether an ad carries its creative (`InLine`) or points at another VAST document
+ *  (`Wrapper`).
+ */
+export type AdKind = 
+/**  `<InLine>`: the media files are here. */
+"InLine" | 
+/**  `<Wrapper>`: the player fetches `VASTAdTagURI` for the rest. */
+"Wrapper";
 
 /**
  *  An ad order, as sent to `adorder/save` and returned by it and `getAllAdOrders`.
@@ -688,6 +713,11 @@ export type ChangeView = {
 	messages: ChangeMessage[],
 	/**  Base, mine and theirs per conflicting field. */
 	conflicts: FieldConflict[],
+	/**
+	 *  A creative's warnings and infos (`crate::checks`): they never hold it back,
+	 *  posting asks for a confirmation while there are warnings. Empty for other kinds.
+	 */
+	findings: Finding[],
 };
 
 /**  What "Check changes" found. */
@@ -696,6 +726,15 @@ export type CheckSummary = {
 	checked: number,
 	/**  Of those, the ones that break a rule (held back from posting). */
 	invalid: number,
+	/**  Pending creatives with warnings or infos (never held back). */
+	withFindings: number,
+	/**
+	 *  Warnings across the pending creatives: posting asks for a confirmation while
+	 *  there are any.
+	 */
+	warnings: number,
+	/**  Infos across the pending creatives. */
+	infos: number,
 };
 
 /**
@@ -766,6 +805,33 @@ export type Creative = {
 	display?: DisplayAsset | null,
 	/**  Normally omitted on create; set by review. */
 	status?: string | null,
+};
+
+/**
+ *  What the creative form's "Checks" tab shows: every finding, and what each VAST
+ *  document holds.
+ */
+export type CreativeChecks = {
+	/**
+	 *  Warnings and infos, in field order, each at its wire path (and line in XML or
+	 *  HTML). Never an error: those are the model's.
+	 */
+	findings: Finding[],
+	/**
+	 *  Each VAST document of the creative (`video.vastXml`, …) as the inspector reads
+	 *  it: version, InLine or Wrapper, duration, media files, trackers, click-through.
+	 */
+	vast: VastDocument[],
+};
+
+/**  One creative's findings, as a selection's check lists them. */
+export type CreativeFindings = {
+	/**  Which creative. */
+	target: EntityRef,
+	/**  Its name, or its kind and key. */
+	label: string,
+	/**  Its warnings and infos. */
+	findings: Finding[],
 };
 
 /**  The offline preview of a creative. */
@@ -1003,6 +1069,26 @@ export type Find = {
 	fields?: string[],
 };
 
+/**  One thing a check found, placed at a field the buyer can open. */
+export type Finding = {
+	/**
+	 *  Stable rule id, such as `vast.no-impression` or `tag.http-resource`: what a
+	 *  filter or a "don't show again" keys on, whatever the message says.
+	 */
+	rule: string,
+	/**  Warning or info (errors are the model's). */
+	level: Level,
+	/**
+	 *  Wire path of the field, as the model's errors name it (`video.vastXml`,
+	 *  `impressionTrackingPixel_2`, `video.mediaUrls[0]`).
+	 */
+	path: string,
+	/**  1-based line inside the field's XML or HTML, when the finding has one. */
+	line: number | null,
+	/**  What the buyer reads. */
+	message: string,
+};
+
 /**  A per-flight cap on one ad order. */
 export type FlightCap = {
 	/**  Null to add a new cap. */
@@ -1174,6 +1260,19 @@ export type KindInfo = {
 	ignoredOnUpdate: IgnoredField[],
 };
 
+/**
+ *  How much a finding matters. `Error` is the model's (the service refuses the
+ *  creative); the checks here answer only `Warning` (likely to be rejected or to serve
+ *  blank: confirm before posting) and `Info` (worth knowing).
+ */
+export type Level = 
+/**  The service refuses it: only `flightdeck-model`'s rules give this level. */
+"error" | 
+/**  Likely to be rejected by review, or to serve blank or unmeasured. */
+"warning" | 
+/**  Worth knowing; nothing is likely to fail. */
+"info";
+
 /**  Where the level in force comes from. */
 export type LevelSource = 
 /**  The Settings screen (`settings.json`). */
@@ -1229,6 +1328,26 @@ export type MatrixCell = {
 	optional: string[],
 	/**  The `type.mediaType` values that fit it. */
 	mediaTypes: string[],
+};
+
+/**  One `<MediaFile>`. */
+export type MediaFile = {
+	/**  The file's URL. */
+	url: string,
+	/**  The `type` attribute (`video/mp4`). */
+	mimeType: string | null,
+	/**  The `delivery` attribute (`progressive`, `streaming`). */
+	delivery: string | null,
+	/**  `width` in pixels, when it is a number. */
+	width: number | null,
+	/**  `height` in pixels, when it is a number. */
+	height: number | null,
+	/**  `bitrate` in kbit/s, when it is a number. */
+	bitrate: number | null,
+	/**  Whether the URL is `https://`. */
+	https: boolean,
+	/**  Line of the `<MediaFile>` tag. */
+	line: number,
 };
 
 /**  A menu item was chosen. */
@@ -1620,6 +1739,16 @@ export type RowPreview = {
 	errors: FieldError[],
 };
 
+/**  How often one rule fired across a selection. */
+export type RuleCount = {
+	/**  The rule id (`tag.http-resource`). */
+	rule: string,
+	/**  Its level. */
+	level: Level,
+	/**  Creatives it fired on. */
+	creatives: number,
+};
+
 /**  Whether the embedded sandbox is serving. */
 export type SandboxState = 
 /**  Serving on loopback. */
@@ -1638,6 +1767,26 @@ export type Saved = {
 	 *  so a host updates it without reading the snapshot again.
 	 */
 	pendingCount: number,
+};
+
+/**  What "Check all creatives" found in a selection. */
+export type SelectionChecks = {
+	/**  Creatives checked (other kinds in the selection are skipped). */
+	checked: number,
+	/**  Of those, the ones with at least one finding. */
+	withFindings: number,
+	/**  Warnings in all. */
+	warnings: number,
+	/**  Infos in all. */
+	infos: number,
+	/**  Each rule that fired, with how many creatives, most first. */
+	rules: RuleCount[],
+	/**
+	 *  The creatives with findings, in the selection's order: the first
+	 *  [`FIRST_ROWS`] for the app (the table's filter `has:findings` lists them all),
+	 *  every one for the CLI.
+	 */
+	creatives: CreativeFindings[],
 };
 
 /**  The shell changed (sign-in through a deep link, expiry, connectivity). */
@@ -1870,6 +2019,18 @@ export type TimezoneInfo = {
 	label: string,
 };
 
+/**  A URL the player calls or opens: an impression, a tracking event, a click. */
+export type Tracker = {
+	/**  A `<Tracking>`'s `event` attribute (`start`, `complete`); `None` elsewhere. */
+	event: string | null,
+	/**  The URL, trimmed. */
+	url: string,
+	/**  Whether the URL is `https://`. */
+	https: boolean,
+	/**  Line of the element. */
+	line: number,
+};
+
 /**  How a resource would be fetched. */
 export type Transport = 
 /**  `https://`. */
@@ -1984,6 +2145,99 @@ export type UploadView = {
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
+/**  One `<Ad>`. */
+export type VastAd = {
+	/**  The `id` attribute. */
+	id: string | null,
+	/**  Line of the `<Ad>` tag. */
+	line: number,
+	/**  `None` when the ad has neither `<InLine>` nor `<Wrapper>`. */
+	kind: AdKind | null,
+	/**  `<AdSystem>`. */
+	adSystem: string | null,
+	/**  `<AdTitle>`. */
+	adTitle: string | null,
+	/**  A wrapper's `<VASTAdTagURI>`: the next document of the chain. */
+	wrapperUri: string | null,
+	/**  `<Impression>` URLs. */
+	impressions: Tracker[],
+	/**  `<Error>` URLs. */
+	errors: Tracker[],
+	/**  Each `<Creative>` under `<Creatives>`. */
+	creatives: VastCreative[],
+};
+
+/**  One `<Creative>`. */
+export type VastCreative = {
+	/**  The `id` attribute. */
+	id: string | null,
+	/**  Line of the `<Creative>` tag. */
+	line: number,
+	/**  Its `<Linear>`, the part a video or audio player plays. */
+	linear: VastLinear | null,
+	/**  How many `<Companion>` ads it carries. */
+	companions: number,
+	/**  How many `<NonLinear>` ads it carries. */
+	nonLinears: number,
+};
+
+/**  One VAST document of a creative, read. */
+export type VastDocument = {
+	/**  Wire path of the field holding it. */
+	path: string,
+	/**  What it holds. */
+	summary: VastSummary,
+};
+
+/**  One document of a VAST chain, fetched and checked. */
+export type VastHop = {
+	/**  The URL fetched. */
+	url: string,
+	/**  The HTTP status, when an answer came. */
+	status: number | null,
+	/**
+	 *  Why the chain stopped here without a document to check, or could go no further
+	 *  (a wrapper past the limit, a loop, a next URL that is not http or https).
+	 */
+	problem: string | null,
+	/**  The document's warnings and infos, lines in this document. */
+	findings: Finding[],
+	/**  What the document holds, when one was read. */
+	summary: VastSummary | null,
+};
+
+/**  A `<Linear>`: duration, media files, trackers and the click-through. */
+export type VastLinear = {
+	/**  Line of the `<Linear>` tag. */
+	line: number,
+	/**  `<Duration>` as written (`00:00:15.000`). */
+	duration: string | null,
+	/**  The duration in milliseconds, when it reads as `HH:MM:SS(.mmm)`. */
+	durationMs: number | null,
+	/**  The `skipoffset` attribute, as written. */
+	skipOffset: string | null,
+	/**  `<MediaFile>`s. */
+	mediaFiles: MediaFile[],
+	/**  `<Tracking>` events (`start`, `firstQuartile`, …). */
+	tracking: Tracker[],
+	/**  `<VideoClicks><ClickThrough>`: where a click takes the viewer. */
+	clickThrough: Tracker | null,
+	/**  `<VideoClicks><ClickTracking>`. */
+	clickTracking: Tracker[],
+};
+
+/**  What a VAST document holds, as far as the buyer needs to see it. */
+export type VastSummary = {
+	/**  The root element's name (`VAST` for a VAST document). */
+	root: string | null,
+	/**  The root's `version` attribute as written (`2.0`, `4.2`). */
+	version: string | null,
+	/**  Each `<Ad>`, in document order. */
+	ads: VastAd[],
+	/**  Where the XML stops being well-formed. What was read before it is kept above. */
+	error: XmlError | null,
+};
+
 /**  `video` object: a VAST URL, VAST XML or hosted media files. */
 export type VideoAsset = {
 	vastUrl?: string | null,
@@ -2022,6 +2276,14 @@ export type WorkspaceChanged = {
 	 *  create, a post): every view of them counts and places its rows again.
 	 */
 	addedOrRemoved: boolean,
+};
+
+/**  Where and why a document is not well-formed XML. */
+export type XmlError = {
+	/**  1-based line. */
+	line: number,
+	/**  What is wrong there. */
+	message: string,
 };
 
 /* Tauri Specta runtime */

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bulk;
+mod checks;
 mod context;
 mod error;
 mod kinds;
@@ -101,8 +102,7 @@ enum Command {
     History,
     Revert(bulk::RevertArgs),
     Changes(work::ChangesArgs),
-    /// Validate every pending change ("check changes").
-    Check,
+    Check(checks::CheckArgs),
     Discard(work::DiscardArgs),
     Duplicate(bulk::DuplicateArgs),
     Push(work::PushArgs),
@@ -161,7 +161,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::History => bulk::history(ctx),
         Command::Revert(args) => bulk::revert(ctx, args),
         Command::Changes(args) => work::changes(ctx, args),
-        Command::Check => work::check(ctx),
+        Command::Check(args) => checks::check(ctx, args).await,
         Command::Discard(args) => work::discard(ctx, args),
         Command::Duplicate(args) => bulk::duplicate(ctx, args),
         Command::Push(args) => work::push(ctx, args).await,

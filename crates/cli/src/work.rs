@@ -1,5 +1,5 @@
 //! Workspace commands over the core's account, as the app runs them: download
-//! (`Account::download`), list and check pending changes, discard, post
+//! (`Account::download`), list pending changes, discard, post
 //! (`Account::push`) and settle reviews.
 
 use std::time::Duration;
@@ -122,32 +122,6 @@ pub fn changes(ctx: &Ctx, args: ChangesArgs) -> Result<(), CliError> {
     }
     crate::bulk::print_money(&account.money_summary()?);
     Ok(())
-}
-
-/// `flightdeck check`: every pending change validated again.
-pub fn check(ctx: &Ctx) -> Result<(), CliError> {
-    let found = ctx.work()?.check_all()?;
-    let (checked, invalid) = (found.checked, found.broken);
-    if ctx.json {
-        output::json(&invalid)?;
-    } else if invalid.is_empty() {
-        println!("{checked} pending change(s), all valid.");
-    } else {
-        for (seq, errors) in &invalid {
-            println!("change {seq}:");
-            for e in errors {
-                println!("  {e}");
-            }
-        }
-    }
-    if invalid.is_empty() {
-        Ok(())
-    } else {
-        Err(CliError::Usage(format!(
-            "{} change(s) cannot be posted until fixed",
-            invalid.len()
-        )))
-    }
 }
 
 /// Drop pending changes (with the drafts that depend on them).

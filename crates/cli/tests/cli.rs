@@ -1223,3 +1223,108 @@ async fn status_pauses_ad_orders_as_a_pending_change_that_push_posts() {
         Some(flightdeck_model::AdOrderStatus::Paused)
     );
 }
+
+/// `flightdeck check` on a workspace with drafted creatives: the pending creatives'
+/// warnings (rule, level, field and line) follow the validation, and they do not fail
+/// the command; `--creatives` checks every creative with counts; `--fetch` follows a
+/// VAST wrapper served on loopback and checks each document.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_prints_creative_findings_and_fails_only_for_errors() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let file = home.path().join("checks.db");
+    {
+        let mut ws = Workspace::open(&file).expect("workspace");
+        let advertiser: Advertiser = serde_json::from_value(serde_json::json!({
+            "name": "Acme", "agencyId": 1, "currency": "USD", "category": "IAB3"
+        }))
+        .expect("advertiser");
+        let parent = ws.create_advertiser(advertiser).expect("draft");
+        let tag = "<div>\n<a href=\"%%CLICK_URL_UNESC%%https://shop.example.com/\">Shop</a>\n\
+                   <script src=\"http://ads.example.com/loader.js\"></script>\n</div>";
+        let creative = serde_json::from_value(serde_json::json!({
+            "name": "Http tag", "creativeType": "BANNER", "creativeSubtype": "TAG",
+            "type": {"mediaType": "BANNER"}, "size": {"width": 300, "height": 250},
+            "htmlAsset": tag, "landingPageUrl": "https://shop.example.com/"
+        }))
+        .expect("creative");
+        ws.create_creative(&parent, creative)
+            .expect("creative draft");
+    }
+    let cli = Cli {
+        base_url: "http://127.0.0.1:9".into(),
+        home,
+        _seed: tempfile::tempdir().expect("tempdir"),
+    };
+    let ws = file.to_str().expect("path");
+    let out = cli.run(&["--workspace", ws, "check"], None);
+    let (stdout, err) = text(&out);
+    assert!(
+        out.status.success(),
+        "warnings do not fail the check: {err}"
+    );
+    assert!(
+        stdout.contains("2 pending change(s), all valid."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("change 2 (Http tag):"), "{stdout}");
+    assert!(
+        stdout.contains("  warning tag.http-resource htmlAsset:3: "),
+        "{stdout}"
+    );
+
+    let out = cli.run(&["--workspace", ws, "check", "--creatives"], None);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        stdout.contains("1 creative(s) checked, 1 with findings"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("warning tag.http-resource: 1 creative(s)"));
+
+    let out = cli.run(&["--workspace", ws, "--json", "check"], None);
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["invalid"], serde_json::json!([]));
+    assert_eq!(json["findings"][0]["label"], "Http tag");
+
+    // A wrapper served on loopback, then the document it points at.
+    let inline = r#"<VAST version="3.0"><Ad id="a"><InLine><AdSystem>S</AdSystem><AdTitle>T</AdTitle><Creatives><Creative><Linear><Duration>00:00:15</Duration><MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="640" height="360"><![CDATA[http://cdn.example.com/a.mp4]]></MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>"#;
+    let wrapper = r#"<VAST version="3.0"><Ad id="w"><Wrapper><AdSystem>W</AdSystem><VASTAdTagURI><![CDATA[/inline.xml]]></VASTAdTagURI><Impression><![CDATA[https://t.example.com/i]]></Impression></Wrapper></Ad></VAST>"#;
+    let app = axum::Router::new()
+        .route(
+            "/inline.xml",
+            axum::routing::get(move || async move { inline }),
+        )
+        .route(
+            "/wrapper.xml",
+            axum::routing::get(move || async move { wrapper }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let url = format!("http://{addr}/wrapper.xml");
+    let out = tokio::task::spawn_blocking(move || {
+        cli.run(
+            &["--workspace", ws_path(&file), "check", "--fetch", &url],
+            None,
+        )
+    })
+    .await
+    .expect("run");
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        stdout.contains(&format!("1. http://{addr}/wrapper.xml (HTTP 200)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("2. http://{addr}/inline.xml (HTTP 200)")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("no-impression"), "{stdout}");
+}
+
+fn ws_path(file: &Path) -> &str {
+    file.to_str().expect("path")
+}

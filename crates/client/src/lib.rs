@@ -11,6 +11,7 @@ mod clock;
 mod config;
 mod endpoints;
 mod error;
+pub mod fetch;
 mod listing;
 pub mod retry;
 pub mod session;

@@ -8,6 +8,8 @@
 //!   namespaced per service and account), its workspace, and the posting state
 //!   ([`PostingGuard`]);
 //! - [`pending`]: the pending-change views, with the kind's label and the row marker;
+//! - [`checks`]: creative checks (warnings and infos) for a form, a selection and the
+//!   pending changes, and a VAST URL fetched and checked on request;
 //! - [`query`]: windowed tables and each table's columns; [`status`]: where a profile
 //!   stands; [`upload`]: identifier uploads from a form or a file;
 //! - [`scope`]: what a download may fetch for the signed-in kind of account;
@@ -20,6 +22,7 @@
 //! error. No Tauri, no terminal: both are hosts' business.
 
 pub mod bulk;
+pub mod checks;
 pub mod edits;
 pub mod error;
 pub mod files;

@@ -10,6 +10,7 @@ use flightdeck_offline::sync;
 use flightdeck_offline::workspace::{ChangeMessage, Marker, PendingRef, Pick, Review, Workspace};
 use serde::Serialize;
 
+use crate::checks::{self, Finding};
 use crate::query::{TableQuery, Window, label_of};
 use crate::{Account, Result};
 
@@ -40,6 +41,9 @@ pub struct ChangeView {
     pub messages: Vec<ChangeMessage>,
     /// Base, mine and theirs per conflicting field.
     pub conflicts: Vec<FieldConflict>,
+    /// A creative's warnings and infos (`crate::checks`): they never hold it back,
+    /// posting asks for a confirmation while there are warnings. Empty for other kinds.
+    pub findings: Vec<Finding>,
 }
 
 /// The marker of one change: what needs the buyer first (conflict, invalid, failed),
@@ -103,6 +107,7 @@ fn view(ws: &Workspace, r: &PendingRef) -> Result<Option<ChangeView>> {
     } else {
         Vec::new()
     };
+    let findings = checks::findings_of(ws, &c.target)?;
     Ok(Some(ChangeView {
         label: label_of(ws, &c.target)?,
         kind_label: c.target.kind.label().to_owned(),
@@ -115,6 +120,7 @@ fn view(ws: &Workspace, r: &PendingRef) -> Result<Option<ChangeView>> {
         errors: c.errors,
         messages,
         conflicts,
+        findings,
     }))
 }
 
@@ -287,6 +293,13 @@ pub struct CheckSummary {
     pub checked: u32,
     /// Of those, the ones that break a rule (held back from posting).
     pub invalid: u32,
+    /// Pending creatives with warnings or infos (never held back).
+    pub with_findings: u32,
+    /// Warnings across the pending creatives: posting asks for a confirmation while
+    /// there are any.
+    pub warnings: u32,
+    /// Infos across the pending creatives.
+    pub infos: u32,
 }
 
 /// Every pending change checked, with the ones that break a rule.
@@ -296,6 +309,32 @@ pub struct Checked {
     pub checked: usize,
     /// Each change that breaks a rule, with its errors.
     pub broken: Vec<(i64, Vec<FieldError>)>,
+    /// Each pending creative's change with warnings or infos, with them.
+    pub findings: Vec<PendingFindings>,
+}
+
+/// A pending creative's warnings and infos, as Check lists them.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingFindings {
+    /// The change, in outbox order.
+    pub seq: i64,
+    /// The creative.
+    pub target: EntityRef,
+    /// Its name, or its kind and key.
+    pub label: String,
+    /// What the checks found.
+    pub findings: Vec<Finding>,
+}
+
+impl Checked {
+    /// Warnings and infos across every pending creative.
+    pub fn counts(&self) -> (u32, u32) {
+        self.findings.iter().fold((0, 0), |(w, i), p| {
+            let (pw, pi) = checks::count(&p.findings);
+            (w + pw, i + pi)
+        })
+    }
 }
 
 /// The buyer's choice for one conflicting field.
@@ -326,20 +365,44 @@ impl Account {
     pub fn check_changes(&self) -> Result<CheckSummary> {
         let found = self.check_all()?;
         let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        let (warnings, infos) = found.counts();
         Ok(CheckSummary {
             checked: n(found.checked),
             invalid: n(found.broken.len()),
+            with_findings: n(found.findings.len()),
+            warnings,
+            infos,
         })
     }
 
-    /// Re-validates every pending change: how many were checked, and each change that
-    /// breaks a rule with its errors (such a change is never posted until fixed).
+    /// Re-validates every pending change: how many were checked, each change that
+    /// breaks a rule with its errors (such a change is never posted until fixed), and
+    /// each pending creative's warnings and infos (posted all the same, once confirmed).
     pub fn check_all(&self) -> Result<Checked> {
         let mut ws = self.workspace()?;
         let found = ws.check()?;
         let checked = ws.pending_count()?;
         let broken = found.into_iter().filter(|(_, e)| !e.is_empty()).collect();
-        Ok(Checked { checked, broken })
+        let mut findings: Vec<PendingFindings> = Vec::new();
+        for r in ws.pending_refs()? {
+            if r.target.kind != Kind::Creative || findings.iter().any(|p| p.target == r.target) {
+                continue;
+            }
+            let found = checks::findings_of(&ws, &r.target)?;
+            if !found.is_empty() {
+                findings.push(PendingFindings {
+                    seq: r.seq,
+                    label: label_of(&ws, &r.target)?,
+                    target: r.target,
+                    findings: found,
+                });
+            }
+        }
+        Ok(Checked {
+            checked,
+            broken,
+            findings,
+        })
     }
 
     /// Every change not applied yet, in outbox order, as the workspace records it.

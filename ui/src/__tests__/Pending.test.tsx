@@ -24,6 +24,7 @@ const conflicted: ChangeView = {
     { path: "maxBudget", base: 1000, mine: 1500, theirs: 1200 },
     { path: "name", base: "Spring", mine: "Spring sale", theirs: "Spring 2030" },
   ],
+  findings: [],
 };
 
 const plain: ChangeView = {
@@ -38,6 +39,7 @@ const plain: ChangeView = {
   errors: [],
   messages: [{ level: "ERROR", code: "E1", message: "rejected once", field: null }],
   conflicts: [],
+  findings: [],
 };
 
 describe("conflict picker", () => {
@@ -85,6 +87,7 @@ const lost: ChangeView = {
   errors: [],
   messages: [{ level: "ERROR", code: "OUTCOME_UNKNOWN", message: "the connection was lost", field: null }],
   conflicts: [],
+  findings: [],
 };
 
 const known: ReviewView = {
@@ -308,7 +311,7 @@ describe("pending changes view", () => {
 
   it("checks every change, says what it found and shows the table as checked", async () => {
     commands.queryPendingChanges.mockImplementation(tableOf([conflicted, plain], searchText));
-    commands.checkChanges.mockReturnValue(ok({ checked: 2, invalid: 1 }));
+    commands.checkChanges.mockReturnValue(ok({ checked: 2, invalid: 1, withFindings: 0, warnings: 0, infos: 0 }));
     const { container } = renderScreen(2);
     await settle();
     commands.queryPendingChanges.mockClear();
@@ -319,7 +322,7 @@ describe("pending changes view", () => {
     expect(commands.queryPendingChanges).toHaveBeenCalled();
     expect(button(container, "check").disabled).toBe(false);
 
-    commands.checkChanges.mockReturnValue(ok({ checked: 2, invalid: 0 }));
+    commands.checkChanges.mockReturnValue(ok({ checked: 2, invalid: 0, withFindings: 0, warnings: 0, infos: 0 }));
     await click(button(container, "check"));
     expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("Checked 2 changes: no problems.");
   });

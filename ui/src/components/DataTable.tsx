@@ -104,6 +104,8 @@ export type DataTableProps<T> = {
   emptyText?: string;
   /** Start with this filter text. */
   initialFilter?: string;
+  /** Words added to the typed filter by a control of the screen's own (the creatives' checks filter). */
+  filterWords?: string;
   /** Selection checkboxes (on by default). */
   selectable?: boolean;
   /** Extra content under a row, e.g. an expanded diff; the row grows to fit. */
@@ -119,7 +121,8 @@ function onControl(e: MouseEvent<HTMLElement>): boolean {
 export function DataTable<T>(props: DataTableProps<T>) {
   const { columns, fetch, rowId, rowLabel, rowMarker, rowPending, onOpen, selectable = true } = props;
   const parent = props.parent ?? null;
-  const [filter, setFilter] = useState(props.initialFilter ?? "");
+  const [typed, setFilter] = useState(props.initialFilter ?? "");
+  const filter = props.filterWords ? `${typed} ${props.filterWords}`.trim() : typed;
   const { sort, toggle: toggleSort } = useSort();
   const query = { parent, filter, sort };
   const currentKey = queryKey(query);
@@ -301,7 +304,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
           data-filter=""
           placeholder="Filter…"
           aria-label={`Filter ${props.label}`}
-          value={filter}
+          value={typed}
           onChange={(e) => setFilter(e.target.value)}
         />
         <ColumnMenu columns={columns} isVisible={isVisible} onToggle={toggleColumn} />

@@ -23,6 +23,9 @@ import {
 import { useFormState } from "./kit";
 import { ListingNote } from "./trafficking";
 import { PreviewSection } from "../preview/CreativePreview";
+import { ChecksSection } from "../checks/ChecksSection";
+import { FetchVast } from "../checks/FetchVast";
+import { useDraftChecks } from "../checks/useDraftChecks";
 
 const FIELD_LABELS: Record<string, string> = {
   size: "Size",
@@ -64,6 +67,14 @@ function CellField({ path }: { path: string }) {
     );
   }
   if (path.endsWith("mediaUrls")) return <StringListField path={path} label={labelFor(path)} addLabel="Add URL" placeholder="https://…" className="wide" />;
+  if (path.endsWith("vastUrl")) {
+    return (
+      <>
+        <TextField path={path} label={labelFor(path)} />
+        <FetchVast path={path} />
+      </>
+    );
+  }
   if (path.endsWith("vastXml") || path === "htmlAsset") return <TextField path={path} label={labelFor(path)} multiline rows={5} className="wide mono" />;
   if (path === "audio.daast") return <JsonField path={path} label={labelFor(path)} className="wide" />;
   return <TextField path={path} label={labelFor(path)} />;
@@ -138,6 +149,7 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
   const existing = flow.target !== null;
   const readOnly = row?.readOnly ?? null;
   const v = form.value;
+  const checks = useDraftChecks({ kind: "creative", value: v });
 
   /** The value as saved: ids of posted parents that are not the linked owner. */
   function withParents(value: Creative): Creative {
@@ -191,6 +203,7 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
       onCancel={closeEditor}
       busy={flow.busy}
       readOnly={readOnly}
+      findings={checks?.findings}
       buttons={readOnly && row ? <DuplicateButton target={row.target} /> : undefined}
     >
       {row && typeof row.value.id === "number" && <ListingNote target={row.target} />}
@@ -268,6 +281,7 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
         <TextField path="display.htmlAsset" label="Display HTML" multiline hint="alternative HTML for tag creatives" className="wide mono" />
         <SelectField path="status" label="Status" options={options(CREATIVE_STATUSES)} hint="set by review" />
       </Section>
+      <ChecksSection checks={checks} />
     </FormFrame>
   );
 }

@@ -14,7 +14,7 @@ import {
   useRef,
   useState,
 } from "react";
-import { commands } from "../bindings";
+import { commands, type Finding } from "../bindings";
 import { unwrap } from "../api/call";
 import type { Draft, EntityRef, FieldError } from "../api/types";
 import { getPath, routeErrors, setPath } from "../util/path";
@@ -118,6 +118,8 @@ type FieldCtx = {
   get: (path: string) => unknown;
   set: (path: string, v: unknown) => void;
   errorsAt: (path: string) => FieldError[];
+  /** The checks' warnings and infos routed to `path` (they never block a save). */
+  findingsAt: (path: string) => Finding[];
   /** IANA zone dates are shown in. */
   zone: string;
   required: ReadonlySet<string>;
@@ -192,7 +194,11 @@ export type FormFrameProps<V> = {
    * disabled, the reason is shown and the save button is gone; `buttons` stay.
    */
   readOnly?: string | null;
+  /** The Rust side's warnings and infos about the value, shown at their fields as errors are. */
+  findings?: Finding[];
 };
+
+const NO_FINDINGS: Finding[] = [];
 
 const EMPTY = new Set<string>();
 
@@ -230,16 +236,19 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
   }, [autoFocus]);
 
   const routes = useMemo(() => routeErrors(form.errors, rendered), [form.errors, rendered]);
+  const findings = p.findings ?? NO_FINDINGS;
+  const findingRoutes = useMemo(() => routeErrors(findings.map((f) => ({ field: f.path, finding: f })), rendered), [findings, rendered]);
   const ctx = useMemo<FieldCtx>(
     () => ({
       get: (path) => getPath(form.value, path),
       set: form.set,
       errorsAt: (path) => routes.get(path) ?? [],
+      findingsAt: (path) => (findingRoutes.get(path) ?? []).map((r) => r.finding),
       zone: p.zone ?? "UTC",
       required: p.required ?? EMPTY,
       readOnly: !!p.readOnly,
     }),
-    [form.value, form.set, routes, p.zone, p.required, p.readOnly],
+    [form.value, form.set, routes, findingRoutes, p.zone, p.required, p.readOnly],
   );
   const locked = !!p.readOnly;
   const top = routes.get("") ?? [];
@@ -344,19 +353,34 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
   );
 }
 
-/** The errors routed to `path`, in `[data-error-for]`. */
+/** The errors routed to `path`, in `[data-error-for]`; then its warnings and infos, in `[data-findings-for]`. */
 export function FieldErrors({ path, id }: { path: string; id?: string }) {
-  const { errorsAt } = useField();
+  const { errorsAt, findingsAt } = useField();
   const errs = errorsAt(path);
-  if (errs.length === 0) return null;
+  const found = findingsAt(path);
+  if (errs.length === 0 && found.length === 0) return null;
   return (
-    <div className="field-error" data-error-for={path} id={id} role="alert">
-      {errs.map((e, i) => (
-        <div key={i} data-code={e.code}>
-          {e.field !== path ? <code>{e.field.slice(path.length).replace(/^\./, "")}</code> : null} {e.message}
+    <>
+      {errs.length > 0 && (
+        <div className="field-error" data-error-for={path} id={id} role="alert">
+          {errs.map((e, i) => (
+            <div key={i} data-code={e.code}>
+              {e.field !== path ? <code>{e.field.slice(path.length).replace(/^\./, "")}</code> : null} {e.message}
+            </div>
+          ))}
         </div>
-      ))}
-    </div>
+      )}
+      {found.length > 0 && (
+        <div className="field-findings" data-findings-for={path}>
+          {found.map((f, i) => (
+            <div key={i} className={`finding finding-${f.level}`} data-rule={f.rule} data-level={f.level}>
+              <b>{f.level === "warning" ? "Warning" : f.level === "info" ? "Info" : "Error"}</b>
+              {f.line !== null ? <span className="finding-line"> line {f.line}</span> : null} {f.message}
+            </div>
+          ))}
+        </div>
+      )}
+    </>
   );
 }
 

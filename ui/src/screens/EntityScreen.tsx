@@ -10,6 +10,7 @@ import { useBulkActions } from "../bulk/BulkActions";
 import { useMenuCommand } from "../state/menu";
 import { NO_SELECTION, type Selection } from "../table/useSelection";
 import { type EntityConfig, useSortable } from "./entities";
+import { CheckAllCreatives, FindingsFilter, type FindingsWord } from "../checks/CreativeTableChecks";
 
 const rowId = (r: AnyRow) => refKey(r.target);
 const rowRef = (r: AnyRow) => r.target;
@@ -105,6 +106,7 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
     fields,
   });
   useMenuCommand("import", () => void bulk.importKind());
+  const [findingsWord, setFindingsWord] = useState<FindingsWord>("");
 
   return (
     <section
@@ -145,12 +147,19 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
         onOpen={open}
         onActiveChange={setActive}
         onSelectionChange={onSelectionChange}
+        filterWords={config.checks ? findingsWord : undefined}
         toolbar={
           <>
             <button type="button" className="primary" data-action="new" onClick={() => openEditor(config.create(parent))}>
               + {config.newLabel}
             </button>
             {bulk.buttons}
+            {config.checks && (
+              <>
+                <CheckAllCreatives selection={selection.sel} count={selection.count} />
+                <FindingsFilter value={findingsWord} onChange={setFindingsWord} />
+              </>
+            )}
           </>
         }
         emptyText={config.emptyText}

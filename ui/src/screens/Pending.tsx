@@ -11,6 +11,9 @@ import { useSync } from "../state/sync";
 import { NO_SELECTION, type Selection } from "../table/useSelection";
 import type { WindowFetch } from "../table/windowCache";
 import { plural, showJson } from "../util/format";
+import type { CheckSummary } from "../bindings";
+import { FindingList, findingsText } from "../checks/Findings";
+import { PostConfirm } from "../checks/PostConfirm";
 
 const OP_TEXT: Record<Op, string> = {
   create: "Create",
@@ -217,6 +220,7 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
           ))}
         </ul>
       )}
+      <FindingList findings={change.findings} label={`Checks of ${change.label}`} />
       {change.messages.length > 0 && (
         <ul className="messages">
           {change.messages.map((m, i) => (
@@ -255,6 +259,7 @@ const COLUMNS: Column<ChangeView>[] = [
     value: (c) => [...c.errors.map((e) => `${e.field}: ${e.message}`), ...c.messages.map((m) => m.message), ...(c.conflicts.length ? [`${plural(c.conflicts.length, "conflict")}`] : [])].join(" · "),
     width: 360,
   },
+  { id: "checks", header: "Checks", value: (c) => findingsText(c.findings), width: 150 },
 ];
 
 const changeId = (c: ChangeView) => String(c.seq);
@@ -296,6 +301,25 @@ type ActionsProps = {
 /** Post and discard: the part of the screen that follows posting (re-renders on its ticks). */
 function PendingActions({ count, selection, selected, busy, onCheck, onDiscard, onPosted }: ActionsProps) {
   const { posting, post } = useSync();
+  // Posting checks first; warnings of pending creatives ask before it goes on.
+  const [asking, setAsking] = useState<{ summary: CheckSummary; go: () => void } | null>(null);
+  const checked = async (go: () => Promise<void>) => {
+    const summary = await unwrap(commands.checkChanges());
+    if (summary && summary.warnings > 0) setAsking({ summary, go: () => void go() });
+    else await go();
+  };
+  if (asking) {
+    return (
+      <PostConfirm
+        summary={asking.summary}
+        onCancel={() => setAsking(null)}
+        onPost={() => {
+          setAsking(null);
+          asking.go();
+        }}
+      />
+    );
+  }
   const postSelected = async () => {
     if (isEverything(selection)) {
       await post(null);
@@ -311,10 +335,10 @@ function PendingActions({ count, selection, selected, busy, onCheck, onDiscard, 
       <button type="button" data-action="check" disabled={busy} onClick={onCheck}>
         Check
       </button>
-      <button type="button" className="primary" data-action="post-all" disabled={posting || count === 0} onClick={() => void post(null)}>
+      <button type="button" className="primary" data-action="post-all" disabled={posting || count === 0} onClick={() => void checked(() => post(null))}>
         Post all
       </button>
-      <button type="button" data-action="post-selected" disabled={posting || selected === 0} onClick={() => void postSelected()}>
+      <button type="button" data-action="post-selected" disabled={posting || selected === 0} onClick={() => void checked(postSelected)}>
         Post selected{selected ? ` (${selected})` : ""}
       </button>
       <button type="button" className="danger" data-action="discard-selected" disabled={selected === 0} onClick={onDiscard}>
@@ -382,7 +406,8 @@ export function PendingScreen() {
     setBusy(true);
     const r = await unwrap(commands.checkChanges());
     if (r) {
-      toast(r.invalid === 0 ? `Checked ${plural(r.checked, "change")}: no problems.` : `Checked: ${plural(r.invalid, "change")} with problems.`, r.invalid === 0 ? "success" : "error");
+      const found = r.warnings + r.infos > 0 ? ` Creatives: ${plural(r.warnings, "warning")}, ${plural(r.infos, "info")} (they do not hold a post back).` : "";
+      toast((r.invalid === 0 ? `Checked ${plural(r.checked, "change")}: no problems.` : `Checked: ${plural(r.invalid, "change")} with problems.`) + found, r.invalid === 0 ? "success" : "error");
       // Busy until the table shows the changes as checked (not only once the event's refetch lands).
       await new Promise<void>((answered) => setFetch(() => refetch(answered)));
     }

@@ -75,6 +75,8 @@ export type EntityConfig<R extends AnyRow> = {
   emptyText: string;
   /** A campaign picker in the head narrows the table (ad orders). */
   campaignFilter?: boolean;
+  /** A filter on what the creative checks found, and "Check all creatives" (creatives). */
+  checks?: boolean;
   /** A pane beside the table, about the row with the cursor. */
   pane?: (active: R | null) => ReactNode;
 };
@@ -213,6 +215,7 @@ export const CREATIVES: EntityConfig<CreativeRow> = {
   scopeParent: (scope) => campaignOf(scope) ?? advertiserOf(scope),
   emptyText: "No creatives. A download brings the creatives on your campaigns; creatives made here show up too.",
   pane: (active) => <CreativePreviewPane key={active ? refKey(active.target) : ""} row={active} />,
+  checks: true,
 };
 
 function siteListCount(r: SiteListRow): number {

@@ -29,6 +29,7 @@ type Real = typeof import("../bindings").commands;
 
 /** The real kinds: facts generated from Rust, the same in tests as in the app. */
 export const KINDS = (await vi.importActual<typeof import("../bindings")>("../bindings")).KINDS;
+export const { HAS_FINDINGS, HAS_WARNINGS } = await vi.importActual<typeof import("../bindings")>("../bindings");
 
 export const APP_INFO: AppInfo = {
   version: "0.1.0",
@@ -109,7 +110,7 @@ export const commands = {
   timezones: vi.fn<Real["timezones"]>(() => Promise.resolve([{ name: "ET" as const, iana: "America/New_York", label: "Eastern" }])),
   queryPendingChanges: vi.fn<Real["queryPendingChanges"]>(() => ok(emptyWindow())),
   pendingSeqs: vi.fn<Real["pendingSeqs"]>(() => ok([])),
-  checkChanges: vi.fn<Real["checkChanges"]>(() => ok({ checked: 0, invalid: 0 })),
+  checkChanges: vi.fn<Real["checkChanges"]>(() => ok({ checked: 0, invalid: 0, withFindings: 0, warnings: 0, infos: 0 })),
   postChanges: vi.fn<Real["postChanges"]>(() => ok(null)),
   discardChanges: vi.fn<Real["discardChanges"]>(() => ok([])),
   resolveConflict: vi.fn<Real["resolveConflict"]>(() => ok(null)),
@@ -138,6 +139,10 @@ export const commands = {
   openLogsFolder: vi.fn<Real["openLogsFolder"]>(() => ok(null)),
   checkForUpdate: vi.fn<Real["checkForUpdate"]>(() => ok(null)),
   installUpdate: vi.fn<Real["installUpdate"]>(() => ok(null)),
+  creativeChecks: vi.fn<Real["creativeChecks"]>(() => ok({ findings: [], vast: [] })),
+  draftChecks: vi.fn<Real["draftChecks"]>(() => ok({ findings: [], vast: [] })),
+  checkCreatives: vi.fn<Real["checkCreatives"]>(() => ok({ checked: 0, withFindings: 0, warnings: 0, infos: 0, rules: [], creatives: [] })),
+  fetchVast: vi.fn<Real["fetchVast"]>(() => ok([])),
   parentKinds: vi.fn<Real["parentKinds"]>((kind) =>
     Promise.resolve(
       kind === "ad_order"

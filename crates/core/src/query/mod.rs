@@ -206,6 +206,9 @@ struct IndexRow {
     text: (u32, u32),
     /// Text cells are spans of the row's search text.
     cells: Box<[Cell]>,
+    /// How many warnings and infos the creative's checks give, for [`HAS_FINDINGS`]
+    /// and [`HAS_WARNINGS`]: `None` until a query first asks (see [`Tables`]).
+    findings: Option<(u32, u32)>,
 }
 
 /// One kind's index. Rows are never removed in place: a removal rebuilds the kind.
@@ -225,14 +228,37 @@ struct KindTable {
     /// The last filtered result (before offset and limit), so scrolling only slices and
     /// a longer filter only narrows it.
     last: Option<(Signature, Arc<Vec<u32>>)>,
+    /// Some row's `findings` is not computed yet.
+    findings_missing: bool,
 }
 
 #[derive(Clone, PartialEq, Eq)]
 struct Signature {
     parent: Option<EntityRef>,
+    /// The filter's words, less [`HAS_FINDINGS`] and [`HAS_WARNINGS`].
     filter: String,
     sort: Option<(usize, bool)>,
+    /// Only rows whose checks found something: nothing asked, [`HAS_FINDINGS`] (a
+    /// warning or an info) or [`HAS_WARNINGS`].
+    has_findings: Option<Found>,
 }
+
+/// What a row's checks must have found to be kept.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Found {
+    /// A warning or an info.
+    Any,
+    /// A warning.
+    Warning,
+}
+
+/// The filter word that keeps only the creatives whose checks (`crate::checks`) found
+/// warnings or infos. Any other kind has none, so it keeps no row of theirs.
+pub const HAS_FINDINGS: &str = "has:findings";
+
+/// The filter word that keeps only the creatives whose checks found a warning (every
+/// HTML tag has an info, its weight, so this is the one that narrows a list of tags).
+pub const HAS_WARNINGS: &str = "has:warnings";
 
 /// The kind whose labels a kind's parent column shows.
 fn parent_kind(kind: Kind) -> Option<Kind> {
@@ -336,6 +362,7 @@ fn index_row(
         parent: s.parent.clone(),
         text: (at, len),
         cells: cells.into_boxed_slice(),
+        findings: None,
     })
 }
 
@@ -489,6 +516,7 @@ impl KindTable {
             sorted: HashMap::new(),
             descending: None,
             last: None,
+            findings_missing: true,
         };
         for (i, r) in table.rows.iter().enumerate() {
             table
@@ -562,6 +590,7 @@ impl KindTable {
         }
         self.descending = None;
         self.last = None;
+        self.findings_missing = true;
     }
 
     fn select(&mut self, sig: &Signature) -> Arc<Vec<u32>> {
@@ -572,6 +601,7 @@ impl KindTable {
             Some((last, result))
                 if last.parent == sig.parent
                     && last.sort == sig.sort
+                    && last.has_findings == sig.has_findings
                     && !last.filter.is_empty()
                     && sig.filter.starts_with(&last.filter)
                     && result.len() <= self.rows.len() / 4 =>
@@ -586,12 +616,19 @@ impl KindTable {
             .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
             .collect();
         let parent = sig.parent.clone();
-        let result: Vec<u32> = if terms.is_empty() && parent.is_none() {
+        let has_findings = sig.has_findings;
+        let found = |r: &IndexRow| match (has_findings, r.findings) {
+            (None, _) => true,
+            (Some(Found::Any), Some((w, i))) => w + i > 0,
+            (Some(Found::Warning), Some((w, _))) => w > 0,
+            (Some(_), None) => false,
+        };
+        let result: Vec<u32> = if terms.is_empty() && parent.is_none() && has_findings.is_none() {
             self.order(sig.sort).to_vec()
         } else {
             let (rows, text) = (&self.rows, self.text.as_str());
             let keep = |r: &IndexRow| {
-                parent.as_ref().is_none_or(|p| under(r, p)) && {
+                parent.as_ref().is_none_or(|p| under(r, p)) && found(r) && {
                     let t = row_text(text, r);
                     finders.iter().all(|f| f.find(t).is_some())
                 }

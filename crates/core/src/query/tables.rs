@@ -16,7 +16,15 @@ pub struct Tables {
     building: Mutex<HashMap<Kind, Arc<Mutex<()>>>>,
     /// Set once a view has been answered (see [`Tables::wait_for_first_view`]).
     viewed: (Mutex<bool>, std::sync::Condvar),
+    /// Each creative's count of warnings and infos, with a hash of the JSON it was
+    /// counted from: computed the first time a query asks [`HAS_FINDINGS`] or
+    /// [`HAS_WARNINGS`], and kept across rebuilds of the index (a download, a post), so
+    /// only creatives whose JSON changed are checked again.
+    findings: Mutex<HashMap<EntityRef, Counted>>,
 }
+
+/// A creative's (warnings, infos), and the hash of the JSON they were counted from.
+type Counted = (u64, (u32, u32));
 
 /// The kinds with tables, largest first: built ahead of the first view.
 pub const TABLE_KINDS: [Kind; 6] = [
@@ -56,11 +64,41 @@ pub(super) fn signature(kind: Kind, query: &TableQuery) -> Result<Signature> {
             Some((col, s.descending))
         }
     };
+    let lower = query.filter.trim().to_lowercase();
+    let words = || lower.split_whitespace();
+    let has_findings = if words().any(|w| w == HAS_WARNINGS) {
+        Some(Found::Warning)
+    } else if words().any(|w| w == HAS_FINDINGS) {
+        Some(Found::Any)
+    } else {
+        None
+    };
+    let filter = if has_findings.is_some() {
+        words()
+            .filter(|w| *w != HAS_FINDINGS && *w != HAS_WARNINGS)
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        lower.clone()
+    };
     Ok(Signature {
         parent: query.parent.clone(),
-        filter: query.filter.trim().to_lowercase(),
+        filter,
         sort,
+        has_findings,
     })
+}
+
+/// Rows missing their count of findings that are read one by one, rather than in one
+/// scan of the kind.
+const FEW_MISSING: usize = 64;
+
+/// A hash of a creative's JSON: whether its count of findings is still the one kept.
+fn json_hash(json: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    json.hash(&mut h);
+    h.finish()
 }
 
 pub(super) fn poisoned() -> Error {
@@ -80,6 +118,9 @@ impl Tables {
         let (targets, offset, total, unfiltered) = {
             let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
             let table = table_of(&mut kinds, ws, kind)?;
+            if sig.has_findings.is_some() {
+                self.count_findings(ws, kind, table)?;
+            }
             let selected = table.select(&sig);
             let total = selected.len();
             let range = query.range(total);
@@ -88,7 +129,7 @@ impl Tables {
                 .iter()
                 .map(|&i| table.rows[i as usize].target.clone())
                 .collect();
-            let unfiltered = if sig.filter.is_empty() {
+            let unfiltered = if sig.filter.is_empty() && sig.has_findings.is_none() {
                 total
             } else {
                 table.count_of(query.parent.as_ref())
@@ -118,11 +159,79 @@ impl Tables {
         let sig = signature(kind, query)?;
         let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
         let table = table_of(&mut kinds, ws, kind)?;
+        if sig.has_findings.is_some() {
+            self.count_findings(ws, kind, table)?;
+        }
         let selected = table.select(&sig);
         Ok(selected
             .iter()
             .map(|&i| table.rows[i as usize].target.clone())
             .collect())
+    }
+
+    /// Fills in the count of findings of every row of `table` that has none yet: from
+    /// the kept counts when the JSON is unchanged, else by checking the creative. Other
+    /// kinds count none.
+    fn count_findings(&self, ws: &Workspace, kind: Kind, table: &mut KindTable) -> Result<()> {
+        if !table.findings_missing {
+            return Ok(());
+        }
+        if kind != Kind::Creative {
+            for r in &mut table.rows {
+                r.findings = Some((0, 0));
+            }
+            table.findings_missing = false;
+            return Ok(());
+        }
+        // After a save only the rows saved are missing: read those alone.
+        let missing: Vec<EntityRef> = table
+            .rows
+            .iter()
+            .filter(|r| r.findings.is_none())
+            .take(FEW_MISSING + 1)
+            .map(|r| r.target.clone())
+            .collect();
+        let mut kept = self.findings.lock().map_err(|_| poisoned())?;
+        let (rows, by_target) = (&mut table.rows, &table.by_target);
+        // The rows to check: their JSON changed since it was counted, or was never.
+        let mut todo: Vec<(u32, u64, String)> = Vec::new();
+        let mut read = |s: Scanned<'_>| {
+            let Some(&i) = by_target.get(&s.target) else {
+                return Ok(());
+            };
+            let row = &mut rows[i as usize];
+            if row.findings.is_some() {
+                return Ok(());
+            }
+            let hash = json_hash(s.json);
+            match kept.get(&s.target) {
+                Some(&(h, n)) if h == hash => row.findings = Some(n),
+                _ => todo.push((i, hash, s.json.to_owned())),
+            }
+            Ok(())
+        };
+        if missing.len() <= FEW_MISSING {
+            for target in &missing {
+                ws.scan_one(target, &mut read)?;
+            }
+        } else {
+            ws.scan(kind, read)?;
+        }
+        let counts = crate::checks::par_map(&todo, &|(_, _, json): &(u32, u64, String)| {
+            crate::checks::count(&crate::checks::findings_of_json(json))
+        });
+        for ((i, hash, _), n) in todo.iter().zip(counts) {
+            let row = &mut rows[*i as usize];
+            row.findings = Some(n);
+            kept.insert(row.target.clone(), (*hash, n));
+        }
+        // A row the scan did not meet (gone since the build) counts none.
+        for r in rows.iter_mut().filter(|r| r.findings.is_none()) {
+            r.findings = Some((0, 0));
+        }
+        table.findings_missing = false;
+        table.last = None;
+        Ok(())
     }
 
     /// Builds the indexes of `kinds` not built yet, from `ws` (a connection of its own:

@@ -21,6 +21,7 @@ fn a_large_kind_filters_to_the_same_rows_in_the_same_order() {
                 order: (0, i as i64),
                 text: (at, len),
                 cells: vec![Cell::Text(0, len)].into_boxed_slice(),
+                findings: None,
             }
         })
         .collect();
@@ -33,11 +34,13 @@ fn a_large_kind_filters_to_the_same_rows_in_the_same_order() {
         sorted: HashMap::new(),
         descending: None,
         last: None,
+        findings_missing: true,
     };
     let sig = Signature {
         parent: None,
         filter: "order 12".into(),
         sort: None,
+        has_findings: None,
     };
     let got = table.select(&sig);
     let expected: Vec<u32> = default
@@ -72,6 +75,7 @@ fn table_of_rows(rows: &[(&str, Option<f64>)]) -> KindTable {
         sorted: HashMap::new(),
         descending: None,
         last: None,
+        findings_missing: true,
     }
 }
 
@@ -90,6 +94,7 @@ fn index_row_of(text: &mut String, id: i64, name: &str, budget: Option<f64>) -> 
             budget.map_or(Cell::Empty, Cell::Num),
         ]
         .into_boxed_slice(),
+        findings: None,
     }
 }
 
@@ -98,6 +103,7 @@ fn sig(filter: &str, sort: Option<(usize, bool)>) -> Signature {
         parent: None,
         filter: filter.into(),
         sort,
+        has_findings: None,
     }
 }
 
