@@ -941,6 +941,73 @@ class Scenario:
     # ===================================================================================
     # Steps
 
+    def step_trafficking(self) -> None:
+        """u. Service creatives show with their review status; pause 3 ad orders (a launch
+        first shows them going live, the pause replaces it), post, confirm over HTTP;
+        undo of the posted step is refused."""
+        s = self.s
+        # 1. The download brought the demo account's creatives, with the service's status.
+        self.nav("creatives")
+        self.filter_table("creative", "")
+        want = {"Acme Spring - 300x250": "APPROVED", "Acme Spring - 15s Video": "APPROVED", "Bluebird - 320x50": "VIOLATION"}
+        for name, status in want.items():
+            row = self.wait_row("creative", name, timeout=20)
+            got = row.find('td[data-col="status"]').text.strip()
+            if got != status:
+                raise StepFailed(f"the downloaded creative {name!r} shows status {got!r}, not the service's {status!r}")
+        self.screenshot("20-service-creatives")
+
+        # 2. Three ad orders: Launch shows them going live, Pause replaces it.
+        k = "ad_order"
+        names = ["Acme Spring - Display Prospecting", "Acme Spring - Video", "Acme Spring - Second Wave"]
+        ids = {n: int(self.db().rows("SELECT id FROM ad_orders WHERE json_extract(body, '$.name') = ?", n)[0][0]) for n in names}
+        self.nav("ad_orders")
+        self.filter_table(k, "Acme Spring")
+        self.select_only(k, names)
+        self.click('[data-action="status-active"]')
+        self.preview_and_apply('[data-form="set-status"]', "3 updates", "the launch")
+        self.wait_pending(3, timeout=15)
+        self.nav("pending")
+        live = s.wait_for('[data-money-table="going-live"]', "the money review's going-live table after a launch", timeout=20)
+        s.wait_until(lambda: len(live.find_all("tbody tr")) == 3, "three ad orders going live in the money review", timeout=10)
+        self.nav("ad_orders")
+        self.filter_table(k, "Acme Spring")
+        self.select_only(k, names)
+        self.click('[data-action="status-paused"]')
+        self.preview_and_apply('[data-form="set-status"]', "3 updates", "the pause")
+        for n in names:
+            cell = self.wait_row(k, n, filter_first=False).find('td[data-col="status"]')
+            s.wait_until(lambda: "paused" in cell.text.lower(), f"{n!r} to show a pending pause", timeout=10)
+        # 3. One change per ad order (the pause replaced the launch), and nothing goes live.
+        self.wait_pending(3, timeout=15)
+        self.nav("pending")
+        pending_table = s.wait_for(self.table_css("pending"), "the pending changes", timeout=20)
+        s.wait_until(lambda: pending_table.text.lower().count("set status") == 3, "the three pending status changes listed", timeout=20)
+        if s.exists('[data-money-table="going-live"]'):
+            going = s.find('[data-money-table="going-live"]').text
+            raise StepFailed(f"the money review still shows ad orders going live after the pause: {going}")
+        self.screenshot("21-pause-pending")
+        # 4. Post, and the sandbox holds the three paused (status 3).
+        self.post_all()
+        if not self.cfg.admin_token:
+            raise StepFailed("FLIGHTDECK_SANDBOX_ADMIN_TOKEN is not set: the sandbox's status route cannot be read")
+        http = self.http()
+        for n, i in ids.items():
+            req = urllib.request.Request(http.base_url + f"/_sandbox/adorders/{i}/status", headers={"X-Sandbox-Admin-Token": self.cfg.admin_token})
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                got = json.loads(resp.read())["status"]
+            if got != 3:
+                raise StepFailed(f"the sandbox holds status {got} for {n!r} (id {i}), not 3 (Paused)")
+        # 5. Undo of the posted pause is refused with the app's message, and changes nothing.
+        self.dismiss_toasts()
+        self.key("\ue009z\ue000")
+        s.wait_until(lambda: any("already posted" in t for t in self.toasts()), "undo of the posted pause to be refused", timeout=10)
+        time.sleep(1.0)
+        if self.pending_count() != 0:
+            raise StepFailed(f"the refused undo left {self.pending_count()} pending changes")
+        self.screenshot("22-undo-refused", keep_toasts=True)
+        print(f"    paused on the sandbox: {sorted(ids.values())}; undo refused: {self.toasts()[0][:90]!r}")
+
     def step_start(self) -> None:
         """a. The app starts on the embedded sandbox; the sign-in screen offers the demo sign-in."""
         if not self.cfg.app.is_file():
@@ -1846,6 +1913,7 @@ def main() -> int:
             ("r. paste 5 rows as new ad orders, post", sc.step_bulk_paste),
             ("s. export CSV, edit a cell, import with preview, post", sc.step_bulk_csv),
             ("t. duplicate a campaign into another advertiser, post", sc.step_bulk_duplicate_campaign),
+            ("u. service creatives; pause 3 ad orders, post, undo refused", sc.step_trafficking),
             ("n. user token renewed after the clock passes expiry", sc.step_user_refresh),
             ("k. data partner via browser + deep link", sc.step_partner),
             ("o. partner token renewed after the clock passes expiry", sc.step_partner_refresh),
