@@ -1,6 +1,6 @@
 //! Ad-order status as a pending change: queued, coalesced, refused up front, one undo
 //! step for many, posted after the ad order's create or save, exactly once under a lost
-//! answer, and kept across a download. Against a real workspace file and the in-process
+//! answer, kept across a download, and reverted once posted to the statuses before. Against a real workspace file and the in-process
 //! sandbox over HTTP; the sandbox's admin route says what the service holds.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -507,4 +507,146 @@ async fn sheets_carry_the_status_column_both_ways() {
         ws.ad_order_status(&draft).unwrap().pending,
         Some(AdOrderStatus::Active)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_posted_status_step_reverts_to_the_statuses_before_it() {
+    let server = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (recording, log) = server.recording().await;
+    let client = quick(recording);
+    let mut ws = open(&file(&dir));
+    pulled(&mut ws, &client).await;
+    let video = by_name(&ws, Kind::AdOrder, "Acme Spring - Video");
+    let wave = by_name(&ws, Kind::AdOrder, "Acme Spring - Second Wave");
+    let both = [video.clone(), wave.clone()];
+    // Known Active through a posted launch (the Second Wave was Inactive).
+    ws.set_status(&both, AdOrderStatus::Active, true).unwrap();
+    assert_eq!(push(&mut ws, &client).await.applied.len(), 2);
+    assert_eq!(service_status(&server, id_of(&wave)).await, 1);
+
+    let paused = ws.set_status(&both, AdOrderStatus::Paused, true).unwrap();
+    let step = paused.step.unwrap();
+    assert_eq!(push(&mut ws, &client).await.applied.len(), 2);
+    for order in &both {
+        assert_eq!(service_status(&server, id_of(order)).await, 3);
+    }
+    let undo = ws.undo().unwrap_err();
+    assert!(
+        matches!(undo, flightdeck_offline::Error::Posted { .. }),
+        "{undo}"
+    );
+    assert!(undo.to_string().contains("revert it instead"), "{undo}");
+
+    let preview = ws.revert(step, false).unwrap();
+    assert_eq!((preview.updates, preview.refused), (2, 0), "{preview:#?}");
+    let diff = &preview.rows[0].diffs[0];
+    assert_eq!(
+        (diff.path.as_str(), diff.before.clone(), diff.after.clone()),
+        ("status", Some(json!("paused")), Some(json!("active")))
+    );
+    assert!(status_changes(&ws).is_empty(), "a preview keeps nothing");
+
+    let done = ws.revert(step, true).unwrap();
+    assert_eq!(done.updates, 2, "{done:#?}");
+    assert_eq!(
+        ws.history(1).unwrap()[0].label,
+        "Revert “Pause 2 ad orders”"
+    );
+    let changes = status_changes(&ws);
+    assert_eq!(changes.len(), 2, "{changes:#?}");
+    assert!(
+        changes.iter().all(|(_, p)| p["status"] == 1),
+        "{changes:#?}"
+    );
+    assert_eq!(push(&mut ws, &client).await.applied.len(), 2);
+    for order in &both {
+        assert_eq!(service_status(&server, id_of(order)).await, 1);
+    }
+
+    // Coalesced before posting (made inactive, then paused): the revert goes back to
+    // what the service held before the first of them, not to the one it never saw.
+    let video_only = std::slice::from_ref(&video);
+    ws.set_status(video_only, AdOrderStatus::Inactive, true)
+        .unwrap();
+    let second = ws
+        .set_status(video_only, AdOrderStatus::Paused, true)
+        .unwrap()
+        .step
+        .unwrap();
+    assert_eq!(push(&mut ws, &client).await.applied.len(), 1);
+    assert_eq!(service_status(&server, id_of(&video)).await, 3);
+    let back = ws.revert(second, true).unwrap();
+    assert_eq!(back.updates, 1, "{back:#?}");
+    assert_eq!(
+        ws.ad_order_status(&video).unwrap().pending,
+        Some(AdOrderStatus::Active)
+    );
+    push(&mut ws, &client).await;
+    assert_eq!(service_status(&server, id_of(&video)).await, 1);
+    // What a change keeps of the status before is never sent.
+    let sent = bodies(&log, "POST /v1/adorder/updateStatus");
+    assert_eq!(
+        sent.len(),
+        8,
+        "2 launches, 2 pauses, 2 back, 1 pause, 1 back"
+    );
+    assert!(
+        sent.iter().all(|b| b.as_object().unwrap().len() == 2),
+        "{sent:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revert_refuses_a_status_it_never_knew() {
+    let server = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let client = quick(server.demo().await);
+    let mut ws = open(&file(&dir));
+    pulled(&mut ws, &client).await;
+    let display = by_name(&ws, Kind::AdOrder, "Acme Spring - Display Prospecting");
+    let video = by_name(&ws, Kind::AdOrder, "Acme Spring - Video");
+    ws.set_status(std::slice::from_ref(&video), AdOrderStatus::Active, true)
+        .unwrap();
+    push(&mut ws, &client).await;
+
+    // Display Prospecting's status was never known: the listings carry none.
+    assert_eq!(ws.ad_order_status(&display).unwrap().known, None);
+    let both = [display.clone(), video.clone()];
+    let step = ws
+        .set_status(&both, AdOrderStatus::Paused, true)
+        .unwrap()
+        .step
+        .unwrap();
+    assert_eq!(push(&mut ws, &client).await.applied.len(), 2);
+
+    let preview = ws.revert(step, false).unwrap();
+    assert_eq!((preview.updates, preview.refused), (1, 1), "{preview:#?}");
+    let refused = preview
+        .rows
+        .iter()
+        .find(|r| r.outcome == RowOutcome::Refused)
+        .unwrap();
+    assert_eq!(refused.label, "Acme Spring - Display Prospecting");
+    assert_eq!(refused.errors[0].field, "status");
+    assert!(
+        refused.errors[0]
+            .message
+            .contains("its status before this change is not known"),
+        "{:?}",
+        refused.errors
+    );
+
+    ws.revert(step, true).unwrap();
+    let changes = status_changes(&ws);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0].0, video);
+    assert_eq!(changes[0].1["status"], 1);
+    push(&mut ws, &client).await;
+    assert_eq!(
+        service_status(&server, id_of(&display)).await,
+        3,
+        "left as it is"
+    );
+    assert_eq!(service_status(&server, id_of(&video)).await, 1);
 }

@@ -650,10 +650,12 @@ impl Workspace {
     }
 
     /// A new edit that gives every entity a step changed its working copy from before
-    /// the step, for a step that cannot be undone because it was posted. Entities the
-    /// step created are left out: the service has no delete for them.
+    /// the step, and every ad order whose status it changed the status from before
+    /// (refused where that was unknown: [`Workspace::revert_statuses`]), for a step that
+    /// cannot be undone because it was posted. Entities the step created are left out:
+    /// the service has no delete for them.
     pub fn revert_plan(&self, step: i64) -> Result<Vec<Planned>> {
-        Ok(self
+        let mut plan: Vec<Planned> = self
             .values_before(step)?
             .into_iter()
             .filter(|(t, _)| t.kind != Kind::Flight)
@@ -663,6 +665,9 @@ impl Workspace {
                 line: None,
                 from: None,
             })
-            .collect())
+            .collect();
+        // After the entities' values, as a status change posts after its ad order's save.
+        plan.extend(self.revert_statuses(step)?);
+        Ok(plan)
     }
 }

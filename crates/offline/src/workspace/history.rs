@@ -20,6 +20,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::status::ChangeImages;
 use super::{Workspace, key_from_text, kind_from_text, now_ms};
 use crate::change::{EntityRef, Kind};
 use crate::{Error, Result};
@@ -139,13 +140,13 @@ const OUTBOX_COLUMNS: &[&str] = &[
     "result",
 ];
 
-/// Columns every image keeps, changed or not: the names of the row and what the undo
-/// check compares.
+/// Columns every image keeps, changed or not: the names of the row (a change's with its
+/// operation, which a revert reads) and what the undo check compares.
 fn always(tbl: &str) -> &'static [&'static str] {
     if tbl == "entities" {
         &["kind", "key", "base_hash", "working_json"]
     } else {
-        &["kind", "key", "status"]
+        &["kind", "key", "op", "status"]
     }
 }
 
@@ -712,6 +713,51 @@ impl Workspace {
                 .iter()
                 .any(|r| r.tbl == "entities" && (r.before.is_none() || r.after.is_none())),
         }))
+    }
+
+    /// The changes of operation `op` (outbox text) a step queued, edited or removed, for
+    /// a revert ([`super::status`]): each one's entity with its payload before and after
+    /// the step (`None`: not there then). Changes whose payload the step left as it was,
+    /// and those of entities the step created (as [`Workspace::values_before`] leaves the
+    /// entities), are left out.
+    pub(super) fn payloads_of(&self, id: i64, op: &str) -> Result<Vec<ChangeImages>> {
+        step_of(&self.conn, id)?;
+        let rows = step_rows(&self.conn, id)?;
+        let created: BTreeSet<(&str, &str)> = rows
+            .iter()
+            .filter(|r| r.tbl == "entities" && r.before.is_none())
+            .filter_map(|r| r.after.as_ref())
+            .filter_map(|a| Some((a.text("kind")?, a.text("key")?)))
+            .collect();
+        let mut out = Vec::new();
+        for row in rows.iter().filter(|r| r.tbl == "outbox") {
+            let images = [&row.before, &row.after];
+            let name = |col: &str| images.iter().find_map(|i| i.as_ref()?.text(col));
+            let (Some(kind), Some(key)) = (name("kind"), name("key")) else {
+                continue;
+            };
+            // Steps recorded before images kept the operation: the change's own row.
+            let row_op = match name("op") {
+                Some(o) => Some(o.to_owned()),
+                None => self
+                    .conn
+                    .query_row("SELECT op FROM outbox WHERE seq = ?1", [row.rid], |r| {
+                        r.get(0)
+                    })
+                    .optional()?,
+            };
+            let payload = |i: &Option<Image>| i.as_ref()?.text("payload").map(str::to_owned);
+            let kept = row.after.is_some() && payload(&row.after).is_none();
+            if row_op.as_deref() != Some(op) || kept || created.contains(&(kind, key)) {
+                continue;
+            }
+            out.push(ChangeImages {
+                target: EntityRef::new(kind_from_text(kind)?, key_from_text(key)?),
+                before: payload(&row.before),
+                after: payload(&row.after),
+            });
+        }
+        Ok(out)
     }
 
     /// The working copies a step started from, for a new edit that puts them back

@@ -86,8 +86,8 @@ pub use pull_creatives::{PullNotice, creative_from_listing};
 pub use resolve::Pick;
 pub use scan::Scanned;
 pub use status::{
-    STATUS_UNKNOWN_WHY, StatusChoice, StatusView, no_status, parse_status_word, status_label,
-    status_word, status_words,
+    STATUS_BEFORE_UNKNOWN, STATUS_UNKNOWN_WHY, StatusChoice, StatusView, no_status,
+    parse_status_word, status_label, status_word, status_words,
 };
 pub use uploads::AudienceUpload;
 

@@ -5,13 +5,16 @@
 //! - the *known* status: what the service last answered a status change with
 //!   (`ad_order_status`, written only when one is applied, see `outcome.rs`);
 //! - the *pending* status: the latest status change of the ad order not applied yet
-//!   (an [`Op::SetStatus`] row of the outbox, payload `{"status": <int>}`).
+//!   (an [`Op::SetStatus`] row of the outbox, payload `{"status": <int>, "from": <int>}`:
+//!   `from`, absent when unknown, is the status before the change, for a revert; only
+//!   `status` is sent).
 //!
 //! Setting a status queues one such row per ad order; a second one before it is posted
 //! replaces it, and one that puts back the known status removes it. A move the service
 //! refuses ([`AdOrderStatus::refusal`]: out of Archived, into Completed) is refused when
 //! made, with the model's message. Draft ad orders may get a status: it is posted after
-//! their create (`plan.rs`).
+//! their create (`plan.rs`). A posted status step cannot be undone; its revert
+//! ([`Workspace::revert`]) queues the statuses from before it, where they are known.
 
 use std::collections::HashMap;
 
@@ -104,6 +107,12 @@ impl From<StatusChoice> for AdOrderStatus {
 pub const STATUS_UNKNOWN_WHY: &str = "The service's ad-order listings do not carry status; it is \
      known once set through Flightdeck.";
 
+/// Why a revert leaves an ad order's status as it is: its status before the change was
+/// never known.
+pub const STATUS_BEFORE_UNKNOWN: &str = "its status before this change is not known (the service's \
+     ad-order listings do not carry status, and it had not been set through Flightdeck), so the \
+     revert cannot put it back and leaves it as it is";
+
 /// The word a status is written as in files and on the command line (`active`,
 /// `paused` …), the model's label in lower case.
 pub fn status_word(status: AdOrderStatus) -> String {
@@ -187,6 +196,36 @@ fn status_of_payload(text: &str) -> Result<AdOrderStatus> {
         .ok_or_else(|| Error::Corrupt(format!("a status change without a status: {text}")))
 }
 
+/// A change a step made, as [`Workspace::payloads_of`] gives it for a revert.
+pub(super) struct ChangeImages {
+    /// Its entity, named as it was at the step (a draft by its local key).
+    pub(super) target: EntityRef,
+    /// Its payload before the step; `None`: the step queued it.
+    pub(super) before: Option<String>,
+    /// Its payload after the step; `None`: the step removed it.
+    pub(super) after: Option<String>,
+}
+
+/// A status change's payload: the status to set, and `from`, the status the ad order
+/// had before (absent when unknown), which only a revert reads: the request sends
+/// `{id, status}` alone (`sync/remote.rs`).
+fn status_payload(status: AdOrderStatus, from: Option<AdOrderStatus>) -> Result<String> {
+    let mut payload = json!({ "status": status.code() });
+    if let Some(from) = from {
+        payload["from"] = Value::from(from.code());
+    }
+    canonical(&payload)
+}
+
+/// The `from` of a status change's payload ([`status_payload`]).
+fn from_of_payload(text: &str) -> Result<Option<AdOrderStatus>> {
+    let payload: Value = parse_json(text)?;
+    Ok(payload
+        .get("from")
+        .and_then(Value::as_i64)
+        .map(AdOrderStatus::from_code))
+}
+
 impl Batch<'_> {
     /// Sets an ad order's status (downloaded or draft): queues a status change, replaces
     /// the pending one, or removes it when `status` is the known status again. Nothing is
@@ -226,6 +265,12 @@ impl Batch<'_> {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?;
+        // One being sent is what the service holds once it lands.
+        let sending = latest
+            .as_ref()
+            .filter(|(_, _, s)| s != "applied" && !COALESCE_INTO.contains(&s.as_str()))
+            .map(|(_, p, _)| status_of_payload(p))
+            .transpose()?;
         let open = latest
             .filter(|(_, _, status)| COALESCE_INTO.contains(&status.as_str()))
             .map(|(seq, payload, _)| (seq, payload));
@@ -249,13 +294,15 @@ impl Batch<'_> {
             Some((seq, _)) if known == Some(status) => {
                 self.write("DELETE FROM outbox WHERE seq = ?1", vec![seq.into()])?;
             }
-            Some((seq, _)) => {
+            Some((seq, payload)) => {
+                // Coalesced: still from the status before the first of them.
+                let first_from = from_of_payload(&payload)?;
                 self.write(
                     "UPDATE outbox SET payload = ?2, status = 'pending', errors = '[]', \
                      messages = '[]', updated_at = ?3 WHERE seq = ?1",
                     vec![
                         seq.into(),
-                        canonical(&json!({ "status": status.code() }))?.into(),
+                        status_payload(status, first_from)?.into(),
                         super::kept::Arg::Now,
                     ],
                 )?;
@@ -264,7 +311,7 @@ impl Batch<'_> {
                 self.insert_row(
                     target,
                     Op::SetStatus,
-                    canonical(&json!({ "status": status.code() }))?,
+                    status_payload(status, sending.or(known))?,
                     &[],
                     None,
                     &[],
@@ -298,6 +345,46 @@ impl Workspace {
             })
             .collect();
         self.run(plan, &status_label(status, targets.len()), apply)
+    }
+
+    /// What a revert of step `id` does to statuses: each ad order whose status change the
+    /// step queued or edited goes back to the status it had before that change began
+    /// (its `from`: the status before the first of coalesced changes, which is what the
+    /// service held before they were posted), and one whose change the step removed gets
+    /// it again. An ad order whose status before was unknown is refused with the reason:
+    /// the revert cannot know what to put back, and does not guess.
+    pub(crate) fn revert_statuses(&self, id: i64) -> Result<Vec<Planned>> {
+        let mut plan = Vec::new();
+        for change in self.payloads_of(id, super::op_text(Op::SetStatus))? {
+            // A draft since posted is known by the service's key now.
+            let target = match self.resolve_remote(&change.target)? {
+                Some(key) => EntityRef::new(Kind::AdOrder, key),
+                None => change.target,
+            };
+            let before = match (&change.after, &change.before) {
+                (Some(after), _) => from_of_payload(after)?,
+                (None, Some(before)) => Some(status_of_payload(before)?),
+                (None, None) => continue,
+            };
+            plan.push(match before {
+                Some(status) => Planned::SetStatus {
+                    target,
+                    status,
+                    line: None,
+                },
+                None => Planned::Failed {
+                    target: Some(target),
+                    kind: Kind::AdOrder,
+                    errors: vec![FieldError::new(
+                        "status",
+                        codes::INVALID,
+                        STATUS_BEFORE_UNKNOWN,
+                    )],
+                    line: None,
+                },
+            });
+        }
+        Ok(plan)
     }
 
     /// What the workspace knows of one ad order's status.
