@@ -1010,12 +1010,14 @@ class Scenario:
         # 5. Undo of the posted pause is refused with the app's message, and changes nothing.
         self.dismiss_toasts()
         self.key("\ue009z\ue000")
-        s.wait_until(lambda: any("already posted" in t for t in self.toasts()), "undo of the posted pause to be refused", timeout=10)
+        notice = s.wait_for('[data-notice="posted"]', "undo of the posted pause to be refused with the posted notice", timeout=10)
+        if "already posted" not in notice.text or not notice.find_all('[data-action="revert"]'):
+            raise StepFailed(f"the refused undo does not say it was posted, with a Revert action: {notice.text!r}")
         time.sleep(1.0)
         if self.pending_count() != 0:
             raise StepFailed(f"the refused undo left {self.pending_count()} pending changes")
         self.screenshot("22-undo-refused", keep_toasts=True)
-        print(f"    paused on the sandbox: {sorted(ids.values())}; undo refused: {self.toasts()[0][:90]!r}")
+        print(f"    paused on the sandbox: {sorted(ids.values())}; undo refused: {notice.text[:90]!r}")
 
     def step_start(self) -> None:
         """a. The app starts on the embedded sandbox; the sign-in screen offers the demo sign-in."""
