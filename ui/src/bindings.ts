@@ -844,8 +844,8 @@ export type CreativePreview = {
 	/**  The creative's `size`, when whole. */
 	declared: PreviewSize | null,
 	/**
-	 *  The box the preview takes: the declared size, else the DOOH screen (DOOH), else
-	 *  a 300×250 box.
+	 *  The box the preview takes: the declared size, else a VAST creative's audio bar or
+	 *  first https media file's size, else the DOOH screen (DOOH), else a 300×250 box.
 	 */
 	frame: PreviewSize,
 	/**  What it shows. */

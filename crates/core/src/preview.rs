@@ -344,8 +344,8 @@ pub enum PreviewContent {
 pub struct CreativePreview {
     /// The creative's `size`, when whole.
     pub declared: Option<PreviewSize>,
-    /// The box the preview takes: the declared size, else the DOOH screen (DOOH), else
-    /// a 300×250 box.
+    /// The box the preview takes: the declared size, else a VAST creative's audio bar or
+    /// first https media file's size, else the DOOH screen (DOOH), else a 300×250 box.
     pub frame: PreviewSize,
     /// What it shows.
     pub content: PreviewContent,
@@ -471,11 +471,13 @@ fn content_of(c: &Creative) -> (PreviewContent, Vec<Resource>) {
 pub fn preview(c: &Creative) -> CreativePreview {
     let declared = declared(c);
     let (content, resources) = content_of(c);
-    let frame = declared.unwrap_or(if c.dooh.is_some() {
-        DOOH_SCREEN
-    } else {
-        DEFAULT_BOX
-    });
+    let frame = declared
+        .or_else(|| vast::frame(&content))
+        .unwrap_or(if c.dooh.is_some() {
+            DOOH_SCREEN
+        } else {
+            DEFAULT_BOX
+        });
     let live = match &content {
         PreviewContent::Empty { .. } => false,
         vast @ PreviewContent::Vast { .. } => vast::first_playable(vast).is_some(),

@@ -306,11 +306,29 @@ fn a_vast_creative_previews_as_the_inspectors_tree() {
         ]
     );
     assert!(p.live);
+    // No size declared: the box is the first https media file's.
+    assert_eq!(
+        (p.declared, p.frame),
+        (
+            None,
+            PreviewSize {
+                width: 640,
+                height: 360
+            }
+        )
+    );
 
-    // An audio creative plays in an <audio> element.
+    // An audio creative plays in an <audio> element, in a bar.
     let audio = preview::preview(&vast_creative("audio"));
     assert!(
         matches!(&audio.content, PreviewContent::Vast { element, path, .. } if element == "audio" && path == "audio.vastXml")
+    );
+    assert_eq!(
+        audio.frame,
+        PreviewSize {
+            width: 320,
+            height: 54
+        }
     );
 }
 

@@ -11,7 +11,7 @@
 use flightdeck_model::Creative;
 use flightdeck_workbench::{VastSummary, inspect_vast};
 
-use super::{PreviewContent, Resource, Transport, escape, filled};
+use super::{PreviewContent, PreviewSize, Resource, Transport, escape, filled};
 
 /// The policy of a media document: the media file from `https:` only, inline styles for
 /// the layout, nothing else (no scripts: `sandbox` without `allow-scripts`; no images, so
@@ -23,6 +23,12 @@ form-action 'none'; \
 base-uri 'none'; \
 frame-ancestors tauri: http://tauri.localhost https://tauri.localhost; \
 sandbox";
+
+/// An `<audio>` element's controls.
+const AUDIO_BAR: PreviewSize = PreviewSize {
+    width: 320,
+    height: 54,
+};
 
 /// The hint for a VAST URL without XML: a preview fetches nothing, the buyer asks.
 const FETCH_HINT: &str = "A VAST URL: nothing is fetched for a preview. Use \"Fetch and check\" \
@@ -131,6 +137,34 @@ pub(super) fn first_playable(content: &PreviewContent) -> Option<(&str, &str)> {
         .map(|(u, _)| u)
         .find(|u| is_https(u))
         .map(|u| (element.as_str(), u))
+}
+
+/// The box a VAST creative without a declared size plays in: an audio bar, or the first
+/// `https:` media file's own size (a 300×250 box would letterbox a 16:9 video).
+pub(super) fn frame(content: &PreviewContent) -> Option<PreviewSize> {
+    let PreviewContent::Vast {
+        element,
+        summary: Some(s),
+        ..
+    } = content
+    else {
+        return None;
+    };
+    if element == "audio" {
+        return Some(AUDIO_BAR);
+    }
+    s.ads
+        .iter()
+        .flat_map(|a| &a.creatives)
+        .filter_map(|c| c.linear.as_ref())
+        .flat_map(|l| &l.media_files)
+        .filter(|m| is_https(&m.url))
+        .find_map(|m| match (m.width, m.height) {
+            (Some(width), Some(height)) if width > 0 && height > 0 => {
+                Some(PreviewSize { width, height })
+            }
+            _ => None,
+        })
 }
 
 /// Whether `url` is one of the `https:` media files of a VAST preview, and its element.
