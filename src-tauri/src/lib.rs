@@ -67,6 +67,7 @@ macro_rules! specta_builder {
                 forms::flight_timeline,
                 preview::preview_creative,
                 preview::render_live,
+                preview::render_media,
                 pending::query_pending_changes,
                 pending::pending_seqs,
                 pending::check_changes::<$r>,

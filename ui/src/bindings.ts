@@ -109,6 +109,11 @@ export const commands = {
 	/**  "Render live": the URL of the creative's live document, good for one load. */
 	renderLive: (creative: Creative) => typedError<string, AppError>(__TAURI_INVOKE("render_live", { creative })),
 	/**
+	 *  "Render live" of a VAST creative's chosen media file: the URL of a document that
+	 *  plays it alone, good for one load. Refused for an http file or one not in the creative.
+	 */
+	renderMedia: (creative: Creative, url: string) => typedError<string, AppError>(__TAURI_INVOKE("render_media", { creative, url })),
+	/**
 	 *  One window of the pending changes, each with its diff, errors, messages and
 	 *  conflicts (`parent` is ignored; `sort` on `seq` descending shows the newest first).
 	 */
@@ -839,8 +844,8 @@ export type CreativePreview = {
 	/**  The creative's `size`, when whole. */
 	declared: PreviewSize | null,
 	/**
-	 *  The box the preview takes: the declared size, else the DOOH screen (DOOH), else
-	 *  a 300×250 box.
+	 *  The box the preview takes: the declared size, else a VAST creative's audio bar or
+	 *  first https media file's size, else the DOOH screen (DOOH), else a 300×250 box.
 	 */
 	frame: PreviewSize,
 	/**  What it shows. */
@@ -1556,15 +1561,28 @@ sponsoredBy: string | null;
 image: string | null; 
 /**  `native.imageIcon`. */
 icon: string | null } | 
-/**
- *  Video or audio: the files, played only live. A VAST document or URL is inspected
- *  by the creative checks (the workbench), not here.
- */
+/**  Video or audio: the files, played only live. */
 { kind: "media"; 
 /**  Media file URLs. */
 urls: string[]; 
 /**  `video`, `audio`. */
 element: string } | 
+/**
+ *  A VAST creative: the inspector's tree, and a player for a chosen `https:` media
+ *  file, only live ([`LiveDocs::issue_media`]). Trackers are text, never requested.
+ */
+{ kind: "vast"; 
+/**  Wire path of the field shown (`video.vastXml`, or `video.vastUrl` without XML). */
+path: string; 
+/**  The player: `video`, or `audio` for an audio creative. */
+element: string; 
+/**
+ *  The document as the inspector reads it; `None` for a VAST URL without XML (a
+ *  preview fetches nothing).
+ */
+summary: VastSummary | null; 
+/**  Why the tree is empty, for the buyer; `None` with a summary. */
+hint: string | null } | 
 /**  Nothing to show yet, and why. */
 { kind: "empty"; 
 /**  For the buyer. */

@@ -144,6 +144,10 @@ pub enum State {
     /// "Render live" of a creative with no tag, image or media to run.
     #[error("this creative has nothing to render yet: add its tag, image or media")]
     NothingToPreview,
+    /// A media file asked to be played that is not one of the creative's own `https:`
+    /// VAST media files: http is never played (the frame's policy allows https only).
+    #[error("only the creative's own https:// media files are played")]
+    MediaNotPlayable,
     /// The log was set up already in this process.
     #[error("the log is already set up: {0}")]
     LogSetUp(String),

@@ -9,6 +9,9 @@
 //! - [`live_document`] and [`LiveDocs`]: the document "Render live" runs, handed to the
 //!   page as a one-use token in a URL of the [`LIVE_SCHEME`] scheme, and served with
 //!   [`LIVE_CSP`].
+//! - [`vast`]: a VAST creative's tree (the workbench's summary), and the document that
+//!   plays one chosen media file ([`media_document`], served with [`MEDIA_CSP`]);
+//!   trackers are listed, never fired.
 //!
 //! Why a separate origin: an HTML tag is someone else's script. Offline it is shown in
 //! `<iframe sandbox="">` (no scripts) with a `default-src 'none'` policy of its own on
@@ -21,10 +24,13 @@
 //! reach Tauri's `ipc:` scheme nor the embedded sandbox on `http://127.0.0.1`. The
 //! workbench crate's checks will take over [`external_resources`].
 
+mod vast;
+
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use flightdeck_model::Creative;
+use flightdeck_workbench::VastSummary;
 use html5ever::TokenizerResult;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
@@ -32,6 +38,8 @@ use html5ever::tokenizer::{
     TokenizerOpts,
 };
 use serde::{Deserialize, Serialize};
+
+pub use vast::{MEDIA_CSP, media_document};
 
 use crate::Result;
 
@@ -302,13 +310,25 @@ pub enum PreviewContent {
         /// `native.imageIcon`.
         icon: Option<String>,
     },
-    /// Video or audio: the files, played only live. A VAST document or URL is inspected
-    /// by the creative checks (the workbench), not here.
+    /// Video or audio: the files, played only live.
     Media {
         /// Media file URLs.
         urls: Vec<String>,
         /// `video`, `audio`.
         element: String,
+    },
+    /// A VAST creative: the inspector's tree, and a player for a chosen `https:` media
+    /// file, only live ([`LiveDocs::issue_media`]). Trackers are text, never requested.
+    Vast {
+        /// Wire path of the field shown (`video.vastXml`, or `video.vastUrl` without XML).
+        path: String,
+        /// The player: `video`, or `audio` for an audio creative.
+        element: String,
+        /// The document as the inspector reads it; `None` for a VAST URL without XML (a
+        /// preview fetches nothing).
+        summary: Option<VastSummary>,
+        /// Why the tree is empty, for the buyer; `None` with a summary.
+        hint: Option<String>,
     },
     /// Nothing to show yet, and why.
     Empty {
@@ -324,8 +344,8 @@ pub enum PreviewContent {
 pub struct CreativePreview {
     /// The creative's `size`, when whole.
     pub declared: Option<PreviewSize>,
-    /// The box the preview takes: the declared size, else the DOOH screen (DOOH), else
-    /// a 300×250 box.
+    /// The box the preview takes: the declared size, else a VAST creative's audio bar or
+    /// first https media file's size, else the DOOH screen (DOOH), else a 300×250 box.
     pub frame: PreviewSize,
     /// What it shows.
     pub content: PreviewContent,
@@ -436,22 +456,12 @@ fn content_of(c: &Creative) -> (PreviewContent, Vec<Resource>) {
             );
         }
     }
-    let vast = [
-        c.video.as_ref().map(|v| (&v.vast_url, &v.vast_xml)),
-        c.audio.as_ref().map(|a| (&a.vast_url, &a.vast_xml)),
-        c.native.as_ref().map(|n| (&n.vast_url, &n.vast_xml)),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|(u, x)| filled(u).is_some() || filled(x).is_some());
-    let reason = if vast {
-        "A VAST creative: its media files and trackers show in the creative checks."
-    } else {
-        "Nothing to preview yet: add the creative's tag, image or media."
-    };
+    if let Some(vast) = vast::content(c) {
+        return vast;
+    }
     (
         PreviewContent::Empty {
-            reason: reason.to_string(),
+            reason: "Nothing to preview yet: add the creative's tag, image or media.".to_string(),
         },
         Vec::new(),
     )
@@ -461,12 +471,18 @@ fn content_of(c: &Creative) -> (PreviewContent, Vec<Resource>) {
 pub fn preview(c: &Creative) -> CreativePreview {
     let declared = declared(c);
     let (content, resources) = content_of(c);
-    let frame = declared.unwrap_or(if c.dooh.is_some() {
-        DOOH_SCREEN
-    } else {
-        DEFAULT_BOX
-    });
-    let live = !matches!(content, PreviewContent::Empty { .. });
+    let frame = declared
+        .or_else(|| vast::frame(&content))
+        .unwrap_or(if c.dooh.is_some() {
+            DOOH_SCREEN
+        } else {
+            DEFAULT_BOX
+        });
+    let live = match &content {
+        PreviewContent::Empty { .. } => false,
+        vast @ PreviewContent::Vast { .. } => vast::first_playable(vast).is_some(),
+        _ => true,
+    };
     CreativePreview {
         declared,
         frame,
@@ -509,7 +525,8 @@ fn wrap(body: &str) -> String {
     )
 }
 
-/// The document "Render live" runs, or `None` when the creative has nothing to run.
+/// The document "Render live" runs, or `None` when the creative has nothing to run. A
+/// VAST creative has none of its own: it plays a media file ([`media_document`]).
 pub fn live_document(c: &Creative) -> Option<String> {
     let (content, _) = content_of(c);
     Some(match content {
@@ -547,8 +564,19 @@ pub fn live_document(c: &Creative) -> Option<String> {
             "<{element} controls src=\"{}\"></{element}>",
             escape(urls.first()?)
         )),
-        PreviewContent::Empty { .. } => return None,
+        PreviewContent::Vast { .. } | PreviewContent::Empty { .. } => return None,
     })
+}
+
+/// What [`LiveDocs::issue`] serves, with its policy: a VAST creative's first `https:`
+/// media file, else the [`live_document`].
+fn live_of(c: &Creative) -> Option<(String, &'static str)> {
+    let (content, _) = content_of(c);
+    if let PreviewContent::Vast { .. } = content {
+        let (element, url) = vast::first_playable(&content)?;
+        return Some((media_document(element, url), MEDIA_CSP));
+    }
+    live_document(c).map(|d| (d, LIVE_CSP))
 }
 
 /// A live preview's answer on the [`LIVE_SCHEME`] scheme.
@@ -556,7 +584,7 @@ pub fn live_document(c: &Creative) -> Option<String> {
 pub struct LiveResponse {
     /// HTTP status: 200, or 404 for a token not issued or already used.
     pub status: u16,
-    /// `Content-Security-Policy`: [`LIVE_CSP`] on every answer.
+    /// `Content-Security-Policy`: [`MEDIA_CSP`] for a media document, else [`LIVE_CSP`].
     pub csp: &'static str,
     /// `Content-Type`.
     pub content_type: &'static str,
@@ -564,12 +592,15 @@ pub struct LiveResponse {
     pub body: String,
 }
 
+/// A live document waiting for its frame: token, body and policy.
+type Issued = (String, String, &'static str);
+
 /// Live documents issued to the page and not fetched yet, by one-use token. The page
 /// gets a URL, never a way to name what is served: a token is served once, then gone,
 /// and only the newest [`LiveDocs::KEEP`] wait.
 #[derive(Debug, Default)]
 pub struct LiveDocs {
-    docs: Mutex<VecDeque<(String, String)>>,
+    docs: Mutex<VecDeque<Issued>>,
 }
 
 impl LiveDocs {
@@ -583,14 +614,27 @@ impl LiveDocs {
 
     /// Builds the live document of `c` and returns its one-use token.
     pub fn issue(&self, c: &Creative) -> Result<String> {
-        let doc = live_document(c).ok_or(crate::error::State::NothingToPreview)?;
+        let (doc, csp) = live_of(c).ok_or(crate::error::State::NothingToPreview)?;
+        Ok(self.keep(doc, csp))
+    }
+
+    /// Builds the document that plays `url`, one of the `https:` media files of `c`'s
+    /// VAST document, and returns its one-use token. Any other URL is refused: the page
+    /// chooses among the creative's files, it does not name what the frame loads.
+    pub fn issue_media(&self, c: &Creative, url: &str) -> Result<String> {
+        let (content, _) = content_of(c);
+        let element = vast::playable(&content, url).ok_or(crate::error::State::MediaNotPlayable)?;
+        Ok(self.keep(media_document(element, url), MEDIA_CSP))
+    }
+
+    fn keep(&self, doc: String, csp: &'static str) -> String {
         let token = format!("{:032x}", rand::random::<u128>());
         let mut docs = self.lock();
         while docs.len() >= Self::KEEP {
             docs.pop_front();
         }
-        docs.push_back((token.clone(), doc));
-        Ok(token)
+        docs.push_back((token.clone(), doc, csp));
+        token
     }
 
     /// The URL a frame loads for `token`. `http_form`: the `http://<scheme>.localhost/`
@@ -604,21 +648,25 @@ impl LiveDocs {
     }
 
     /// Answers a request for `path` (the URL's path, `/<token>`): the document once,
-    /// then 404; every answer under [`LIVE_CSP`].
+    /// then 404; each under its own policy, a 404 under [`LIVE_CSP`].
     pub fn serve(&self, path: &str) -> LiveResponse {
         let token = path.trim_start_matches('/');
         let mut docs = self.lock();
-        let found = docs.iter().position(|(t, _)| t == token);
-        let body = found.and_then(|i| docs.remove(i)).map(|(_, doc)| doc);
+        let found = docs.iter().position(|(t, _, _)| t == token);
+        let issued = found.and_then(|i| docs.remove(i));
+        let (status, body, csp) = match issued {
+            Some((_, doc, csp)) => (200, doc, csp),
+            None => (404, String::new(), LIVE_CSP),
+        };
         LiveResponse {
-            status: if body.is_some() { 200 } else { 404 },
-            csp: LIVE_CSP,
+            status,
+            csp,
             content_type: "text/html; charset=utf-8",
-            body: body.unwrap_or_default(),
+            body,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, String)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Issued>> {
         // Pushes and removals only: a panic elsewhere leaves the queue whole.
         self.docs.lock().unwrap_or_else(|e| e.into_inner())
     }

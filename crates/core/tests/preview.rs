@@ -1,7 +1,7 @@
 //! Previews: what a tag would load, the offline document, and live documents served once.
 
 use flightdeck_core::preview::{
-    self, LIVE_CSP, LiveDocs, PreviewContent, PreviewSize, Transport, external_resources,
+    self, LIVE_CSP, LiveDocs, MEDIA_CSP, PreviewContent, PreviewSize, Transport, external_resources,
 };
 use flightdeck_model::Creative;
 use proptest::prelude::*;
@@ -214,13 +214,14 @@ proptest! {
         url in ".{0,40}",
         width in any::<i64>(),
         height in any::<i64>(),
-        which in 0u8..5,
+        which in 0u8..6,
     ) {
         let value = match which {
             0 => serde_json::json!({"htmlAsset": tag, "size": {"width": width, "height": height}}),
             1 => serde_json::json!({"display": {"htmlAsset": tag}}),
             2 => serde_json::json!({"imageUrl": url, "size": {"width": width, "height": height}}),
             3 => serde_json::json!({"native": {"headline": tag, "imageUrl": url, "imageIcon": url}}),
+            4 => serde_json::json!({"video": {"vastXml": tag, "vastUrl": url}}),
             _ => serde_json::json!({"dooh": {"mediaUrls": [url]}}),
         };
         let c: Creative = serde_json::from_value(value).expect("a creative");
@@ -230,5 +231,179 @@ proptest! {
         if let Ok(token) = docs.issue(&c) {
             prop_assert_eq!(docs.serve(&token).status, 200);
         }
+        if let Ok(token) = docs.issue_media(&c, &url) {
+            prop_assert_eq!(docs.serve(&token).csp, MEDIA_CSP);
+        }
+    }
+}
+
+/// A VAST 4.2 InLine ad: one linear creative with an https and an http media file, and
+/// trackers of every kind.
+const VAST: &str = r#"<VAST version="4.2">
+<Ad id="a1"><InLine><AdSystem>S</AdSystem><AdTitle>T</AdTitle>
+<Impression><![CDATA[https://t.example/imp]]></Impression>
+<Error><![CDATA[https://t.example/err]]></Error>
+<Creatives><Creative id="c1"><Linear skipoffset="00:00:05"><Duration>00:00:15</Duration>
+<TrackingEvents><Tracking event="start"><![CDATA[https://t.example/start]]></Tracking></TrackingEvents>
+<VideoClicks><ClickThrough><![CDATA[https://landing.example/]]></ClickThrough>
+<ClickTracking><![CDATA[https://t.example/click]]></ClickTracking></VideoClicks>
+<MediaFiles>
+<MediaFile delivery="progressive" type="video/mp4" width="640" height="360" bitrate="800"><![CDATA[https://cdn.example/v.mp4]]></MediaFile>
+<MediaFile delivery="progressive" type="video/webm" width="1280" height="720"><![CDATA[http://cdn.example/v.webm]]></MediaFile>
+</MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>"#;
+
+fn vast_creative(field: &str) -> Creative {
+    creative(&serde_json::json!({"creativeType": "VIDEO", field: {"vastXml": VAST}}).to_string())
+}
+
+#[test]
+fn a_vast_creative_previews_as_the_inspectors_tree() {
+    let p = preview::preview(&vast_creative("video"));
+    let PreviewContent::Vast {
+        path,
+        element,
+        summary: Some(s),
+        hint,
+    } = &p.content
+    else {
+        panic!("not a VAST preview: {:?}", p.content)
+    };
+    assert_eq!(
+        (path.as_str(), element.as_str(), hint),
+        ("video.vastXml", "video", &None)
+    );
+    assert_eq!(s.version.as_deref(), Some("4.2"));
+    let ad = &s.ads[0];
+    assert_eq!(ad.impressions[0].url, "https://t.example/imp");
+    assert_eq!(ad.errors[0].url, "https://t.example/err");
+    let linear = ad.creatives[0].linear.as_ref().expect("a Linear");
+    assert_eq!(linear.duration.as_deref(), Some("00:00:15"));
+    assert_eq!(linear.tracking[0].event.as_deref(), Some("start"));
+    assert_eq!(linear.click_tracking[0].url, "https://t.example/click");
+    let files: Vec<(&str, bool)> = linear
+        .media_files
+        .iter()
+        .map(|m| (m.url.as_str(), m.https))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("https://cdn.example/v.mp4", true),
+            ("http://cdn.example/v.webm", false)
+        ]
+    );
+    // What it would load live: the media files alone, never a tracker.
+    let loads: Vec<(&str, Transport)> = p
+        .resources
+        .iter()
+        .map(|r| (r.url.as_str(), r.transport))
+        .collect();
+    assert_eq!(
+        loads,
+        [
+            ("https://cdn.example/v.mp4", Transport::Https),
+            ("http://cdn.example/v.webm", Transport::Http)
+        ]
+    );
+    assert!(p.live);
+    // No size declared: the box is the first https media file's.
+    assert_eq!(
+        (p.declared, p.frame),
+        (
+            None,
+            PreviewSize {
+                width: 640,
+                height: 360
+            }
+        )
+    );
+
+    // An audio creative plays in an <audio> element, in a bar.
+    let audio = preview::preview(&vast_creative("audio"));
+    assert!(
+        matches!(&audio.content, PreviewContent::Vast { element, path, .. } if element == "audio" && path == "audio.vastXml")
+    );
+    assert_eq!(
+        audio.frame,
+        PreviewSize {
+            width: 320,
+            height: 54
+        }
+    );
+}
+
+#[test]
+fn a_vast_url_without_xml_has_an_empty_tree_and_a_hint() {
+    let p = preview::preview(&creative(
+        r#"{"creativeType":"VIDEO","video":{"vastUrl":"https://ads.example/vast.xml"}}"#,
+    ));
+    let PreviewContent::Vast {
+        path,
+        summary,
+        hint: Some(hint),
+        ..
+    } = &p.content
+    else {
+        panic!("not a VAST URL preview: {:?}", p.content)
+    };
+    assert_eq!((path.as_str(), summary), ("video.vastUrl", &None));
+    assert!(hint.contains("Fetch and check"), "{hint}");
+    assert!(p.resources.is_empty());
+    assert!(!p.live);
+}
+
+#[test]
+fn a_chosen_media_file_plays_alone_under_a_media_only_policy() {
+    let docs = LiveDocs::new();
+    let c = vast_creative("video");
+    let token = docs
+        .issue_media(&c, "https://cdn.example/v.mp4")
+        .expect("a token");
+    let served = docs.serve(&token);
+    assert_eq!((served.status, served.csp), (200, MEDIA_CSP));
+    // The policy: media from https, nothing else remote, no scripts.
+    let directives: Vec<&str> = MEDIA_CSP.split(';').map(str::trim).collect();
+    assert!(directives.contains(&"media-src https:"), "{MEDIA_CSP}");
+    assert!(directives.contains(&"default-src 'none'"), "{MEDIA_CSP}");
+    assert!(directives.contains(&"sandbox"), "{MEDIA_CSP}");
+    for d in directives
+        .iter()
+        .filter(|d| !d.starts_with("media-src") && !d.starts_with("frame-ancestors"))
+    {
+        for remote in ["https:", "http:", "data:", "blob:", "*", "script-src"] {
+            assert!(!d.contains(remote), "{remote} in {d}");
+        }
+    }
+    // The document: one <video> of the chosen file, and no other element loads anything.
+    let body = &served.body;
+    assert_eq!(
+        external_resources(body)
+            .into_iter()
+            .map(|r| (r.element, r.url))
+            .collect::<Vec<_>>(),
+        [("video".to_string(), "https://cdn.example/v.mp4".to_string())]
+    );
+    for absent in ["t.example", "<script", "<img", "landing.example", "v.webm"] {
+        assert!(!body.contains(absent), "{absent} in {body}");
+    }
+
+    // "Render live" with nothing chosen plays the first https file, the same way.
+    let first = docs.serve(&docs.issue(&c).expect("a token"));
+    assert_eq!((first.csp, first.body.as_str()), (MEDIA_CSP, body.as_str()));
+    // An audio creative gets an <audio> element.
+    let audio = docs.serve(
+        &docs
+            .issue_media(&vast_creative("audio"), "https://cdn.example/v.mp4")
+            .expect("a token"),
+    );
+    assert!(audio.body.contains("<audio controls"), "{}", audio.body);
+
+    // http files, trackers and anything not in the document are refused.
+    for url in [
+        "http://cdn.example/v.webm",
+        "https://t.example/imp",
+        "https://elsewhere.example/x.mp4",
+    ] {
+        assert!(docs.issue_media(&c, url).is_err(), "{url} played");
     }
 }

@@ -1,6 +1,8 @@
 //! Creative previews: the offline preview of a creative, and "Render live", which hands
 //! the page a one-use URL on the preview scheme ([`LIVE_SCHEME`]) that [`serve_live`]
-//! answers with the document the core built, under the core's policy ([`LIVE_CSP`]).
+//! answers with the document the core built, under the core's policy ([`LIVE_CSP`]), and
+//! for a VAST creative's chosen media file ([`render_media`]) a document of the media
+//! element alone, under a media-only policy.
 //!
 //! Why the IPC is out of a live frame's reach (checked in Tauri 2.12 / wry 0.57 on
 //! WebKitGTK, and by the end-to-end hostile tag): Tauri injects `__TAURI_INTERNALS__`,
@@ -46,8 +48,24 @@ pub async fn render_live(state: State<'_, AppState>, creative: Creative) -> Resu
     ))
 }
 
+/// "Render live" of a VAST creative's chosen media file: the URL of a document that
+/// plays it alone, good for one load. Refused for an http file or one not in the creative.
+#[tauri::command]
+#[specta::specta]
+pub async fn render_media(
+    state: State<'_, AppState>,
+    creative: Creative,
+    url: String,
+) -> Result<String> {
+    let token = state.previews().issue_media(&creative, &url)?;
+    Ok(LiveDocs::url(
+        &token,
+        cfg!(any(windows, target_os = "android")),
+    ))
+}
+
 /// Answers a request on the preview scheme: the document once for its token, else 404,
-/// always under the live policy, never cached, never sniffed.
+/// always under the document's policy (the live one for a 404), never cached, never sniffed.
 pub fn serve_live<R: Runtime>(app: &AppHandle<R>, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
     let answer = match app.try_state::<AppState>() {
         Some(state) => state.previews().serve(request.uri().path()),

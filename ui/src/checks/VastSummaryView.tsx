@@ -1,16 +1,27 @@
 // What a VAST document holds, read-only, as the Rust side read it (`inspect_vast`):
 // version, each ad InLine or Wrapper, its duration, media files, trackers and click-through.
-import type { VastSummary } from "../bindings";
+// The preview's tree inspector (`preview/VastInspector.tsx`) shows the same facts with
+// these helpers.
+import type { MediaFile, VastSummary } from "../bindings";
 
-function https(ok: boolean) {
+/** A URL's scheme, marked: http is refused by publishers and never played. */
+export function https(ok: boolean) {
   return ok ? <span className="ok">https</span> : <span className="finding-warning">http</span>;
 }
+
+/** A media file's frame size, as text. */
+export const mediaSize = (m: MediaFile) => (m.width !== null && m.height !== null ? `${m.width}×${m.height}` : "?");
+/** A media file's bitrate, as text. */
+export const mediaBitrate = (m: MediaFile) => (m.bitrate !== null ? `${m.bitrate} kbit/s` : "?");
+
+/** The document's version line: VAST and its version, or what the root is instead. */
+export const versionText = (s: VastSummary) => (s.root === "VAST" ? `VAST ${s.version ?? "(no version)"}` : `not VAST (root ${s.root ?? "none"})`);
 
 export function VastSummaryView({ summary, path }: { summary: VastSummary; path: string }) {
   return (
     <div className="vast-summary" data-vast-summary={path}>
       <div>
-        <b>{path}</b>: {summary.root === "VAST" ? `VAST ${summary.version ?? "(no version)"}` : `not VAST (root ${summary.root ?? "none"})`}
+        <b>{path}</b>: {versionText(summary)}
         {summary.error && (
           <span className="finding-warning">
             {" "}
@@ -54,8 +65,8 @@ export function VastSummaryView({ summary, path }: { summary: VastSummary; path:
                       {c.linear.mediaFiles.map((m, k) => (
                         <tr key={k} data-media-file={k}>
                           <td>{m.mimeType ?? "?"}</td>
-                          <td>{m.width !== null && m.height !== null ? `${m.width}×${m.height}` : "?"}</td>
-                          <td>{m.bitrate !== null ? `${m.bitrate} kbit/s` : "?"}</td>
+                          <td>{mediaSize(m)}</td>
+                          <td>{mediaBitrate(m)}</td>
                           <td>{https(m.https)}</td>
                           <td className="mono">{m.url}</td>
                         </tr>

@@ -3,11 +3,15 @@
 // would load), and "Render live" on demand (the core's live document on its own origin,
 // in a `sandbox="allow-scripts"` frame without allow-same-origin, popups or top
 // navigation). What to show, at which size and what a tag loads all come from the
-// core (`previewCreative`); this only lays it out.
+// core (`previewCreative`); this only lays it out. A VAST creative shows the core's
+// tree (`VastInspector`) and plays a chosen https media file only live, in the same frame
+// (`renderMedia`: a document of the media element alone); its trackers are text.
 import { useEffect, useRef, useState } from "react";
 import { commands } from "../bindings";
 import { plain, unwrap } from "../api/call";
 import type { Creative, Ok } from "../api/types";
+import type { VastSummary } from "../bindings";
+import { VastInspector } from "./VastInspector";
 
 type Preview = Ok<typeof commands.previewCreative>;
 type Size = Preview["frame"];
@@ -37,6 +41,12 @@ function asText(d: unknown): string {
 
 const sizeText = (s: Size) => `${s.width} × ${s.height}`;
 
+/** The media file played when none is chosen: the first https one (as the core plays). */
+function firstPlayable(s: VastSummary | null): string | null {
+  for (const ad of s?.ads ?? []) for (const c of ad.creatives) for (const m of c.linear?.mediaFiles ?? []) if (m.https) return m.url;
+  return null;
+}
+
 /** Records the first paint of a frame: after its load, on the next animation frame. */
 function usePaint() {
   const [openedAt] = useState(() => performance.now());
@@ -50,6 +60,7 @@ export function CreativePreview({ creative }: { creative: Creative }) {
   const [live, setLive] = useState<string | null>(null);
   const [report, setReport] = useState<string[]>([]);
   const [measured, setMeasured] = useState<Size | null>(null);
+  const [chosen, setChosen] = useState<string | null>(null);
   const frameRef = useRef<HTMLIFrameElement>(null);
   const paint = usePaint();
 
@@ -60,6 +71,7 @@ export function CreativePreview({ creative }: { creative: Creative }) {
     setLive(null);
     setReport([]);
     setMeasured(null);
+    setChosen(null);
   }
 
   useEffect(() => {
@@ -86,8 +98,11 @@ export function CreativePreview({ creative }: { creative: Creative }) {
     return () => window.removeEventListener("message", onMessage);
   }, []);
 
-  const renderLive = async () => {
-    const url = await unwrap(commands.renderLive(creative));
+  const vast = preview?.content.kind === "vast" ? preview.content : null;
+  const playing = vast ? (chosen ?? firstPlayable(vast.summary)) : null;
+
+  const renderLive = async (media: string | null = playing) => {
+    const url = await unwrap(media ? commands.renderMedia(creative, media) : commands.renderLive(creative));
     if (url) {
       setReport([]);
       setMeasured(null);
@@ -129,6 +144,12 @@ export function CreativePreview({ creative }: { creative: Creative }) {
         {content.sponsoredBy && <small>Sponsored by {content.sponsoredBy}</small>}
       </div>
     );
+  } else if (content.kind === "vast") {
+    body = (
+      <div className="preview-placeholder" style={inner} data-vast-player="offline">
+        {content.summary ? (playing ? "Render live to play the chosen media file." : "No https media file to play.") : content.hint}
+      </div>
+    );
   } else {
     const text = content.kind === "empty" ? content.reason : content.kind === "image" ? "A remote image: it loads only when rendered live." : `${content.urls.length} ${content.element} file(s): played only when rendered live.`;
     body = (
@@ -156,7 +177,7 @@ export function CreativePreview({ creative }: { creative: Creative }) {
             Back to offline
           </button>
         ) : (
-          <button type="button" data-action="render-live" disabled={!preview.live} onClick={() => void renderLive()} title="Runs the creative: its scripts run and what it loads is fetched">
+          <button type="button" data-action="render-live" disabled={!preview.live} onClick={() => void renderLive(playing)} title="Runs the creative: its scripts run and what it loads is fetched">
             Render live
           </button>
         )}
@@ -164,6 +185,18 @@ export function CreativePreview({ creative }: { creative: Creative }) {
       <div className="preview-stage" style={stage}>
         {body}
       </div>
+      {vast && (
+        <VastInspector
+          path={vast.path}
+          summary={vast.summary}
+          hint={vast.hint}
+          chosen={playing}
+          onChoose={(url) => {
+            setChosen(url);
+            if (live) void renderLive(url);
+          }}
+        />
+      )}
       {live && (
         <pre className="preview-report" data-preview-report aria-label="Messages from the creative">
           {report.join("\n")}

@@ -107,6 +107,7 @@ export const commands = {
   flightTimeline: vi.fn<Real["flightTimeline"]>(() => Promise.resolve(timeline)),
   previewCreative: vi.fn<Real["previewCreative"]>(() => Promise.resolve({ declared: null, frame: { width: 300, height: 250 }, content: { kind: "empty", reason: "Nothing to preview yet" }, resources: [], live: false })),
   renderLive: vi.fn<Real["renderLive"]>(() => ok("fdpreview://localhost/0123")),
+  renderMedia: vi.fn<Real["renderMedia"]>(() => ok("fdpreview://localhost/4567")),
   timezones: vi.fn<Real["timezones"]>(() => Promise.resolve([{ name: "ET" as const, iana: "America/New_York", label: "Eastern" }])),
   queryPendingChanges: vi.fn<Real["queryPendingChanges"]>(() => ok(emptyWindow())),
   pendingSeqs: vi.fn<Real["pendingSeqs"]>(() => ok([])),
