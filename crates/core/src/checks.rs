@@ -51,30 +51,13 @@ pub struct VastDocument {
 
 /// The checks of one creative.
 pub fn of_creative(c: &Creative) -> CreativeChecks {
-    let documents = [
-        (
-            "video.vastXml",
-            c.video.as_ref().and_then(|v| v.vast_xml.as_deref()),
-        ),
-        (
-            "audio.vastXml",
-            c.audio.as_ref().and_then(|a| a.vast_xml.as_deref()),
-        ),
-        (
-            "native.vastXml",
-            c.native.as_ref().and_then(|n| n.vast_xml.as_deref()),
-        ),
-    ];
     CreativeChecks {
         findings: flightdeck_workbench::check_creative(c),
-        vast: documents
-            .into_iter()
-            .filter_map(|(path, xml)| {
-                xml.filter(|x| !x.trim().is_empty())
-                    .map(|xml| VastDocument {
-                        path: path.to_owned(),
-                        summary: flightdeck_workbench::inspect_vast(xml),
-                    })
+        vast: flightdeck_workbench::vast_xmls(c)
+            .filter(|(_, xml)| !xml.trim().is_empty())
+            .map(|(path, xml)| VastDocument {
+                path: path.to_owned(),
+                summary: flightdeck_workbench::inspect_vast(xml),
             })
             .collect(),
     }

@@ -154,7 +154,9 @@ fn vast_urls(c: &Creative) -> impl Iterator<Item = (&'static str, &str)> {
     .filter_map(|(path, v)| v.map(|v| (path, v)))
 }
 
-fn vast_xmls(c: &Creative) -> impl Iterator<Item = (&'static str, &str)> {
+/// Each VAST document a creative holds, with the wire path of its field (`video.vastXml`,
+/// `audio.vastXml`, `native.vastXml`): the one list the checks and the hosts' summaries read.
+pub fn vast_xmls(c: &Creative) -> impl Iterator<Item = (&'static str, &str)> {
     [
         (
             "video.vastXml",
