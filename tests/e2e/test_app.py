@@ -1301,6 +1301,15 @@ class Scenario:
         s.wait_for(cell, "the fields of BANNER · TAG", timeout=10)
         for name in self.cell_names(cell):
             self.set_input(f"{cell} {css_attr('name', name)}", PREVIEW_TAG if name == "htmlAsset" else sample_value(name))
+        # The offline check warns at the tag's field as it is typed; Save is not blocked.
+        warn = s.wait_for(
+            f'{self.form_css(k)} [data-findings-for="htmlAsset"] [data-rule="tag.http-resource"]',
+            "the http:// script's warning at the tag field",
+            timeout=10,
+        )
+        if warn.attribute("data-level") != "warning" or "<script src>" not in warn.text or "line 1" not in warn.text:
+            raise StepFailed(f"the tag field's finding is not a warning on the http:// script at line 1: {warn.attribute('data-level')} {warn.text!r}")
+        print(f"    at the field: {warn.text[:100]!r}")
         self.save(k, "the drafted tag creative")
         self.wait_row(k, label, marker="new")
 
