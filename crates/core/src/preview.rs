@@ -4,8 +4,10 @@
 //!
 //! - [`preview`]: the offline preview of a creative (its kind of content, the declared
 //!   size and the frame's box, and every external resource an HTML tag would load).
-//! - [`external_resources`]: those resources, read with html5ever's tokenizer (not with
-//!   regexes), each with its element, attribute, transport and line.
+//! - [`external_resources`]: those resources, each with its element, attribute,
+//!   transport and line; the workbench's, re-exported here. It reads the tag in the same
+//!   html5ever pass and from the same list of loading elements as the workbench's
+//!   `tag.http-resource` check, so a preview and a check never disagree on what loads.
 //! - [`live_document`] and [`LiveDocs`]: the document "Render live" runs, handed to the
 //!   page as a one-use token in a URL of the [`LIVE_SCHEME`] scheme, and served with
 //!   [`LIVE_CSP`].
@@ -21,8 +23,7 @@
 //! without `allow-same-origin`: an opaque origin, with no access to the app's document,
 //! storage or `__TAURI_INTERNALS__` (Tauri injects that, and its IPC key, into the main
 //! frame only), no popups, no top navigation, and `connect-src https:` so it cannot
-//! reach Tauri's `ipc:` scheme nor the embedded sandbox on `http://127.0.0.1`. The
-//! workbench crate's checks will take over [`external_resources`].
+//! reach Tauri's `ipc:` scheme nor the embedded sandbox on `http://127.0.0.1`.
 
 mod vast;
 
@@ -31,14 +32,9 @@ use std::sync::Mutex;
 
 use flightdeck_model::Creative;
 use flightdeck_workbench::VastSummary;
-use html5ever::TokenizerResult;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, StartTag, Tag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer,
-    TokenizerOpts,
-};
 use serde::{Deserialize, Serialize};
 
+pub use flightdeck_workbench::{Resource, Transport, external_resources};
 pub use vast::{MEDIA_CSP, media_document};
 
 use crate::Result;
@@ -75,184 +71,6 @@ sandbox allow-scripts";
 /// inherits the app's, which allows the app's own files): nothing but inline styles and
 /// `data:` images.
 const OFFLINE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-
-/// How a resource would be fetched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-pub enum Transport {
-    /// `https://`.
-    Https,
-    /// `http://`: blocked live, and refused by publishers.
-    Http,
-    /// `//host/…`: the page's scheme (`https:` in a publisher's page).
-    SchemeRelative,
-    /// `data:`: inside the tag, nothing fetched.
-    Data,
-    /// A relative path: resolved against the publisher's page.
-    Relative,
-    /// Another scheme (`javascript:`, `blob:`, …).
-    Other,
-}
-
-impl Transport {
-    fn of(url: &str) -> Transport {
-        let lower = url.trim().to_ascii_lowercase();
-        if lower.starts_with("https://") {
-            Transport::Https
-        } else if lower.starts_with("http://") {
-            Transport::Http
-        } else if lower.starts_with("//") {
-            Transport::SchemeRelative
-        } else if lower.starts_with("data:") {
-            Transport::Data
-        } else if lower
-            .split_once(':')
-            .is_some_and(|(s, _)| !s.is_empty() && !s.contains(['/', '?', '#']))
-        {
-            Transport::Other
-        } else {
-            Transport::Relative
-        }
-    }
-}
-
-/// A resource an HTML tag would load when it runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// As written in the tag.
-    pub url: String,
-    /// The element that loads it (`script`, `img`, `iframe`, …).
-    pub element: String,
-    /// Its attribute (`src`, `srcset`, `href`, `data`, `poster`).
-    pub attribute: String,
-    /// How it would be fetched.
-    pub transport: Transport,
-    /// The tag's line, from 1.
-    pub line: u32,
-}
-
-/// The attributes that load something, by element. `<a href>` loads nothing until a
-/// click, and `<link>` only for the relations that fetch.
-fn loading_attributes(element: &str) -> &'static [&'static str] {
-    match element {
-        "script" | "iframe" | "frame" | "embed" | "track" => &["src"],
-        "img" => &["src", "srcset"],
-        "source" => &["src", "srcset"],
-        "video" => &["src", "poster"],
-        "audio" | "input" => &["src"],
-        "object" => &["data"],
-        "link" => &["href"],
-        "image" | "use" | "feimage" => &["href", "xlink:href"],
-        "body" | "table" | "td" | "th" => &["background"],
-        _ => &[],
-    }
-}
-
-/// Relations of `<link>` that fetch their `href`.
-fn link_fetches(rel: &str) -> bool {
-    rel.split_ascii_whitespace().any(|r| {
-        matches!(
-            r.to_ascii_lowercase().as_str(),
-            "stylesheet" | "preload" | "prefetch" | "modulepreload" | "icon" | "manifest"
-        )
-    })
-}
-
-/// The tokenizer's sink: collects resources, and switches the tokenizer into the raw
-/// states a tree builder would (so `<img>` inside a script's string is not a resource).
-#[derive(Default)]
-struct Collector {
-    found: std::cell::RefCell<Vec<Resource>>,
-}
-
-impl Collector {
-    fn tag(&self, tag: &Tag, line: u64) {
-        let element = tag.name.to_string().to_ascii_lowercase();
-        let attrs = loading_attributes(&element);
-        if attrs.is_empty() {
-            return;
-        }
-        let attr = |name: &str| {
-            tag.attrs
-                .iter()
-                .find(|a| {
-                    let local: &str = &a.name.local;
-                    let full = match a.name.prefix.as_deref() {
-                        Some(p) => format!("{p}:{local}"),
-                        None => local.to_string(),
-                    };
-                    full.eq_ignore_ascii_case(name) || local.eq_ignore_ascii_case(name)
-                })
-                .map(|a| a.value.to_string())
-        };
-        if element == "link" && !attr("rel").is_some_and(|r| link_fetches(&r)) {
-            return;
-        }
-        if element == "input" && !attr("type").is_some_and(|t| t.eq_ignore_ascii_case("image")) {
-            return;
-        }
-        let line = u32::try_from(line).unwrap_or(u32::MAX);
-        let mut found = self.found.borrow_mut();
-        for name in attrs {
-            let Some(value) = attr(name) else { continue };
-            let urls: Vec<String> = if *name == "srcset" {
-                value
-                    .split(',')
-                    .filter_map(|c| c.split_ascii_whitespace().next())
-                    .map(str::to_string)
-                    .collect()
-            } else {
-                vec![value.trim().to_string()]
-            };
-            for url in urls.into_iter().filter(|u| !u.is_empty()) {
-                found.push(Resource {
-                    transport: Transport::of(&url),
-                    url,
-                    element: element.clone(),
-                    attribute: (*name).to_string(),
-                    line,
-                });
-            }
-        }
-    }
-}
-
-impl TokenSink for Collector {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<()> {
-        let TagToken(tag) = token else {
-            return TokenSinkResult::Continue;
-        };
-        if tag.kind != StartTag {
-            return TokenSinkResult::Continue;
-        }
-        self.tag(&tag, line);
-        match tag.name.to_string().to_ascii_lowercase().as_str() {
-            "script" => TokenSinkResult::RawData(RawKind::ScriptData),
-            "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
-                TokenSinkResult::RawData(RawKind::Rawtext)
-            }
-            "textarea" | "title" => TokenSinkResult::RawData(RawKind::Rcdata),
-            "plaintext" => TokenSinkResult::Plaintext,
-            _ => TokenSinkResult::Continue,
-        }
-    }
-}
-
-/// Every external resource an HTML tag would load, in the tag's order. `data:` URLs are
-/// listed too (they load nothing remote, and say so in their transport).
-pub fn external_resources(html: &str) -> Vec<Resource> {
-    let input = BufferQueue::default();
-    input.push_back(html.into());
-    let tokenizer = Tokenizer::new(Collector::default(), TokenizerOpts::default());
-    while let TokenizerResult::Script(()) = tokenizer.feed(&input) {}
-    tokenizer.end();
-    tokenizer.sink.found.take()
-}
 
 /// Width and height in CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,10 +9,14 @@
 //! costs one pass.
 //!
 //! What is found, per tag:
-//! - `tag.http-resource`: an element that loads a resource over `http://` (`script`,
-//!   `img`, `iframe`, `frame`, `embed`, `source`, `video`, `audio`, `track`, `input`
-//!   `src`; `img`/`source` `srcset`; `video` `poster`; `object` `data`; `link` `href`
-//!   for stylesheets, icons and preloads);
+//! - `tag.http-resource`: an element that loads a resource over `http://`, one finding
+//!   per attribute (`script`, `img`, `iframe`, `frame`, `embed`, `source`, `video`,
+//!   `audio`, `track`, `input type=image` `src`; `img`/`source` `srcset`; `video`
+//!   `poster`; `object` `data`; SVG `image`/`use`/`feImage` `href` and `xlink:href`;
+//!   `body`/`table`/`td`/`th` `background`; `link` `href` for stylesheets, icons,
+//!   manifests and preloads). The list is [`crate::resources`]'s, read in this same
+//!   pass: the preview's [`external_resources`](crate::external_resources) answers the
+//!   resources this pass collects, so the check and the preview never disagree;
 //! - `tag.no-click-macro`: no click macro (`%%CLICK_URL_UNESC%%`, `%%CLICK_URL_ESC%%`,
 //!   `${CLICK_URL}`, `[CLICK_URL]`) and no `clickTag` anywhere in attributes or text
 //!   (comments aside), so clicks are not counted;
@@ -32,6 +36,10 @@
 //!
 //! A finding on an element is placed at the line where its start tag ends (the
 //! tokenizer reports a tag when it reads its `>`); for a tag on one line, its line.
+//!
+//! The tokenizer is switched into the raw states a tree builder would use (script data,
+//! raw text, RCDATA, plaintext), so `<img>` inside a script's string or a `<textarea>`
+//! is text, as a browser reads it.
 
 use std::cell::RefCell;
 
@@ -44,7 +52,7 @@ use html5ever::tokenizer::{
 };
 
 use crate::lines::line_in;
-use crate::urls::is_plain_http;
+use crate::resources::{Resource, Transport, tag_resources};
 use crate::{Finding, Level};
 
 /// Bytes past which a tag's weight is a warning: 150 KB, the IAB's initial-load budget
@@ -68,31 +76,27 @@ pub const CLICK_MACROS: &[&str] = &[
 /// Elements whose width and height give the tag's size, outermost first in the tag.
 const SIZED: &[&str] = &["iframe", "img", "div", "ins", "canvas"];
 
-/// `link` relations that load what they point at.
-const LOADING_RELS: &[&str] = &[
-    "stylesheet",
-    "icon",
-    "preload",
-    "modulepreload",
-    "prefetch",
-    "manifest",
-];
-
 /// The checks on one tag at `path`, against the creative's `size`.
 pub fn check_tag(path: &str, tag: &str, size: Option<&Size>, out: &mut Vec<Finding>) {
     if tag.trim().is_empty() {
         return;
     }
     let scan = scan(tag);
-    for (line, element, attr) in &scan.http {
+    for &i in &scan.http {
+        let Resource {
+            element,
+            attribute,
+            line,
+            ..
+        } = &scan.resources[i];
         out.push(Finding::new(
             "tag.http-resource",
             Level::Warning,
             path,
             Some(*line),
             format!(
-                "<{element} {attr}> loads over http://: exchanges reject creatives with \
-                 non-SSL calls, and https pages block it; use https://"
+                "<{element} {attribute}> loads over http://: exchanges reject creatives \
+                 with non-SSL calls, and https pages block it; use https://"
             ),
         ));
     }
@@ -212,9 +216,12 @@ fn parse_ad_size(content: &str) -> Option<(i64, i64)> {
 
 /// What one pass over a tag saw.
 #[derive(Default)]
-struct Scan {
-    /// Line, element and attribute of each `http://` resource.
-    http: Vec<(u32, String, String)>,
+pub(crate) struct Scan {
+    /// Everything the tag would load, in order ([`crate::resources`]).
+    pub(crate) resources: Vec<Resource>,
+    /// Indexes in `resources` of the first `http://` resource of each element's
+    /// attribute: one finding for a `srcset` however many of its candidates are http.
+    http: Vec<usize>,
     click: bool,
     /// Line and content of the `ad.size` meta tag.
     ad_size: Option<(u32, String)>,
@@ -228,7 +235,8 @@ struct Scan {
 
 struct Sink(RefCell<Scan>);
 
-fn scan(tag: &str) -> Scan {
+/// One tokenizer pass over `tag`: what the checks and [`crate::external_resources`] read.
+pub(crate) fn scan(tag: &str) -> Scan {
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(tag));
     let tokenizer = Tokenizer::new(Sink(RefCell::new(Scan::default())), Default::default());
@@ -288,7 +296,18 @@ impl Scan {
         if !self.click && tag.attrs.iter().any(|a| has_click(&a.value)) {
             self.click = true;
         }
-        self.resources(name, &get, line);
+        let first = self.resources.len();
+        tag_resources(tag, name, line, &mut self.resources);
+        for i in first..self.resources.len() {
+            let r = &self.resources[i];
+            let seen = self
+                .http
+                .last()
+                .is_some_and(|&j| j >= first && self.resources[j].attribute == r.attribute);
+            if r.transport == Transport::Http && !seen {
+                self.http.push(i);
+            }
+        }
         let is_ad_size = |n: &str| n.trim().eq_ignore_ascii_case("ad.size");
         if name == "meta" && self.ad_size.is_none() && get("name").is_some_and(is_ad_size) {
             self.ad_size = Some((line, get("content").unwrap_or_default().to_owned()));
@@ -313,37 +332,8 @@ impl Scan {
                 TokenSinkResult::RawData(RawKind::Rawtext)
             }
             "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+            "plaintext" => TokenSinkResult::Plaintext,
             _ => TokenSinkResult::Continue,
-        }
-    }
-
-    fn resources<'t>(&mut self, name: &str, get: &dyn Fn(&str) -> Option<&'t str>, line: u32) {
-        let attrs: &[&str] = match name {
-            "script" | "iframe" | "frame" | "embed" | "audio" | "track" => &["src"],
-            "img" | "source" => &["src", "srcset"],
-            "video" => &["src", "poster"],
-            "input" if get("type").is_some_and(|t| t.eq_ignore_ascii_case("image")) => &["src"],
-            "object" => &["data"],
-            "link"
-                if get("rel").is_some_and(|rel| {
-                    rel.split_ascii_whitespace()
-                        .any(|r| LOADING_RELS.iter().any(|l| r.eq_ignore_ascii_case(l)))
-                }) =>
-            {
-                &["href"]
-            }
-            _ => &[],
-        };
-        for attr in attrs {
-            let Some(value) = get(attr) else { continue };
-            let http = if *attr == "srcset" {
-                value.split(',').any(is_plain_http)
-            } else {
-                is_plain_http(value)
-            };
-            if http {
-                self.http.push((line, name.to_owned(), (*attr).to_owned()));
-            }
         }
     }
 

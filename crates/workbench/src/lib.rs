@@ -22,7 +22,8 @@
 //!   the next hop, [`vast::WRAPPER_DEPTH_MAX`] the limit, and
 //!   [`vast::check_vast_xml`] checks each document fetched.
 //! - **HTML tags** (`htmlAsset`, `display.htmlAsset`): [`html`], on html5ever's
-//!   tokenizer.
+//!   tokenizer; what a tag loads, for `tag.http-resource` and the preview, is
+//!   [`resources`] ([`external_resources`]).
 //! - **Sizes and URLs**: [`sizes`] and [`urls`].
 //!
 //! The rule ids, and the level each answers:
@@ -43,6 +44,7 @@
 pub mod html;
 mod lines;
 pub mod macros;
+pub mod resources;
 pub mod sizes;
 pub mod urls;
 pub mod vast;
@@ -50,6 +52,7 @@ pub mod vast;
 use flightdeck_model::Creative;
 use serde::{Deserialize, Serialize};
 
+pub use resources::{Resource, Transport, external_resources};
 pub use vast::{
     AdKind, MediaFile, Tracker, VastAd, VastCreative, VastLinear, VastSummary, WRAPPER_DEPTH_MAX,
     XmlError, inspect_vast, vast_wrapper_uri,

@@ -33,6 +33,7 @@ const TAG_FIXTURES: &[&str] = &[
     "tag_iframe_size.html",
     "tag_document_write.html",
     "tag_unclosed_script.html",
+    "tag_loads.html",
 ];
 
 /// Pieces of markup and macros that the rules look for, or that break a parser.

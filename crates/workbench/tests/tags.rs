@@ -5,7 +5,7 @@ mod common;
 
 use common::{at, check_tag, creative, fixture, no_errors, of, one};
 use flightdeck_workbench::html::TAG_WEIGHT_WARNING;
-use flightdeck_workbench::{Level, check_creative};
+use flightdeck_workbench::{Level, Transport, check_creative, external_resources};
 use serde_json::json;
 
 #[test]
@@ -192,4 +192,133 @@ fn display_html_asset_is_checked_at_its_own_path() {
         .map(|f| f.path.as_str())
         .collect();
     assert_eq!(paths, ["display.htmlAsset", "display.htmlAsset"]);
+}
+
+/// Each resource of `fixture("tag_loads.html")`: element, attribute, URL, transport and
+/// line.
+fn loads() -> Vec<(String, String, String, Transport, u32)> {
+    external_resources(&fixture("tag_loads.html"))
+        .into_iter()
+        .map(|r| (r.element, r.attribute, r.url, r.transport, r.line))
+        .collect()
+}
+
+#[test]
+fn every_element_that_loads_is_listed_with_its_transport_and_line() {
+    let s = |v: &str| v.to_owned();
+    let want = [
+        (
+            "object",
+            "data",
+            "http://cdn.example.com/unit.swf",
+            Transport::Http,
+            2,
+        ),
+        (
+            "img",
+            "src",
+            "https://cdn.example.com/a.png",
+            Transport::Https,
+            3,
+        ),
+        (
+            "img",
+            "srcset",
+            "http://cdn.example.com/a2.png",
+            Transport::Http,
+            3,
+        ),
+        (
+            "img",
+            "srcset",
+            "http://cdn.example.com/a3.png",
+            Transport::Http,
+            3,
+        ),
+        (
+            "link",
+            "href",
+            "http://cdn.example.com/favicon.ico",
+            Transport::Http,
+            5,
+        ),
+        (
+            "link",
+            "href",
+            "https://cdn.example.com/app.webmanifest",
+            Transport::Https,
+            6,
+        ),
+        (
+            "video",
+            "src",
+            "https://cdn.example.com/v.mp4",
+            Transport::Https,
+            7,
+        ),
+        (
+            "video",
+            "poster",
+            "http://cdn.example.com/poster.jpg",
+            Transport::Http,
+            7,
+        ),
+        (
+            "image",
+            "xlink:href",
+            "http://cdn.example.com/bg.png",
+            Transport::Http,
+            8,
+        ),
+        ("use", "href", "#shape", Transport::Relative, 8),
+        (
+            "table",
+            "background",
+            "http://cdn.example.com/tile.gif",
+            Transport::Http,
+            9,
+        ),
+        (
+            "td",
+            "background",
+            "//cdn.example.com/cell.gif",
+            Transport::SchemeRelative,
+            9,
+        ),
+        (
+            "input",
+            "src",
+            "http://cdn.example.com/go.png",
+            Transport::Http,
+            10,
+        ),
+    ]
+    .map(|(e, a, u, t, l)| (s(e), s(a), s(u), t, l));
+    assert_eq!(loads(), want);
+}
+
+#[test]
+fn http_findings_are_the_listed_http_resources_one_per_attribute() {
+    let findings = check_tag(&fixture("tag_loads.html"));
+    no_errors(&findings);
+    let warned: Vec<(Option<u32>, String)> = of(&findings, "tag.http-resource")
+        .iter()
+        .inspect(|f| at(f, Level::Warning, "htmlAsset", f.line))
+        .map(|f| {
+            (
+                f.line,
+                f.message.split('>').next().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    // The same list as the preview's, its http resources only, and a srcset's two http
+    // candidates as one finding.
+    let mut listed: Vec<(Option<u32>, String)> = loads()
+        .into_iter()
+        .filter(|(.., t, _)| *t == Transport::Http)
+        .map(|(e, a, _, _, l)| (Some(l), format!("<{e} {a}")))
+        .collect();
+    listed.dedup();
+    assert_eq!(warned, listed, "{findings:#?}");
+    assert_eq!(warned.len(), 7, "{warned:#?}");
 }
