@@ -24,6 +24,9 @@
 //! - **HTML tags** (`htmlAsset`, `display.htmlAsset`): [`html`], on html5ever's
 //!   tokenizer.
 //! - **Sizes and URLs**: [`sizes`] and [`urls`].
+//! - **Tag sheets**: [`tagsheet`] reads an ad server's tag sheet (XLSX, CSV, TSV; bytes
+//!   in, no file) into one creative per placement row, each with these checks'
+//!   findings.
 //!
 //! The rule ids, and the level each answers:
 //!
@@ -44,6 +47,7 @@ pub mod html;
 mod lines;
 pub mod macros;
 pub mod sizes;
+pub mod tagsheet;
 pub mod urls;
 pub mod vast;
 
