@@ -13,7 +13,8 @@
 //! - [`scope`]: what a download may fetch for the signed-in kind of account;
 //! - [`settings`] and [`logging`]: the app's settings (`settings.json`) and its log file;
 //! - [`updates`]: the update feed for the chosen channel;
-//! - [`files`]: files chosen in a host's dialog, as tokens, and whole-file writes.
+//! - [`files`]: files chosen in a host's dialog, as tokens, and whole-file writes;
+//! - [`tagsheet`]: tag-sheet import (presets, preview, drafts as one undo step).
 //!
 //! Hosts parse input, call one function here (or in `flightdeck-offline`), and map the
 //! error. No Tauri, no terminal: both are hosts' business.
@@ -32,6 +33,7 @@ pub mod scope;
 mod session;
 pub mod settings;
 pub mod status;
+pub mod tagsheet;
 pub mod updates;
 pub mod upload;
 
