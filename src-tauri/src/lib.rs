@@ -30,7 +30,7 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 #[macro_export]
 macro_rules! specta_builder {
     ($r:ty) => {{
-        use $crate::commands::{self, app, audiences, bulk, forms, pending, session, tables};
+        use $crate::commands::{self, app, audiences, bulk, forms, pending, session, tables, tags};
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
                 session::app_snapshot,
@@ -83,6 +83,10 @@ macro_rules! specta_builder {
                 bulk::export_file,
                 bulk::preview_rows,
                 bulk::parent_kinds,
+                tags::pick_tag_sheet::<$r>,
+                tags::preview_tag_sheet,
+                tags::apply_tag_sheet::<$r>,
+                tags::save_tag_preset,
                 app::app_info::<$r>,
                 app::save_settings::<$r>,
                 app::open_logs_folder::<$r>,

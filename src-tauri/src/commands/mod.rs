@@ -8,6 +8,7 @@ pub mod forms;
 pub mod pending;
 pub mod session;
 pub mod tables;
+pub mod tags;
 
 use std::sync::Arc;
 

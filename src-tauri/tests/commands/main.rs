@@ -31,6 +31,7 @@ mod forms;
 mod posting;
 mod session;
 mod tables;
+mod tags;
 
 /// Longest wait for a background post to finish.
 const POST_TIMEOUT: Duration = Duration::from_secs(60);

@@ -218,7 +218,7 @@ fn a_select_all_is_previewed_and_applied_as_the_tables_query_less_the_unticked()
 }
 
 /// Starts listening for `WorkspaceChanged` (event name as in `ui/src/bindings.ts`).
-fn workspace_changed(h: &Harness) -> mpsc::Receiver<Value> {
+pub(super) fn workspace_changed(h: &Harness) -> mpsc::Receiver<Value> {
     let (tx, rx) = mpsc::channel();
     h.app.listen("workspace-changed", move |event| {
         let payload: Value =
