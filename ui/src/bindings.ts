@@ -1239,6 +1239,8 @@ export type MenuCommand =
 "newProfile" | 
 /**  File → Import… (into the table on screen). */
 "import" | 
+/**  File → Import tag sheet… (an ad server's tag sheet as draft creatives). */
+"importTags" | 
 /**  File → Export… (the whole account). */
 "export" | 
 /**  Edit → Undo. */
