@@ -918,7 +918,8 @@ class Scenario:
         rows = s.find_all('[role="dialog"] [data-table="tag-preview"] [data-row]')
         if len(rows) != 20:
             raise StepFailed(f"the tag-sheet preview shows {len(rows)} rows, not 20")
-        self.choose_option('[role="dialog"] select[name="parent"]', f"Campaign: {self.names.campaign}")
+        self.set_input('[role="dialog"] select[name="parentKind"]', "campaign")
+        self.choose_option('[role="dialog"] select[name="parent"]', self.names.campaign)
         self.screenshot("17-tag-sheet-preview")
         self.click('[role="dialog"] [data-action="apply-tags"]')
         s.wait_gone('[role="dialog"]', "the tag-sheet dialog to close once applied", timeout=30)

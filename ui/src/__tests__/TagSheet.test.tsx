@@ -94,6 +94,15 @@ describe("Import tag sheet…", () => {
     const apply = document.querySelector<HTMLButtonElement>('[data-action="apply-tags"]');
     expect(apply?.textContent).toBe("Make 1 draft creative");
 
+    // Nothing is chosen yet (no tree selection): the buyer picks the advertiser.
+    expect(apply?.hasAttribute("disabled")).toBe(true);
+    await act(async () => {
+      fireEvent.change(document.querySelector('select[name="parentKind"]')!, { target: { value: "advertiser" } });
+    });
+    await settle();
+    await act(async () => {
+      fireEvent.change(document.querySelector('select[name="parent"]')!, { target: { value: JSON.stringify(acme.target) } });
+    });
     await click(apply);
     expect(commands.applyTagSheet).toHaveBeenCalledWith("t1", { by: "detect" }, acme.target);
     expect(screen.getByText("Made 1 draft creative; 1 row to fix left out.")).toBeTruthy();

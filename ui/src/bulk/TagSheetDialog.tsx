@@ -1,10 +1,11 @@
 import { useEffect, useState, useSyncExternalStore } from "react";
-import { commands, type ColumnChoice, type Field, type TagMapping, type TagPreview, type TagPreviewRow } from "../bindings";
+import { commands, type ColumnChoice, type Field, type KindChoice, type TagMapping, type TagPreview, type TagPreviewRow } from "../bindings";
 import { call, unwrap } from "../api/call";
+import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
 import { toast } from "../api/toast";
-import type { ChosenFile, EntityRef, TableQuery } from "../api/types";
+import type { AdvertiserRow, CampaignRow, ChosenFile, EntityRef, Kind } from "../api/types";
+import { EntitySelect } from "../components/EntitySelect";
 import { useNavigation } from "../state/navigation";
-import { parseRef, refKey } from "../util/refs";
 import { plural } from "../util/format";
 import { Modal } from "./Modal";
 
@@ -36,28 +37,6 @@ export function TagSheetHost() {
   return file ? <TagSheetDialog key={file.token} file={file} onClose={() => setPicked(null)} /> : null;
 }
 
-type Choice = { ref: EntityRef; label: string };
-const ALL: TableQuery = { parent: null, filter: "", sort: null, offset: 0, limit: 1000 };
-
-/** Campaigns and advertisers a tag sheet can go under, campaigns first. */
-function useParents(): Choice[] {
-  const [choices, setChoices] = useState<Choice[]>([]);
-  useEffect(() => {
-    let live = true;
-    void Promise.all([unwrap(commands.queryCampaigns(ALL)), unwrap(commands.queryAdvertisers(ALL))]).then(([c, a]) => {
-      if (!live) return;
-      setChoices([
-        ...(c?.rows ?? []).map((r) => ({ ref: r.target, label: `Campaign: ${r.label}` })),
-        ...(a?.rows ?? []).map((r) => ({ ref: r.target, label: `Advertiser: ${r.label}` })),
-      ]);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-  return choices;
-}
-
 function byField(columns: ColumnChoice[]): Partial<Record<Field, string>> {
   const out: Partial<Record<Field, string>> = {};
   for (const c of columns) out[c.field] = c.header;
@@ -75,14 +54,28 @@ function toChoices(columns: Partial<Record<Field, string>>): ColumnChoice[] {
  */
 export function TagSheetDialog({ file, onClose }: { file: ChosenFile; onClose: () => void }) {
   const { scope } = useNavigation();
-  const parents = useParents();
+  // The tree's campaign or advertiser, if one is selected, is where the drafts go first.
+  const scoped = scope && (scope.target.kind === "campaign" || scope.target.kind === "advertiser") ? scope : null;
+  const [kinds, setKinds] = useState<KindChoice[]>([]);
+  const [parentKind, setParentKind] = useState<Kind>(scoped?.target.kind ?? "campaign");
+  const [parent, setParent] = useState<EntityRef | null>(scoped?.target ?? null);
+  const [parentLabel, setParentLabel] = useState<string | undefined>(scoped?.label);
   const [mapping, setMapping] = useState<TagMapping>({ by: "detect" });
   const [offset, setOffset] = useState(0);
   const [preview, setPreview] = useState<TagPreview | null>(null);
   const [columns, setColumns] = useState<Partial<Record<Field, string>>>({});
-  const [parentKey, setParentKey] = useState("");
   const [presetName, setPresetName] = useState("");
   const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    void commands.parentKinds("creative").then((ks) => {
+      if (live) setKinds(ks);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
 
   useEffect(() => {
     let live = true;
@@ -96,9 +89,6 @@ export function TagSheetDialog({ file, onClose }: { file: ChosenFile; onClose: (
     };
   }, [file.token, mapping, offset]);
 
-  const scoped = scope && (scope.target.kind === "campaign" || scope.target.kind === "advertiser") ? refKey(scope.target) : "";
-  const chosenKey = parentKey || scoped || (parents[0] ? refKey(parents[0].ref) : "");
-  const parent = parseRef(chosenKey);
   const ready = preview ? preview.total - preview.refused : 0;
   const mapColumns = mapping.by === "columns" || (preview !== null && preview.preset === null);
 
@@ -152,15 +142,50 @@ export function TagSheetDialog({ file, onClose }: { file: ChosenFile; onClose: (
             </select>
           </label>
           <label>
-            Import under
-            <select name="parent" value={chosenKey} onChange={(e) => setParentKey(e.target.value)}>
-              {parents.map((p) => (
-                <option key={refKey(p.ref)} value={refKey(p.ref)}>
-                  {p.label}
+            Import under a{" "}
+            <select
+              name="parentKind"
+              value={parentKind}
+              onChange={(e) => {
+                setParentKind(kinds.find((k) => k.kind === e.target.value)?.kind ?? parentKind);
+                setParent(null);
+                setParentLabel(undefined);
+              }}
+            >
+              {kinds.map((k) => (
+                <option key={k.kind} value={k.kind}>
+                  {k.label}
                 </option>
               ))}
             </select>
           </label>
+          {parentKind === "campaign" ? (
+            <EntitySelect<CampaignRow>
+              fetch={fetchCampaigns}
+              kind="campaign"
+              name="parent"
+              label="campaigns"
+              value={parent}
+              valueLabel={parentLabel}
+              onChange={(ref, r) => {
+                setParent(ref);
+                setParentLabel(r?.label);
+              }}
+            />
+          ) : (
+            <EntitySelect<AdvertiserRow>
+              fetch={fetchAdvertisers}
+              kind="advertiser"
+              name="parent"
+              label="advertisers"
+              value={parent}
+              valueLabel={parentLabel}
+              onChange={(ref, r) => {
+                setParent(ref);
+                setParentLabel(r?.label);
+              }}
+            />
+          )}
         </div>
         {preview && mapColumns && (
           <fieldset className="tag-columns" data-mapping="">
