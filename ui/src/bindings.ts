@@ -1788,6 +1788,8 @@ export type TagPreviewRow = {
 	findings: number,
 	/**  Of them, warnings. */
 	warnings: number,
+	/**  The rules they are found by (`tag.http-resource`), each once, in the order found. */
+	rules: string[],
 	/**  Cells that cannot be read: the row is not applied. */
 	errors: CellError[],
 	/**  What to draw. */

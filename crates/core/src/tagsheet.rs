@@ -73,6 +73,8 @@ pub struct TagPreviewRow {
     pub findings: u32,
     /// Of them, warnings.
     pub warnings: u32,
+    /// The rules they are found by (`tag.http-resource`), each once, in the order found.
+    pub rules: Vec<String>,
     /// Cells that cannot be read: the row is not applied.
     pub errors: Vec<CellError>,
     /// What to draw.
@@ -343,6 +345,12 @@ fn preview_row(r: &MappedRow) -> TagPreviewRow {
                 .count(),
         )
         .unwrap_or(u32::MAX),
+        rules: r.findings.iter().fold(Vec::new(), |mut rules, f| {
+            if !rules.contains(&f.rule) {
+                rules.push(f.rule.clone());
+            }
+            rules
+        }),
         errors: r.errors.clone(),
         thumbnail,
     }

@@ -60,6 +60,9 @@ async fn a_20_row_xlsx_previews_then_lands_as_20_drafts_in_one_undo_step() {
     assert_eq!(row.creative_type, "VIDEO+VASTURL");
     assert_eq!(row.thumbnail, Thumbnail::Video);
     assert_eq!(preview.rows[1].creative_type, "BANNER+TAG");
+    // Each row names the rules of its findings: a clean tag's weight, an info.
+    assert_eq!((preview.rows[1].findings, preview.rows[1].warnings), (1, 0));
+    assert_eq!(preview.rows[1].rules, ["tag.weight"]);
     assert_eq!(preview.rows[1].thumbnail, Thumbnail::Tag);
     assert_eq!(account.pending_count().unwrap(), before);
 

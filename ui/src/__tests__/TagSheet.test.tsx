@@ -37,7 +37,7 @@ const DETECTED: TagPreview = {
   refused: 1,
   findings: 3,
   rows: [
-    { row: 7, name: "Spring 300x250", size: "300x250", width: 300, height: 250, creativeType: "BANNER+TAG", findings: 3, warnings: 1, errors: [], thumbnail: "tag" },
+    { row: 7, name: "Spring 300x250", size: "300x250", width: 300, height: 250, creativeType: "BANNER+TAG", findings: 3, warnings: 1, rules: ["tag.http-resource", "tag.weight"], errors: [], thumbnail: "tag" },
     {
       row: 8,
       name: "Spring 728x90",
@@ -47,6 +47,7 @@ const DETECTED: TagPreview = {
       creativeType: "BANNER+TAG",
       findings: 0,
       warnings: 0,
+      rules: [],
       errors: [{ cell: "A8", field: "externalCreativeid", message: "the placement id is 27 characters; externalCreativeid takes at most 26" }],
       thumbnail: "none",
     },
@@ -88,7 +89,9 @@ describe("Import tag sheet…", () => {
     expect(commands.previewTagSheet).toHaveBeenCalledWith("t1", { by: "detect" }, 0, 50);
     const table = document.querySelector('[data-table="tag-preview"]');
     expect(table?.querySelectorAll("[data-row]").length).toBe(2);
-    expect(document.querySelector('[data-row="7"] [data-findings="3"]')?.textContent).toBe("3 (1 warning)");
+    const findings = document.querySelector('[data-row="7"] [data-findings="3"]');
+    expect(findings?.textContent).toBe("3 (1 warning)");
+    expect(findings?.getAttribute("title")).toBe("tag.http-resource, tag.weight");
     expect(document.querySelector('[data-row="8"] [data-cell="A8"]')?.textContent).toContain("27 characters");
     expect(document.querySelector("[data-tag-counts]")?.textContent).toContain("Campaign Manager 360");
     const apply = document.querySelector<HTMLButtonElement>('[data-action="apply-tags"]');

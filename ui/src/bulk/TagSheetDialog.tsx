@@ -293,7 +293,7 @@ function TagPreviewTable({ preview, onPage }: { preview: TagPreview; onPage: (of
                 <td>{r.name}</td>
                 <td className="mono">{r.size}</td>
                 <td className="mono">{r.creativeType}</td>
-                <td data-findings={r.findings}>{r.warnings > 0 ? `${r.findings} (${plural(r.warnings, "warning")})` : r.findings}</td>
+                <td data-findings={r.findings} title={r.rules.join(", ") || undefined}>{r.warnings > 0 ? `${r.findings} (${plural(r.warnings, "warning")})` : r.findings}</td>
                 <td>
                   {r.errors.map((e) => (
                     <div key={`${e.cell}:${e.field}`} className="error" data-cell={e.cell}>
