@@ -31,7 +31,7 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 macro_rules! specta_builder {
     ($r:ty) => {{
         use $crate::commands::{
-            self, app, audiences, bulk, checks, forms, pending, preview, session, tables,
+            self, app, audiences, bulk, checks, forms, pending, preview, session, tables, tags,
             trafficking,
         };
         tauri_specta::Builder::<$r>::new()
@@ -97,6 +97,10 @@ macro_rules! specta_builder {
                 checks::draft_checks,
                 checks::check_creatives,
                 checks::fetch_vast,
+                tags::pick_tag_sheet::<$r>,
+                tags::preview_tag_sheet,
+                tags::apply_tag_sheet::<$r>,
+                tags::save_tag_preset,
                 app::app_info::<$r>,
                 app::save_settings::<$r>,
                 app::open_logs_folder::<$r>,

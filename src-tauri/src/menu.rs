@@ -22,6 +22,8 @@ pub enum MenuCommand {
     NewProfile,
     /// File → Import… (into the table on screen).
     Import,
+    /// File → Import tag sheet… (an ad server's tag sheet as draft creatives).
+    ImportTags,
     /// File → Export… (the whole account).
     Export,
     /// Edit → Undo.
@@ -97,6 +99,7 @@ pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
         .item(&item(app, C::NewProfile, "New profile…", None)?)
         .separator()
         .item(&item(app, C::Import, "Import…", None)?)
+        .item(&item(app, C::ImportTags, "Import tag sheet…", None)?)
         .item(&item(app, C::Export, "Export account…", None)?)
         .separator()
         .item(&item(app, C::Settings, settings_text, Some("CmdOrCtrl+,"))?)
@@ -195,6 +198,7 @@ mod tests {
         for c in [
             C::NewProfile,
             C::Import,
+            C::ImportTags,
             C::Export,
             C::Undo,
             C::Redo,

@@ -938,6 +938,41 @@ class Scenario:
             raise StepFailed(f"the copy's flights start {got}, not a week after the source's {shifted}")
         self.screenshot("16-duplicate-campaign")
 
+    def step_tag_sheet(self) -> None:
+        """u. Import a 20-row tag sheet (XLSX): preview, apply, check, post, confirm on the sandbox."""
+        s = self.s
+        sheet = Path(__file__).resolve().parents[2] / "crates/workbench/tests/fixtures/tagsheets/tags20.xlsx"
+        campaign = self.e2e_campaign()
+        self.click('[data-action="import-tags"]')
+        self.answer_file_dialog("Import tag sheet", sheet, open_file=True)
+        counts = s.wait_for('[role="dialog"] [data-tag-counts]', "the tag-sheet preview", timeout=30)
+        s.wait_until(
+            lambda: "20 creatives" in counts.text and "Campaign Manager 360" in counts.text,
+            f"the preview to read 20 creatives of Campaign Manager 360 (it reads {counts.text!r})",
+            timeout=30,
+        )
+        rows = s.find_all('[role="dialog"] [data-table="tag-preview"] [data-row]')
+        if len(rows) != 20:
+            raise StepFailed(f"the tag-sheet preview shows {len(rows)} rows, not 20")
+        self.set_input('[role="dialog"] select[name="parentKind"]', "campaign")
+        self.choose_option('[role="dialog"] select[name="parent"]', self.names.campaign)
+        self.screenshot("17-tag-sheet-preview")
+        self.click('[role="dialog"] [data-action="apply-tags"]')
+        s.wait_gone('[role="dialog"]', "the tag-sheet dialog to close once applied", timeout=30)
+        self.wait_pending(20, timeout=15)
+        self.nav("pending")
+        self.click('main [data-action="check"]')
+        s.wait_until(lambda: s.find('main [data-action="check"]').is_enabled(), "the check to finish", timeout=30)
+        invalid = [label for label in self.table_labels("pending") if label.endswith("[invalid]")]
+        if invalid:
+            raise StepFailed(f"check found invalid imported creatives: {invalid}")
+        self.post_all()
+        listed = self.http().entity(f"/v1/campaign/{campaign['id']}/creatives")
+        placed = sorted(c.get("externalCreativeid") for c in listed if str(c.get("externalCreativeid", "")).startswith("3800001"))
+        want = sorted(str(380_000_100 + i) for i in range(20))
+        if placed != want:
+            raise StepFailed(f"the campaign's creatives on the sandbox carry placement ids {placed}, not each of {want[0]}..{want[-1]} once")
+
     # ===================================================================================
     # Steps
 
@@ -1934,6 +1969,7 @@ def main() -> int:
             ("s. export CSV, edit a cell, import with preview, post", sc.step_bulk_csv),
             ("t. duplicate a campaign into another advertiser, post", sc.step_bulk_duplicate_campaign),
             ("u. service creatives; pause 3 ad orders, post, undo refused", sc.step_trafficking),
+            ("v. import a 20-row tag sheet (XLSX): preview, apply, check, post", sc.step_tag_sheet),
             ("n. user token renewed after the clock passes expiry", sc.step_user_refresh),
             ("k. data partner via browser + deep link", sc.step_partner),
             ("o. partner token renewed after the clock passes expiry", sc.step_partner_refresh),

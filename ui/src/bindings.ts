@@ -210,6 +210,27 @@ export const commands = {
 	checkCreatives: (scope: BulkScope) => typedError<SelectionChecks, AppError>(__TAURI_INVOKE("check_creatives", { scope })),
 	/**  "Fetch and check" the VAST URL in field `path`: each document of the chain. */
 	fetchVast: (path: string, url: string) => typedError<VastHop[], AppError>(__TAURI_INVOKE("fetch_vast", { path, url })),
+	/**
+	 *  Shows the open dialog for a tag sheet (XLSX, XLS, ODS, CSV, TSV); `None` when the
+	 *  buyer closed it.
+	 */
+	pickTagSheet: (title: string) => typedError<ChosenFile | null, AppError>(__TAURI_INVOKE("pick_tag_sheet", { title })),
+	/**
+	 *  The preview of the tag sheet `file` (a `pick_tag_sheet` token) with `mapping`:
+	 *  counts, the header and presets for the mapping dialog, and `limit` rows from
+	 *  `offset`. Nothing is saved.
+	 */
+	previewTagSheet: (file: string, mapping: TagMapping, offset: number, limit: number) => typedError<TagPreview, AppError>(__TAURI_INVOKE("preview_tag_sheet", { file, mapping, offset, limit })),
+	/**
+	 *  Makes a draft creative of every row of `file` without a cell to fix, under `parent`
+	 *  (a campaign or an advertiser), as one undo step.
+	 */
+	applyTagSheet: (file: string, mapping: TagMapping, parent: EntityRef) => typedError<TagApplied, AppError>(__TAURI_INVOKE("apply_tag_sheet", { file, mapping, parent })),
+	/**
+	 *  Saves the mapping dialog's columns as a preset named `name`; answers every
+	 *  preset's name, saved first.
+	 */
+	saveTagPreset: (name: string, columns: ColumnChoice[]) => typedError<string[], AppError>(__TAURI_INVOKE("save_tag_preset", { name, columns })),
 	/**  Settings and About: the version, the directories, the settings. */
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
 	/**  Saves the settings; the log level applies at once. */
@@ -633,6 +654,16 @@ export type CapFlight = {
 	label: string,
 };
 
+/**  A cell that cannot become its field: the row is shown with it, and not applied. */
+export type CellError = {
+	/**  The cell as the spreadsheet names it (`D7`). */
+	cell: string,
+	/**  The creative field's wire path (`externalCreativeid`). */
+	field: string,
+	/**  What the buyer reads. */
+	message: string,
+};
+
 /**  What to do to one field. */
 export type Change = 
 /**  Set it to this wire value. */
@@ -751,6 +782,17 @@ export type ChosenFile = {
 	token: string,
 	/**  Where it is, for the buyer to read. */
 	path: string,
+};
+
+/**
+ *  One field's column, by its header text. A preset may list several for one field:
+ *  the first found in the sheet is taken.
+ */
+export type ColumnChoice = {
+	/**  The field. */
+	field: Field,
+	/**  The column's header, matched whatever its case, spacing and punctuation. */
+	header: string,
 };
 
 /**  A column of a kind's table as hosts show it. */
@@ -1010,6 +1052,39 @@ export type ErrorCode =
  *  old values back) instead.
  */
 "posted";
+
+/**  A creative field a tag sheet's column can fill. */
+export type Field = 
+/**  `name`. */
+"name" | 
+/**  `size`, from dimensions such as `300x250`. */
+"size" | 
+/**  A JavaScript tag: `htmlAsset` of a BANNER+TAG creative. */
+"jsTag" | 
+/**
+ *  An iframe tag: `htmlAsset` of a BANNER+TAG creative, when the row has no
+ *  JavaScript tag.
+ */
+"iframeTag" | 
+/**
+ *  A VAST tag URL (`video.vastUrl`, VIDEO+VASTURL), or a VAST document pasted in
+ *  the cell (`video.vastXml`, VIDEO+VASTXML).
+ */
+"vastUrl" | 
+/**  `landingPageUrl`. */
+"clickThrough" | 
+/**  `externalCreativeid`, at most 26 characters. */
+"placementId";
+
+/**  A field the mapping dialog offers, with its label. */
+export type FieldChoice = {
+	/**  The field. */
+	field: Field,
+	/**  What the dialog calls it. */
+	label: string,
+	/**  The creative's wire path it fills. */
+	path: string,
+};
 
 /**  A field both sides changed differently. */
 export type FieldConflict = {
@@ -1370,6 +1445,8 @@ export type MenuCommand =
 "newProfile" | 
 /**  File → Import… (into the table on screen). */
 "import" | 
+/**  File → Import tag sheet… (an ad server's tag sheet as draft creatives). */
+"importTags" | 
 /**  File → Export… (the whole account). */
 "export" | 
 /**  Edit → Undo. */
@@ -1829,6 +1906,15 @@ export type Settings = {
 	updateChannel?: UpdateChannel,
 };
 
+/**  What a file was read as. */
+export type SheetFormat = 
+/**  A spreadsheet: XLSX, or XLS and ODS, which `calamine` reads the same way. */
+"xlsx" | 
+/**  Comma-separated text. */
+"csv" | 
+/**  Tab-separated text. */
+"tsv";
+
 /**  The session ended and could not be renewed: sign in again. Pending changes stay. */
 export type SignInRequired = {
 	/**  Why, for the buyer. */
@@ -1984,6 +2070,103 @@ export type TableSelection = {
 	/**  Rows unticked since. */
 	except: EntityRef[],
 };
+
+/**  What applying made, as a host answers it. */
+export type TagApplied = {
+	/**  Drafts made. */
+	made: number,
+	/**  Rows not applied (a cell to fix). */
+	refused: number,
+	/**  The undo step; `None` when nothing was made. */
+	step: number | null,
+};
+
+/**  Which columns hold which field. */
+export type TagMapping = 
+/**
+ *  The first preset (the buyer's saved ones, then the shipped ones) that knows the
+ *  sheet's header.
+ */
+{ by: "detect" } | 
+/**  A preset by name. */
+{ by: "preset"; 
+/**  Its name, as [`preset_names`] lists it. */
+name: string } | 
+/**  The columns the buyer chose in the mapping dialog. */
+{ by: "columns"; 
+/**  One header per field mapped. */
+columns: ColumnChoice[] };
+
+/**
+ *  A tag sheet as the preview shows it: what was found, the counts, and a window of
+ *  rows.
+ */
+export type TagPreview = {
+	/**  What the file was read as. */
+	format: SheetFormat,
+	/**  The worksheet read. */
+	sheet: string | null,
+	/**  The preset used; `None`: no preset knows the sheet, map its columns. */
+	preset: string | null,
+	/**  The header row's number. */
+	headerRow: number,
+	/**  The header's cells, for the dialog's column pickers. */
+	headers: string[],
+	/**  The columns used, by header. */
+	columns: ColumnChoice[],
+	/**  The fields a column can fill. */
+	fields: FieldChoice[],
+	/**  Every preset by name, saved first. */
+	presets: string[],
+	/**  Creatives in the sheet. */
+	total: number,
+	/**  Of them, rows with a cell to fix (not applied). */
+	refused: number,
+	/**  Findings in all rows. */
+	findings: number,
+	/**  The first row's index in `rows`. */
+	offset: number,
+	/**  The window of rows asked for. */
+	rows: TagPreviewRow[],
+};
+
+/**  One creative of the preview. */
+export type TagPreviewRow = {
+	/**  The row's number in the sheet. */
+	row: number,
+	/**  The creative's name. */
+	name: string | null,
+	/**  `300x250`, when the row has one. */
+	size: string | null,
+	/**  Width, for the thumbnail. */
+	width: number | null,
+	/**  Height, for the thumbnail. */
+	height: number | null,
+	/**  `BANNER+TAG`, `VIDEO+VASTURL`; empty when the row has no tag. */
+	creativeType: string,
+	/**  The checks' findings. */
+	findings: number,
+	/**  Of them, warnings. */
+	warnings: number,
+	/**  The rules they are found by (`tag.http-resource`), each once, in the order found. */
+	rules: string[],
+	/**  Cells that cannot be read: the row is not applied. */
+	errors: CellError[],
+	/**  What to draw. */
+	thumbnail: Thumbnail,
+};
+
+/**
+ *  What the preview draws for a row before anything is rendered: a tag at its size
+ *  (the preview frame's job), a video (a VAST tag), or nothing (a row to fix).
+ */
+export type Thumbnail = 
+/**  An HTML tag, drawn at `width`×`height` when known. */
+"tag" | 
+/**  A VAST tag or document. */
+"video" | 
+/**  Nothing to draw. */
+"none";
 
 /**  What the flights editor draws. */
 export type Timeline = {

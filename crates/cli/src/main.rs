@@ -19,6 +19,7 @@ mod list;
 mod output;
 mod session;
 mod sheet;
+mod tags;
 mod upload;
 mod work;
 
@@ -94,6 +95,7 @@ enum Command {
     Replace(bulk::ReplaceArgs),
     Export(sheet::ExportArgs),
     Import(sheet::ImportArgs),
+    ImportTags(tags::ImportTagsArgs),
     /// Undo the latest local edit.
     Undo,
     /// Redo the latest undone edit.
@@ -156,6 +158,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Replace(args) => bulk::replace(ctx, args),
         Command::Export(args) => sheet::export(ctx, args),
         Command::Import(args) => sheet::import(ctx, args),
+        Command::ImportTags(args) => tags::import_tags(ctx, args),
         Command::Undo => bulk::undo(ctx, false),
         Command::Redo => bulk::undo(ctx, true),
         Command::History => bulk::history(ctx),

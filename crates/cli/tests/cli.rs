@@ -908,6 +908,100 @@ async fn an_import_nested_too_deep_is_refused_at_its_cell_and_posting_goes_on() 
 /// them with their references; the buyer finds the first by its `externalCreativeid` and
 /// marks it created with its id, and posts the second again. The next push creates the
 /// second and sends nothing for the first: one of each on the ad platform.
+/// Creatives the sandbox holds whose placement id starts with `prefix`, read below HTTP.
+fn creatives_placed(sandbox: &Sandbox, prefix: &str) -> Vec<String> {
+    let pattern = format!("{prefix}%");
+    sandbox
+        .state()
+        .db
+        .blocking(move |conn| {
+            let mut stmt = conn.prepare(
+                "SELECT json_extract(body, '$.externalCreativeid') FROM creatives
+                 WHERE json_extract(body, '$.externalCreativeid') LIKE ?1",
+            )?;
+            let ids = stmt
+                .query_map([pattern], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(ids)
+        })
+        .expect("read creatives")
+}
+
+// A tag sheet from the terminal: the preview, the drafts as one step, and the post.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_tags_previews_makes_20_drafts_in_one_step_and_they_post() {
+    let (sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("tags.db");
+    let ws_arg = file.to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws_arg.as_str()];
+        all.extend_from_slice(args);
+        cli.run(&all, None)
+    };
+    assert!(run(&["pull"]).status.success());
+    let ws = Workspace::open(&file).expect("workspace");
+    let campaign = ws
+        .list(Kind::Campaign)
+        .expect("campaigns")
+        .into_iter()
+        .find(|e| e.working["name"] == "Autumn Reads")
+        .expect("the seed's campaign")
+        .target
+        .key
+        .to_string();
+    drop(ws);
+    let sheet = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../workbench/tests/fixtures/tagsheets/tags20.xlsx"
+    );
+
+    let out = run(&["import-tags", sheet, "--campaign", &campaign, "--dry-run"]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("Campaign Manager 360 preset, header on row 6"),
+        "{err}"
+    );
+    assert!(stdout.contains("Spring_Display_728x90_1"), "{stdout}");
+    assert!(stdout.contains("VIDEO+VASTURL") && stdout.contains("BANNER+TAG"));
+    assert!(stdout.contains("20 rows"), "{stdout}");
+    assert!(err.contains("nothing was saved"), "{err}");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert!(ws.pending().expect("pending").is_empty());
+    drop(ws);
+
+    let out = run(&["import-tags", sheet, "--campaign", &campaign]);
+    let (_, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("Made 20 draft creatives"), "{err}");
+    let (stdout, _) = text(&run(&["history"]));
+    assert!(stdout.contains("Import tags tags20.xlsx"), "{stdout}");
+    let ws = Workspace::open(&file).expect("workspace");
+    assert_eq!(ws.pending().expect("pending").len(), 20);
+    drop(ws);
+
+    let out = run(&["push"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let mut posted = creatives_placed(&sandbox, "3800001");
+    posted.sort();
+    let want: Vec<String> = (0..20).map(|i| (380_000_100 + i).to_string()).collect();
+    assert_eq!(posted, want, "each placement posted once");
+
+    // A preset that neither ships nor was saved is refused by name.
+    let out = run(&["import-tags", sheet, "--preset", "Nobody", "--dry-run"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).1.contains("no tag-sheet preset named"),
+        "{}",
+        text(&out).1
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn review_marks_a_found_creative_created_and_posts_a_missing_one_again() {
     let (sandbox, _running, cli) = start().await;

@@ -17,6 +17,7 @@
 //! - [`updates`]: the update feed for the chosen channel;
 //! - [`files`]: files chosen in a host's dialog, as tokens, and whole-file writes;
 //! - [`preview`]: creative previews: resources a tag loads, offline and live documents.
+//! - [`tagsheet`]: tag-sheet import (presets, preview, drafts as one undo step).
 //!
 //! Hosts parse input, call one function here (or in `flightdeck-offline`), and map the
 //! error. No Tauri, no terminal: both are hosts' business.
@@ -37,6 +38,7 @@ pub mod scope;
 mod session;
 pub mod settings;
 pub mod status;
+pub mod tagsheet;
 pub mod updates;
 pub mod upload;
 

@@ -38,6 +38,12 @@ pub fn log_dir() -> Result<PathBuf> {
     dir.ok_or_else(|| Error::NoDirectory { what: "log" })
 }
 
+/// The tag-sheet presets the buyer saved from the mapping dialog, in the data
+/// directory beside `settings.json`: both hosts read them (`import-tags --preset`).
+pub fn tag_presets_file(data: &Path) -> PathBuf {
+    data.join("tag-sheet-presets.json")
+}
+
 /// Creates `dir` and its parents. On Unix the directories Flightdeck creates are private
 /// to the user (0700): workspaces hold the account's data. One that exists already
 /// (made by an older version, or by hand) is made private too.

@@ -2,6 +2,11 @@
 //! how much goes into the log file and which update channel the app follows. Only the
 //! desktop app reads it (the CLI writes no log file and installs no updates); it holds
 //! no secret.
+//!
+//! Beside it, the tag-sheet presets the buyer saved ([`TagPresets`],
+//! `paths::tag_presets_file`), which both hosts read. They are a file of their own, not
+//! a member of [`Settings`]: the Settings screen saves its whole form, and would drop a
+//! preset saved while it was open.
 
 use std::path::{Path, PathBuf};
 
@@ -114,6 +119,48 @@ impl Settings {
 
 fn path(dir: &Path) -> PathBuf {
     dir.join("settings.json")
+}
+
+/// The tag-sheet presets the buyer saved from the mapping dialog, in the order they
+/// were first saved. Detection tries them before the shipped ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TagPresets {
+    /// The presets.
+    #[serde(default)]
+    pub presets: Vec<flightdeck_workbench::tagsheet::Preset>,
+}
+
+impl TagPresets {
+    /// Reads the file in `dir`, or none saved. A damaged file is reported and left as
+    /// it is.
+    pub fn read(dir: &Path) -> Result<TagPresets> {
+        let path = crate::paths::tag_presets_file(dir);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| Error::Damaged {
+                path: path.clone(),
+                source,
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(TagPresets::default()),
+            Err(e) => Err(Error::storage(&path, e)),
+        }
+    }
+
+    /// Adds `preset`, or replaces the saved one of the same name (case aside), and
+    /// writes the file whole ([`crate::files::write_json`]).
+    pub fn save(dir: &Path, preset: flightdeck_workbench::tagsheet::Preset) -> Result<()> {
+        let mut saved = TagPresets::read(dir)?;
+        match saved
+            .presets
+            .iter_mut()
+            .find(|p| p.name.eq_ignore_ascii_case(&preset.name))
+        {
+            Some(p) => *p = preset,
+            None => saved.presets.push(preset),
+        }
+        crate::paths::create_private_dir(dir)?;
+        crate::files::write_json(&crate::paths::tag_presets_file(dir), &saved)
+    }
 }
 
 #[cfg(test)]

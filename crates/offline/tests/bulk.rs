@@ -565,6 +565,53 @@ async fn pasted_rows_without_an_id_become_drafts_under_the_selected_campaign() {
 }
 
 #[tokio::test]
+async fn dotted_columns_build_the_nested_objects_of_new_creatives_and_update_drafts() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let campaign = by_name(&ws, Kind::Campaign, "Acme Spring Launch");
+    // The sheet conventions' nested fields, as a buyer types them: no JSON cells.
+    let csv = "name,creativeType,creativeSubtype,type.mediaType,video.vastUrl,size.width,size.height\n\
+               Spot A,VIDEO,VASTURL,VAST,https://ads.example.com/vast?id=1,640,360\n\
+               Spot B,VIDEO,VASTURL,VAST,https://ads.example.com/vast?id=2,,\n";
+    let options = sheet(
+        Some(Kind::Creative),
+        Delimiter::Comma,
+        Some(campaign.clone()),
+    );
+    let applied = ws.import_sheet(csv, &options, "Import", true).unwrap();
+    assert_eq!((applied.creates, applied.refused), (2, 0), "{applied:?}");
+    assert!(
+        applied.rows.iter().all(|r| r.errors.is_empty()),
+        "{applied:?}"
+    );
+    let made = ws
+        .find_where(Kind::Creative, &[("name".into(), json!("Spot A"))])
+        .unwrap();
+    let a = ws.working_of(&made[0]).unwrap().unwrap();
+    assert_eq!(a["type"], json!({"mediaType": "VAST"}));
+    assert_eq!(
+        a["video"]["vastUrl"],
+        json!("https://ads.example.com/vast?id=1")
+    );
+    assert_eq!(a["size"], json!({"width": 640, "height": 360}));
+
+    // The same columns change a draft that has no such object yet, and clearing (`[]`)
+    // an absent nested field leaves it absent.
+    let b = ws
+        .find_where(Kind::Creative, &[("name".into(), json!("Spot B"))])
+        .unwrap()
+        .remove(0);
+    let id = flightdeck_offline::bulk::sheet::id_cell(&b.key);
+    let csv = format!("id,size.width,size.height,display.htmlAsset\n{id},300,250,[]\n");
+    let applied = ws.import_sheet(&csv, &options, "Import", true).unwrap();
+    assert_eq!((applied.updates, applied.refused), (1, 0), "{applied:?}");
+    let b = ws.working_of(&b).unwrap().unwrap();
+    assert_eq!(b["size"], json!({"width": 300, "height": 250}));
+    assert!(b.get("display").is_none(), "{b}");
+}
+
+#[tokio::test]
 async fn a_duplicated_campaign_lands_in_another_advertiser_with_its_flights_moved() {
     let server = Server::start().await;
     let dir = tempfile::tempdir().unwrap();

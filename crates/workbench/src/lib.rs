@@ -25,6 +25,9 @@
 //!   tokenizer; what a tag loads, for `tag.http-resource` and the preview, is
 //!   [`resources`] ([`external_resources`]).
 //! - **Sizes and URLs**: [`sizes`] and [`urls`].
+//! - **Tag sheets**: [`tagsheet`] reads an ad server's tag sheet (XLSX, CSV, TSV; bytes
+//!   in, no file) into one creative per placement row, each with these checks'
+//!   findings.
 //!
 //! The rule ids, and the level each answers:
 //!
@@ -46,6 +49,7 @@ mod lines;
 pub mod macros;
 pub mod resources;
 pub mod sizes;
+pub mod tagsheet;
 pub mod urls;
 pub mod vast;
 

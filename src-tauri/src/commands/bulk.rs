@@ -239,7 +239,7 @@ pub async fn pick_export_file<R: Runtime>(
 
 /// Waits for the dialog (shown by the plugin on the main thread) without blocking a
 /// thread, and gives the chosen file a token.
-async fn choose<R: Runtime>(
+pub(super) async fn choose<R: Runtime>(
     window: &Window<R>,
     state: &AppState,
     dialog: FileDialogBuilder<R>,

@@ -10,6 +10,7 @@ pub mod pending;
 pub mod preview;
 pub mod session;
 pub mod tables;
+pub mod tags;
 pub mod trafficking;
 
 use std::sync::Arc;

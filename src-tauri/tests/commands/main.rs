@@ -34,6 +34,7 @@ mod preview;
 mod session;
 mod status;
 mod tables;
+mod tags;
 mod trafficking;
 
 /// Longest wait for a background post to finish.

@@ -1,5 +1,6 @@
 import { type KeyboardEvent, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { TABLE_KINDS } from "../api/kinds";
+import { openTagSheet } from "../bulk/TagSheetDialog";
 import { ENTITY_SEARCHES, newEditor } from "../screens/entities";
 import { SCREENS, useNavActions, useNavigation } from "../state/navigation";
 import { useSession } from "../state/session";
@@ -122,6 +123,7 @@ export function Palette({ onClose }: { onClose: () => void }) {
     action("post", `Post ${sync.pendingCount} changes`, () => void sync.post(null));
     action("download", "Download from the service", () => void sync.startDownload());
     action("check", "Check changes", () => setScreen("pending"));
+    action("import-tags", "Import tag sheet…", () => void openTagSheet());
     for (const k of TABLE_KINDS) {
       action(`new-${k.name.replaceAll("_", "-")}`, `New ${k.label}`, () => {
         setScreen(k.kind);

@@ -16,6 +16,7 @@ import { EntityScreen } from "./EntityScreen";
 import { AD_ORDERS, ADVERTISERS, CAMPAIGNS, CREATIVES, SEGMENTS, SITE_LISTS } from "./entities";
 import { PendingScreen } from "./Pending";
 import { exportAccount } from "../bulk/BulkActions";
+import { TagSheetHost, openTagSheet } from "../bulk/TagSheetDialog";
 import { PostedNotice, UndoButtons, useUndoKeys } from "../bulk/history";
 import { useMenuCommand } from "../state/menu";
 
@@ -233,6 +234,9 @@ function TopBar() {
       <button type="button" data-action="export-account" title="Export the whole account to a CSV or TSV file" onClick={() => void exportAccount()}>
         Export account…
       </button>
+      <button type="button" data-action="import-tags" title="Make draft creatives from an ad server's tag sheet (XLSX, CSV or TSV)" onClick={() => void openTagSheet()}>
+        Import tag sheet…
+      </button>
       <span className="spacer" />
       <button type="button" className="palette-button" onClick={() => setPaletteOpen(true)} aria-keyshortcuts="Control+K Meta+K">
         Search or jump… <kbd>Ctrl K</kbd>
@@ -319,7 +323,7 @@ function Content() {
   );
 }
 
-/** View → each screen, and File → Export account… */
+/** View → each screen, File → Export account… and File → Import tag sheet… */
 function MenuScreens() {
   const { setScreen } = useNavActions();
   useMenuCommand("showAdvertisers", () => setScreen("advertiser"));
@@ -330,7 +334,8 @@ function MenuScreens() {
   useMenuCommand("showAudienceSegments", () => setScreen("audience_segment"));
   useMenuCommand("showPending", () => setScreen("pending"));
   useMenuCommand("export", () => void exportAccount());
-  return null;
+  useMenuCommand("importTags", () => void openTagSheet());
+  return <TagSheetHost />;
 }
 
 function PaletteHost() {

@@ -13,6 +13,7 @@ const handlers = new Map<MenuCommand, Handler[]>();
 /** What a command does when no screen handles it (the sign-in screen has no tables). */
 const UNHANDLED: Partial<Record<MenuCommand, string>> = {
   import: "Open a table to import into.",
+  importTags: "Sign in to import a tag sheet.",
   export: "Sign in to export the account.",
   undo: "Sign in to undo.",
   redo: "Sign in to redo.",

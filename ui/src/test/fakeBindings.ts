@@ -27,6 +27,23 @@ const noCells: MatrixCell[] = [];
 
 type Real = typeof import("../bindings").commands;
 
+/** A tag sheet no preset knows, with no rows: what `previewTagSheet` answers unless a test says otherwise. */
+export const EMPTY_TAG_PREVIEW: import("../bindings").TagPreview = {
+  format: "xlsx",
+  sheet: "Tags",
+  preset: null,
+  headerRow: 1,
+  headers: [],
+  columns: [],
+  fields: [],
+  presets: [],
+  total: 0,
+  refused: 0,
+  findings: 0,
+  offset: 0,
+  rows: [],
+};
+
 /** The real kinds: facts generated from Rust, the same in tests as in the app. */
 export const KINDS = (await vi.importActual<typeof import("../bindings")>("../bindings")).KINDS;
 export const { HAS_FINDINGS, HAS_WARNINGS } = await vi.importActual<typeof import("../bindings")>("../bindings");
@@ -135,6 +152,10 @@ export const commands = {
   importFile: vi.fn<Real["importFile"]>(() => ok(EMPTY_PREVIEW)),
   exportFile: vi.fn<Real["exportFile"]>(() => ok(0)),
   previewRows: vi.fn<Real["previewRows"]>(() => ok({ rows: [], offset: 0, total: 0, unfiltered: 0 })),
+  pickTagSheet: vi.fn<Real["pickTagSheet"]>(() => ok(null)),
+  previewTagSheet: vi.fn<Real["previewTagSheet"]>(() => ok(EMPTY_TAG_PREVIEW)),
+  applyTagSheet: vi.fn<Real["applyTagSheet"]>(() => ok({ made: 0, refused: 0, step: null })),
+  saveTagPreset: vi.fn<Real["saveTagPreset"]>(() => ok([])),
   appInfo: vi.fn<Real["appInfo"]>(() => ok(APP_INFO)),
   saveSettings: vi.fn<Real["saveSettings"]>((settings) => ok({ ...APP_INFO, settings })),
   openLogsFolder: vi.fn<Real["openLogsFolder"]>(() => ok(null)),

@@ -162,7 +162,18 @@ fn walk(
     };
     match first {
         Seg::Key(k) => {
-            if node.is_null() && !rest.is_empty() {
+            if node.is_null() {
+                // A dotted path builds the objects it goes through (`type.mediaType` on
+                // a new draft makes `type`); clearing or counting on a field that is not
+                // there leaves its parent as absent as it was.
+                if rest.is_empty() && !matches!(change, Change::Set(_)) {
+                    at.push(first.clone());
+                    if let Err(e) = change_one(None, change, at) {
+                        errors.push(e);
+                    }
+                    at.pop();
+                    return;
+                }
                 *node = Value::Object(Map::new());
             }
             let Value::Object(map) = node else {
