@@ -9,8 +9,12 @@
 #   BENCH_RUNS=30 scripts/bench-ui.sh
 #   BENCH_ONLY_START=1 scripts/bench-ui.sh   cold starts (and the download) only; BENCH_SKIP_START=1 skips them
 #   BENCH_ONLY_BULK=1 scripts/bench-ui.sh    after the download, only opening the table and the select-all preview
+#   BENCH_ONLY_FLOOR=1 scripts/bench-ui.sh   only the floor page (builds neither the app nor the sandbox data)
 #
-# Figures: cold start to the first interactive screen against a blank Tauri v2 app
+# Figures: first the floor page (benches/blank-app/dist/floor.html in the blank app: the
+# ad-order table's markup and the app's built CSS over N rows in a plain array, no React,
+# no IPC), its filter and sort timed as the app's are; Flightdeck's filter, sort and save
+# then print their p95 as a ratio to the floor's, beside their parts. Cold start to the first interactive screen against a blank Tauri v2 app
 # (benches/blank-app, built the same way), on first launch and with existing data; the
 # download with its progress; opening the ad-orders table; a filter keystroke until the
 # window repaints; a sort; a save until the table shows the new value; the bytes each
@@ -30,13 +34,27 @@ if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/
   (cd ui && npm ci --no-audit --no-fund --loglevel=error)
 fi
 (cd ui && npm run build --silent)
-echo "== cargo build --release (the app, the blank app, the data loader)"
-cargo build --release --locked -p flightdeck-app -p flightdeck-blank-app
-cargo build --release --locked -p flightdeck-sandbox --example load_ad_orders
-
+# The floor page uses the app's own CSS, as built: copied into the blank app's page
+# (embedded at compile time; its build script recompiles it when dist/ changes).
+# Rewritten only when it differs, so an unchanged CSS rebuilds nothing.
+css="$(mktemp)"
+cat ui/dist/assets/*.css >"$css"
+if cmp -s "$css" benches/blank-app/dist/app.css; then rm "$css"; else mv "$css" benches/blank-app/dist/app.css; fi
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 seed="$target/bench-ui/ad-orders-$orders/sandbox.db"
-if [ ! -f "$seed" ]; then
+app="$target/release/flightdeck-app"
+if [ -n "${BENCH_ONLY_FLOOR:-}" ]; then
+  echo "== cargo build --release (the blank app)"
+  cargo build --release --locked -p flightdeck-blank-app
+  # Nothing starts the app; the e2e harness only wants a binary to point at.
+  [ -x "$app" ] || app="$target/release/flightdeck-blank-app"
+else
+  echo "== cargo build --release (the app, the blank app, the data loader)"
+  cargo build --release --locked -p flightdeck-app -p flightdeck-blank-app
+  cargo build --release --locked -p flightdeck-sandbox --example load_ad_orders
+fi
+
+if [ -z "${BENCH_ONLY_FLOOR:-}" ] && [ ! -f "$seed" ]; then
   echo "== preparing a sandbox with $orders ad orders ($seed)"
   mkdir -p "$(dirname "$seed")"
   "$target/release/examples/load_ad_orders" "$seed.tmp" "$orders"
@@ -47,7 +65,7 @@ if [ ! -f "$seed" ]; then
 fi
 
 FLIGHTDECK_E2E_SKIP_BUILD=1 \
-  FLIGHTDECK_APP="$target/release/flightdeck-app" \
+  FLIGHTDECK_APP="$app" \
   FLIGHTDECK_BENCH_BLANK="$target/release/flightdeck-blank-app" \
   FLIGHTDECK_BENCH_SEED="$seed" \
   FLIGHTDECK_BENCH_AD_ORDERS="$orders" \

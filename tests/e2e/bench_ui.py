@@ -12,6 +12,12 @@ Environment (scripts/bench-ui.sh sets it, on top of scripts/e2e.sh's):
     FLIGHTDECK_BENCH_BLANK      the blank Tauri app, for the cold-start floor
     BENCH_RUNS                  runs per figure (default 20)
     BENCH_ONLY_BULK             after the download, only the table's opening and the select-all preview
+    BENCH_ONLY_FLOOR            only the floor page (benches/blank-app/dist/floor.html)
+
+The floor page is the ad-order table's markup and CSS in the blank app, over N rows in a
+plain array, with no React and no IPC: its filter and sort, measured like the app's, are
+what the same WebKit costs for the same repaint. Each of the app's filter, sort and save
+figures prints its p95 as a ratio to the floor's beside its parts.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from webdriver import Session, WaitTimeout  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "20"))
 ORDERS = int(os.environ.get("FLIGHTDECK_BENCH_AD_ORDERS", "0"))
+FLOOR_ROWS = ORDERS or 100_000
 
 # The bytes of one command answer as the page receives it: the largest window a table
 # view asks for (its page size times the pages a tall screen merges into one request).
@@ -148,7 +155,8 @@ return {origin: performance.timeOrigin, loaded: nav ? nav.domContentLoadedEventE
 # The latest window request and answer (windowCache's performance marks).
 MARKS_JS = """
 const last = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
-return {asked: last('fd:window-asked'), landed: last('fd:window-landed'), committed: last('fd:table-committed')};
+return {asked: last('fd:window-asked'), landed: last('fd:window-landed'), committed: last('fd:table-committed'),
+        sorted: last('fd:floor-sorted')};
 """
 
 
@@ -170,6 +178,27 @@ def report(label: str, values: list[float], unit: str = "ms") -> None:
         return
     med, p95, top = quantiles(values)
     print(f"{label:<52} median {med:>9.1f} {unit}  p95 {p95:>9.1f} {unit}  max {top:>9.1f} {unit}  ({len(values)} runs)", flush=True)
+
+
+def p95(values: list[float]) -> float:
+    return quantiles(values)[1]
+
+
+def against_floor(label: str, values: list[float], floor: Optional[list[float]], target: float, parts: dict[str, list[float]]) -> None:
+    """One line: the figure's p95 as a ratio to the floor page's p95, against the issue's
+    target, with the p95 of each part beside it (e.g. `filter p95 60.0 ms = 1.9x floor
+    (31.0 ms; target <= 1.5x); command+IPC 29.0, paint 14.5`)."""
+    if not values:
+        return
+    mine = p95(values)
+    if floor:
+        base = p95(floor)
+        verdict = "met" if mine <= target * base else "MISSED"
+        ratio = f"= {mine / base:.1f}x floor ({base:.1f} ms; target <= {target:g}x: {verdict})"
+    else:
+        ratio = "(no floor measured)"
+    split = ", ".join(f"{name} {p95(v):.1f}" for name, v in parts.items() if v)
+    print(f"{label} p95 {mine:.1f} ms {ratio}" + (f"; {split}" if split else ""), flush=True)
 
 
 def report_parts(parts: dict[str, list[float]]) -> None:
@@ -234,6 +263,10 @@ class Bench(Scenario):
         if cfg.data_dir is None:
             raise StepFailed("FLIGHTDECK_DATA_DIR is not set")
         self.data: Path = cfg.data_dir
+        # The floor page's filter and sort times (keystroke or click to repaint), if measured.
+        self.floor_filter: Optional[list[float]] = None
+        self.floor_sort: Optional[list[float]] = None
+        self.floor_repaint: Optional[list[float]] = None
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -371,7 +404,9 @@ class Bench(Scenario):
         times = [float(self.s.execute_async(IPC_FLOOR_JS)) for _ in range(RUNS)]
         report("IPC round trip of an empty command", times)
 
-    def filter_keys(self) -> None:
+    def filter_keys(self, what: str = "filter") -> list[float]:
+        """Types a filter a key at a time; `what` names the page in the output (the app's
+        table or the floor page)."""
         box = self.s.execute(
             "const root = [...document.querySelectorAll('[data-painted-at]')][0];"
             "return root && (root.querySelector('input[data-filter]') || document.querySelector('input[data-filter]'));"
@@ -384,6 +419,8 @@ class Bench(Scenario):
         answered: list[float] = []
         rendered: list[float] = []
         shown: list[float] = []
+        own: list[float] = []
+        floor_shown: list[float] = []
         while len(times) < RUNS:
             for i in range(1, len(text) + 1):
                 value = text[:i]
@@ -397,19 +434,35 @@ class Bench(Scenario):
                     if marks["committed"] is not None and marks["committed"] >= marks["landed"]:
                         rendered.append(marks["committed"] - marks["landed"])
                         shown.append(st["paintedAt"] - marks["committed"])
+                        own.append(marks["committed"] - t0)
+                elif marks["asked"] is None and marks["committed"] is not None and marks["committed"] >= t0:
+                    # The floor page: no window is asked for; its DOM update is its commit.
+                    own.append(marks["committed"] - t0)
+                    floor_shown.append(st["paintedAt"] - marks["committed"])
             t0 = self.now()
             self.s.execute(SET_INPUT_JS, box, "")
             self.painted_after("ad_order", t0, lambda st: st["filter"] == "", "the filter cleared")
+        if what != "filter":
+            report(f"{what}: keystroke until the rows repaint", times)
+            report("  keystroke until the DOM holds them (filter + DOM)", own)
+            report("  DOM updated until painted (frame + layout + paint)", floor_shown)
+            return times
         report("filter: keystroke until the window repaints", times)
         report("  keystroke until the window is asked for", asked)
         report("  asked until answered (command + IPC)", answered)
         report("  answered until committed (React render)", rendered)
         report("  committed until painted (frame + layout + paint)", shown)
+        report("  keystroke until committed (Flightdeck's own part; target <= 16 ms at 100k, 25 at 1M)", own)
+        against_floor("filter", times, self.floor_filter, 1.5, {"command+IPC": answered, "React": rendered, "paint": shown, "own part": own})
+        return times
 
-    def sort(self) -> None:
+    def sort(self, what: str = "sort") -> list[float]:
+        """Clicks a header per run; `what` names the page (the app's table or the floor)."""
         times: list[float] = []
         answered: list[float] = []
         shown: list[float] = []
+        work: list[float] = []
+        repaint: list[float] = []
         for i in range(RUNS):
             column = ["name", "budget", "start", "id"][i % 4]
             # A sortable header is a button that names its column (DataTable).
@@ -429,12 +482,28 @@ class Bench(Scenario):
                 answered.append(marks["landed"] - marks["asked"])
             if marks["committed"] is not None and marks["committed"] >= t0:
                 shown.append(st["paintedAt"] - marks["committed"])
+                work.append(marks["committed"] - t0)
+            if marks["sorted"] is not None and marks["sorted"] >= t0:
+                # The floor page's repaint, its JS sort of every row left out.
+                repaint.append(st["paintedAt"] - marks["sorted"])
+        if what != "sort":
+            report(f"{what}: header click until the rows repaint", times)
+            report("  click until the DOM holds them (sort + DOM)", work)
+            report("  DOM updated until painted (frame + layout + paint)", shown)
+            report("  the repaint alone (sorted until painted)", repaint)
+            self.floor_repaint = repaint
+            return times
         report("sort: header click until the window repaints", times)
         report("  asked until answered (command + IPC)", answered)
         report("  committed until painted (frame + layout + paint)", shown)
+        against_floor("sort", times, self.floor_sort, 1.5, {"command+IPC": answered, "paint": shown})
+        against_floor("  against the floor's repaint alone: sort", times, self.floor_repaint, 1.5, {})
+        return times
 
     def save(self) -> None:
-        times = []
+        times: list[float] = []
+        answered: list[float] = []
+        shown: list[float] = []
         for i in range(RUNS):
             label = (self.table("ad_order") or {}).get("labels", [None])[0]
             if not label:
@@ -462,8 +531,15 @@ class Bench(Scenario):
                 interval=0.02,
             )
             times.append(float(st) - t0)
+            marks = self.s.execute(MARKS_JS)
+            if marks["asked"] is not None and marks["landed"] is not None and marks["asked"] >= t0:
+                answered.append(marks["landed"] - marks["asked"])
+            if marks["committed"] is not None and marks["committed"] >= t0:
+                shown.append(float(st) - marks["committed"])
             self.filter_table("ad_order", "")
         report("save a form until the table shows the value", times)
+        against_floor("save until shown", times, self.floor_sort, 2.0, {"window command+IPC": answered, "paint": shown})
+        against_floor("  against the floor's repaint alone: save", times, self.floor_repaint, 2.0, {})
 
     def bulk_select_all(self) -> None:
         """Selects all rows of the ad-order table, opens "Edit N selected" and previews an
@@ -511,6 +587,28 @@ class Bench(Scenario):
         if ipc["calls"] == 0:
             raise StepFailed("no IPC call was counted: the counter did not see the transport")
 
+    def floor(self) -> None:
+        """The floor page: the blank app, navigated to its floor.html over FLOOR_ROWS rows,
+        its filter and sort measured as the app's are. A sort there sorts the whole array
+        in JS, so the floor's repaint (the target for sort and save) includes that sort."""
+        self.start(self.blank, "[data-ready]")
+        # The page resolves the address against its own (tauri://localhost on Linux), after
+        # this script has returned.
+        t0 = time.monotonic()
+        page = str(
+            self.s.execute(
+                "const u = new URL(arguments[0], location.href).href; setTimeout(() => location.assign(u), 0); return u;",
+                f"floor.html#rows={FLOOR_ROWS}",
+            )
+        )
+        self.painted_after("ad_order", 0, lambda st: st["total"] == FLOOR_ROWS, f"the floor page with {FLOOR_ROWS:,} rows", timeout=120)
+        print(f"{'floor page (' + f'{FLOOR_ROWS:,}' + ' rows, no React, no IPC)':<52} {time.monotonic() - t0:>9.1f} s   to generate and paint ({page})", flush=True)
+        if self.s.execute("return document.documentElement.dataset.css === 'missing';"):
+            print("  note: the floor page has no app.css: scripts/bench-ui.sh copies it from ui/dist", flush=True)
+        self.floor_filter = self.filter_keys("floor filter")
+        self.floor_sort = self.sort("floor sort")
+        self.stop()
+
     def memory(self) -> None:
         pid = app_pid(self.cfg.app)
         if pid is None:
@@ -528,6 +626,9 @@ def main() -> int:
     print(f"Flightdeck UI bench: {ORDERS} ad orders, {RUNS} runs per figure, {cfg.app}", flush=True)
     status = 0
     try:
+        b.floor()
+        if os.environ.get("BENCH_ONLY_FLOOR"):
+            return status
         if os.environ.get("BENCH_SKIP_START"):
             b.start_figures = ([1.0], [], [])
         else:
