@@ -84,23 +84,29 @@ fn found_in(dir: &Path, needle: &str) -> Vec<String> {
     hits
 }
 
-/// How many advertisers named like `prefix` the sandbox holds, read below HTTP.
-fn advertisers_named(sandbox: &Sandbox, prefix: &str) -> Vec<String> {
+/// The values of `field` in the sandbox's `table` that start with `prefix`, read below
+/// HTTP (what the ad platform holds, whatever the client believes).
+fn held(sandbox: &Sandbox, table: &'static str, field: &'static str, prefix: &str) -> Vec<String> {
     let pattern = format!("{prefix}%");
     sandbox
         .state()
         .db
         .blocking(move |conn| {
-            let mut stmt = conn.prepare(
-                "SELECT json_extract(body, '$.name') FROM advertisers
-                 WHERE json_extract(body, '$.name') LIKE ?1",
-            )?;
-            let names = stmt
+            let mut stmt = conn.prepare(&format!(
+                "SELECT json_extract(body, '$.{field}') FROM {table}
+                 WHERE json_extract(body, '$.{field}') LIKE ?1"
+            ))?;
+            let values = stmt
                 .query_map([pattern], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(names)
+            Ok(values)
         })
-        .expect("count advertisers")
+        .expect("read the sandbox")
+}
+
+/// Advertisers the sandbox holds named like `prefix`.
+fn advertisers_named(sandbox: &Sandbox, prefix: &str) -> Vec<String> {
+    held(sandbox, "advertisers", "name", prefix)
 }
 
 async fn start() -> (Sandbox, flightdeck_sandbox::Running, Cli) {
@@ -903,30 +909,6 @@ async fn an_import_nested_too_deep_is_refused_at_its_cell_and_posting_goes_on() 
     assert_eq!(advertisers_named(&sandbox, "Harbor Books Two").len(), 1);
 }
 
-/// Two creatives need review: one the ad platform has (its answer was lost after the
-/// commit), one it never got (the process died before its request left). `review` lists
-/// them with their references; the buyer finds the first by its `externalCreativeid` and
-/// marks it created with its id, and posts the second again. The next push creates the
-/// second and sends nothing for the first: one of each on the ad platform.
-/// Creatives the sandbox holds whose placement id starts with `prefix`, read below HTTP.
-fn creatives_placed(sandbox: &Sandbox, prefix: &str) -> Vec<String> {
-    let pattern = format!("{prefix}%");
-    sandbox
-        .state()
-        .db
-        .blocking(move |conn| {
-            let mut stmt = conn.prepare(
-                "SELECT json_extract(body, '$.externalCreativeid') FROM creatives
-                 WHERE json_extract(body, '$.externalCreativeid') LIKE ?1",
-            )?;
-            let ids = stmt
-                .query_map([pattern], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(ids)
-        })
-        .expect("read creatives")
-}
-
 // A tag sheet from the terminal: the preview, the drafts as one step, and the post.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn import_tags_previews_makes_20_drafts_in_one_step_and_they_post() {
@@ -987,7 +969,7 @@ async fn import_tags_previews_makes_20_drafts_in_one_step_and_they_post() {
 
     let out = run(&["push"]);
     assert!(out.status.success(), "{}", text(&out).1);
-    let mut posted = creatives_placed(&sandbox, "3800001");
+    let mut posted = held(&sandbox, "creatives", "externalCreativeid", "3800001");
     posted.sort();
     let want: Vec<String> = (0..20).map(|i| (380_000_100 + i).to_string()).collect();
     assert_eq!(posted, want, "each placement posted once");
@@ -1002,6 +984,11 @@ async fn import_tags_previews_makes_20_drafts_in_one_step_and_they_post() {
     );
 }
 
+/// Two creatives need review: one the ad platform has (its answer was lost after the
+/// commit), one it never got (the process died before its request left). `review` lists
+/// them with their references; the buyer finds the first by its `externalCreativeid` and
+/// marks it created with its id, and posts the second again. The next push creates the
+/// second and sends nothing for the first: one of each on the ad platform.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn review_marks_a_found_creative_created_and_posts_a_missing_one_again() {
     let (sandbox, _running, cli) = start().await;
