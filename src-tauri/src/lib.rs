@@ -232,6 +232,52 @@ fn installed_by_package() -> bool {
     )
 }
 
+/// Whether this copy already handles the sign-in links: its desktop entry in the user's
+/// data directory runs this binary for the scheme, and the user's `mimeapps.list` names
+/// that entry. Two small files read instead of the deep-link plugin's `register_all`,
+/// which starts `update-desktop-database` and `xdg-mime` (a shell script of a dozen
+/// processes, about 300 ms on this 2-core machine) on every start, beside the page's
+/// first load.
+#[cfg(target_os = "linux")]
+fn link_handler_registered<R: Runtime>(app: &AppHandle<R>) -> bool {
+    let Some(scheme) = flightdeck_client::auth::DESKTOP_REDIRECT_URI
+        .split(':')
+        .next()
+    else {
+        return false;
+    };
+    let Ok(exe) = tauri::utils::platform::current_exe() else {
+        return false;
+    };
+    let Some(name) = exe.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return false;
+    };
+    let entry = format!("{name}-handler.desktop");
+    let exec = app
+        .env()
+        .appimage
+        .clone()
+        .unwrap_or_else(|| exe.into_os_string());
+    let exec_line = format!("Exec=\"{}\" %u", exec.to_string_lossy());
+    let mime = format!("x-scheme-handler/{scheme}");
+    let (Ok(data), Ok(config)) = (app.path().data_dir(), app.path().config_dir()) else {
+        return false;
+    };
+    let desktop =
+        std::fs::read_to_string(data.join("applications").join(&entry)).unwrap_or_default();
+    let defaults = std::fs::read_to_string(config.join("mimeapps.list")).unwrap_or_default();
+    let runs_this = desktop.lines().any(|l| l.trim() == exec_line)
+        && desktop
+            .lines()
+            .any(|l| l.starts_with("MimeType=") && l.split(['=', ';']).any(|m| m == mime));
+    let named = defaults.lines().any(|l| {
+        l.split_once('=').is_some_and(|(k, v)| {
+            k.trim() == mime && v.split(';').next().map(str::trim) == Some(entry.as_str())
+        })
+    });
+    runs_this && named
+}
+
 /// Runs the desktop app.
 pub fn run() {
     start_logging();
@@ -265,7 +311,7 @@ pub fn run() {
                 // Elsewhere (a Linux build run in place, a Windows debug build) the app
                 // registers itself.
                 #[cfg(target_os = "linux")]
-                let register = !installed_by_package();
+                let register = !installed_by_package() && !link_handler_registered(app.handle());
                 #[cfg(all(debug_assertions, windows))]
                 let register = true;
                 #[cfg(any(target_os = "linux", all(debug_assertions, windows)))]
