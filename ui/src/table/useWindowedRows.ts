@@ -25,20 +25,30 @@ export type WindowedRows<T> = {
 };
 
 /**
+ * Rows asked for beyond those the grid renders (which are already the visible rows and the
+ * virtualizer's overscan of 12), so a scroll finds them loaded. Small enough that a screen
+ * of up to ~25 visible rows asks one page of 50 for a new filter or sort, not two: every
+ * row of an answer is decoded, sent and parsed before the first one paints.
+ */
+const OVERSCAN = 12;
+
+/**
  * The rows of a table, a window at a time: `fetch` is asked only for the pages in view
  * plus a small overscan, kept in a page cache keyed by the query. The latest request wins:
  * a slow answer to an older query or to rows that have changed since is never shown.
- * A new `fetch` function means the rows changed (a refetch).
+ * A new `fetch` function means the rows changed (a refetch). With `rowId`, a row an answer
+ * repeats unchanged keeps its object, so a memoised row does not render again.
  */
-export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, pageSize = 50): WindowedRows<T> {
+export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, rowId?: (row: T) => string, pageSize = 50): WindowedRows<T> {
   const [version, setVersion] = useState(0);
   const cacheRef = useRef<WindowCache<T> | null>(null);
-  if (cacheRef.current === null) cacheRef.current = new WindowCache<T>(pageSize, Math.ceil(pageSize / 2), () => setVersion((v) => v + 1));
+  if (cacheRef.current === null) cacheRef.current = new WindowCache<T>(pageSize, OVERSCAN, () => setVersion((v) => v + 1));
   const cache = cacheRef.current;
   const key = queryKey(query);
   const latest = useRef(query);
   useEffect(() => {
     latest.current = query;
+    cache.rowId = rowId ?? null;
   });
 
   useEffect(() => {
