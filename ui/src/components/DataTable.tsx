@@ -13,7 +13,8 @@
  *   data-filter-applied  the filter text of the painted window
  *   data-sort-applied    its sort: "column:asc", "column:desc", or "" for the default order
  *   data-painted-at      performance.now() just after that paint
- * and `performance.mark("fd:table-painted")` is recorded. They are set again after every
+ * and `performance.mark("fd:table-painted")` is recorded (by a `timed` table only: the
+ * flight-caps pane's table under the ad orders records none). They are set again after every
  * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
  *
  * Selectors the end-to-end test relies on: `table[data-table=<kind>]`, `[data-row]` with
@@ -84,6 +85,11 @@ export type DataTableProps<T> = {
   selectable?: boolean;
   /** Extra content under a row, e.g. an expanded diff; the row grows to fit. */
   expanded?: (row: T) => ReactNode | null;
+  /**
+   * Records the bench's performance marks (`fd:window-*`, `fd:table-*`; on by default).
+   * Off for a second table on the same screen, whose marks would pass for the main one's.
+   */
+  timed?: boolean;
 };
 
 /** A click on a control inside a row (a button, a checkbox) is that control's, not the row's. */
@@ -100,7 +106,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const { sort, toggle: toggleSort } = useSort();
   const query = { parent, filter, sort };
   const currentKey = queryKey(query);
-  const rows = useWindowedRows(fetch, query, rowId);
+  const timed = props.timed ?? true;
+  const rows = useWindowedRows(fetch, query, { rowId, timed });
   const { want, refresh, refreshRows, rowAt, loadedBetween } = rows;
   // A change names the rows it touched: only a window that may show them is asked again.
   const { rowRef } = props;
@@ -208,7 +215,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // that shows these rows (a passive effect may run after that paint, one frame late).
   useLayoutEffect(() => {
     if (painted === null || shownQuery === null) return;
-    mark("fd:table-committed");
+    if (timed) mark("fd:table-committed");
     return afterNextPaint(() => {
       const el = rootRef.current;
       if (!el) return;
@@ -216,9 +223,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
       el.dataset.filterApplied = shownQuery.filter;
       el.dataset.sortApplied = sortText(shownQuery.sort);
       el.dataset.paintedAt = String(performance.now());
-      mark("fd:table-painted");
+      if (timed) mark("fd:table-painted");
     });
-  }, [painted, shownQuery, total]);
+  }, [painted, shownQuery, total, timed]);
 
   const padTop = items.length > 0 ? items[0].start : 0;
   const padBottom = items.length > 0 ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;

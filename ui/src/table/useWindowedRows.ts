@@ -39,7 +39,8 @@ const OVERSCAN = 12;
  * A new `fetch` function means the rows changed (a refetch). With `rowId`, a row an answer
  * repeats unchanged keeps its object, so a memoised row does not render again.
  */
-export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, rowId?: (row: T) => string, pageSize = 50): WindowedRows<T> {
+export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, options: { rowId?: (row: T) => string; timed?: boolean } = {}): WindowedRows<T> {
+  const pageSize = 50;
   const [version, setVersion] = useState(0);
   const cacheRef = useRef<WindowCache<T> | null>(null);
   if (cacheRef.current === null) cacheRef.current = new WindowCache<T>(pageSize, OVERSCAN, () => setVersion((v) => v + 1));
@@ -48,7 +49,8 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, rowI
   const latest = useRef(query);
   useEffect(() => {
     latest.current = query;
-    cache.rowId = rowId ?? null;
+    cache.rowId = options.rowId ?? null;
+    cache.timed = options.timed ?? true;
   });
 
   useEffect(() => {

@@ -90,6 +90,8 @@ export class WindowCache<T> {
   private deferred = false;
   /** Identifies a row, so an answer can keep the objects of unchanged rows; none: every answer's rows are new. */
   rowId: ((row: T) => string) | null = null;
+  /** Records the bench's `fd:window-asked`/`fd:window-landed` marks. */
+  timed = true;
   /** Whether answers may re-render (false between unmount and a StrictMode remount). */
   alive = true;
 
@@ -293,7 +295,7 @@ export class WindowCache<T> {
     for (let p = p0; p <= p1; p++) e.inflight.set(p, gen);
     const { parent, filter, sort } = e.query;
     const query: TableQuery = { parent, filter, sort, offset: p0 * this.pageSize, limit: (p1 - p0 + 1) * this.pageSize };
-    mark("fd:window-asked");
+    if (this.timed) mark("fd:window-asked");
     fetcher(query).then(
       (w) => this.land(e, gen, p0, p1, w),
       () => this.land(e, gen, p0, p1, undefined),
@@ -328,7 +330,7 @@ export class WindowCache<T> {
       }
       return;
     }
-    mark("fd:window-landed");
+    if (this.timed) mark("fd:window-landed");
     // Before `landed` moves: until then the rows on screen may be another query's.
     const kept = this.keepUnchanged(e, p0, p1, w.rows);
     e.failures = 0;
