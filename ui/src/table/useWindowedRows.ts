@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import { type BaseQuery, WindowCache, type WindowFetch, queryKey } from "./windowCache";
 
 export type WindowedRows<T> = {
@@ -43,7 +44,13 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, opti
   const pageSize = 50;
   const [version, setVersion] = useState(0);
   const cacheRef = useRef<WindowCache<T> | null>(null);
-  if (cacheRef.current === null) cacheRef.current = new WindowCache<T>(pageSize, OVERSCAN, () => setVersion((v) => v + 1));
+  if (cacheRef.current === null) {
+    // An answer renders at once, in the task that received it: left to React's scheduler,
+    // the render waits for a task of its own, and a frame painted in between shows the old
+    // rows a frame longer.
+    const bump = () => setVersion((v) => v + 1);
+    cacheRef.current = new WindowCache<T>(pageSize, OVERSCAN, (landed) => (landed ? flushSync(bump) : bump()));
+  }
   const cache = cacheRef.current;
   const key = queryKey(query);
   const latest = useRef(query);

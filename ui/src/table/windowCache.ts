@@ -98,7 +98,8 @@ export class WindowCache<T> {
   constructor(
     readonly pageSize: number,
     private readonly overscan: number,
-    private readonly notify: () => void,
+    /** The rows on screen changed; `landed` when an answer brought them (not from within a render or an effect). */
+    private readonly notify: (landed: boolean) => void,
   ) {}
 
   /** Sets the fetch function and the query; a new function means new rows (a refetch). */
@@ -117,7 +118,7 @@ export class WindowCache<T> {
     }
     // Back to a query whose rows are cached: no answer will land to re-render, and the
     // render that asked for it still showed the previous query's rows and marks.
-    if (this.shown() !== before && this.alive) this.notify();
+    if (this.shown() !== before && this.alive) this.notify(false);
   }
 
   /** The index range on screen. */
@@ -352,7 +353,7 @@ export class WindowCache<T> {
       this.load();
     }
     // Only an answer that changes what is on screen renders.
-    if (this.alive && this.shown() === e) this.notify();
+    if (this.alive && this.shown() === e) this.notify(true);
   }
 
   /**
