@@ -374,6 +374,19 @@ describe("windowed DataTable", () => {
     mark.mockRestore();
   });
 
+  it("leaves the benchmark's marks to the main table: a second table that is not timed records none", async () => {
+    const mark = vi.spyOn(performance, "mark");
+    const s = server(300);
+    const { container } = renderTable(s.fetch, { timed: false });
+    await settle();
+    await frame();
+    const root = container.querySelector<HTMLElement>('[data-table-root="campaign"]')!;
+    expect(Number(root.getAttribute("data-painted-at"))).toBeGreaterThan(0);
+    const names = mark.mock.calls.map((c) => c[0]);
+    expect(names.filter((n) => n.startsWith("fd:window-") || n.startsWith("fd:table-"))).toEqual([]);
+    mark.mockRestore();
+  });
+
   it("selects all filtered rows as the query, and counts them by the total", async () => {
     const s = server(100_000);
     const onSelectionChange = vi.fn<(sel: Selection, count: number) => void>();
