@@ -506,9 +506,32 @@ class Bench(Scenario):
         return times
 
     def save(self) -> None:
+        """Saves a rename from the form and times it until the table's paint shows it.
+        Parts, from DOM mutations seen in the page: when the edit panel closed (the save's
+        answer: a clean save closes it, so the frame that follows lays out the whole window
+        at a new width) and when the renamed row reached the DOM (the table's commit)."""
         times: list[float] = []
         answered: list[float] = []
         shown: list[float] = []
+        panel_gone: list[float] = []
+        row_in_dom: list[float] = []
+        dom_to_paint: list[float] = []
+        # Records (in window.__fdSave) when the edit panel leaves the DOM and when the row
+        # matching arguments[0] enters it, from a MutationObserver (its callback runs right
+        # after the commit that made the change).
+        watch_js = """
+const css = arguments[0];
+if (window.__fdSaveObserver) window.__fdSaveObserver.disconnect();
+const seen = window.__fdSave = {panelGone: null, rowShown: null};
+const obs = window.__fdSaveObserver = new MutationObserver(() => {
+  const now = performance.now();
+  if (seen.panelGone === null && !document.querySelector('.edit-panel')) seen.panelGone = now;
+  if (seen.rowShown === null && document.querySelector(css)) seen.rowShown = now;
+  if (seen.panelGone !== null && seen.rowShown !== null) obs.disconnect();
+});
+obs.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-label']});
+return true;
+"""
         for i in range(RUNS):
             label = (self.table("ad_order") or {}).get("labels", [None])[0]
             if not label:
@@ -521,6 +544,7 @@ class Bench(Scenario):
             self.painted_after("ad_order", t0, lambda st: st["filter"] == "" and st["total"] >= ORDERS, "the filter cleared")
             new = f"Bench rename {self.names.run} {i}"
             self.set_input(f'{self.form_css("ad_order")} input[name="name"]', new)
+            self.s.execute(watch_js, self.row_css("ad_order", new))
             t0 = float(self.s.execute(CLICK_AT_JS, f'{self.form_css("ad_order")} [data-action="save"]'))
             # The row shows the new name, and the mark of the paint that shows it is in.
             st = self.s.wait_until(
@@ -541,8 +565,17 @@ class Bench(Scenario):
                 answered.append(marks["landed"] - marks["asked"])
             if marks["committed"] is not None and marks["committed"] >= t0:
                 shown.append(float(st) - marks["committed"])
+            seen = self.s.execute("return window.__fdSave || null;")
+            if seen and seen["panelGone"] is not None:
+                panel_gone.append(seen["panelGone"] - t0)
+            if seen and seen["rowShown"] is not None:
+                row_in_dom.append(seen["rowShown"] - t0)
+                dom_to_paint.append(float(st) - seen["rowShown"])
             self.filter_table("ad_order", "")
         report("save a form until the table shows the value", times)
+        report("  click until the edit panel closed (the save answered)", panel_gone)
+        report("  click until the renamed row is in the DOM", row_in_dom)
+        report("  row in the DOM until painted", dom_to_paint)
         against_floor("save until shown", times, self.floor_sort, 2.0, {"window command+IPC": answered, "paint": shown})
         against_floor("  against the floor's repaint alone: save", times, self.floor_repaint, 2.0, {})
 

@@ -137,7 +137,7 @@ describe("windowed DataTable", () => {
     expect(container.querySelector(".dt-empty")?.textContent).toBe("No rows match the filter.");
   });
 
-  it("never shows a slow answer to an older query over a newer one", async () => {
+  it("asks only the latest keystroke's window while an older one is on its way, and never shows the older", async () => {
     const s = server(1000);
     const waiting: { q: TableQuery; resolve: () => void }[] = [];
     const fetch = (q: TableQuery) =>
@@ -146,26 +146,48 @@ describe("windowed DataTable", () => {
       });
     const { container } = renderTable(fetch);
     await settle();
-    waiting.shift()?.resolve();
-    await settle();
+    while (waiting.length > 0) {
+      waiting.shift()?.resolve();
+      await settle();
+    }
     expect(screen.getByText("1,000 rows")).toBeTruthy();
+    const unfiltered = labels(container);
 
+    // Three keystrokes while the first one's window is on its way.
     fireEvent.change(filterBox(container), { target: { value: "00001" } });
     fireEvent.change(filterBox(container), { target: { value: "000012" } });
+    fireEvent.change(filterBox(container), { target: { value: "000013" } });
     await settle();
-    const older = waiting.find((w) => w.q.filter === "00001");
-    const newer = waiting.find((w) => w.q.filter === "000012");
-    expect(older && newer).toBeTruthy();
-    newer?.resolve();
+    expect(waiting.map((w) => w.q.filter)).toEqual(["00001"]);
+    // Its answer lands: the table keeps what it showed and asks for the latest filter only.
+    waiting.shift()?.resolve();
     await settle();
-    expect(labels(container)).toEqual(["Campaign 000012"]);
-    // The older query's answer lands last: the table keeps the newer one.
-    older?.resolve();
+    expect(labels(container)).toEqual(unfiltered);
+    expect(waiting.map((w) => w.q.filter)).toEqual(["000013"]);
+    waiting.shift()?.resolve();
     await settle();
-    expect(labels(container)).toEqual(["Campaign 000012"]);
+    expect(labels(container)).toEqual(["Campaign 000013"]);
     expect(screen.getByText("1 of 1,000")).toBeTruthy();
+
+    // The first keystroke's answer was kept: going back to it asks nothing.
+    fireEvent.change(filterBox(container), { target: { value: "00001" } });
+    await settle();
+    expect(waiting).toHaveLength(0);
+    expect(labels(container)).toHaveLength(11);
+    // Back to it again while a newer filter's window is on its way: that answer, landing
+    // late, never replaces the rows of the filter typed after it.
+    fireEvent.change(filterBox(container), { target: { value: "000019" } });
+    await settle();
+    const late = waiting.shift();
+    expect(late?.q.filter).toBe("000019");
+    fireEvent.change(filterBox(container), { target: { value: "00001" } });
+    await settle();
+    late?.resolve();
+    await settle();
+    expect(labels(container)).toHaveLength(11);
+    expect(screen.getByText("11 of 1,000")).toBeTruthy();
     await frame();
-    expect(container.querySelector("[data-table-root]")?.getAttribute("data-filter-applied")).toBe("000012");
+    expect(container.querySelector("[data-table-root]")?.getAttribute("data-filter-applied")).toBe("00001");
   });
 
   it("refetches the visible window when its kind changes, and ignores other kinds", async () => {
@@ -240,6 +262,81 @@ describe("windowed DataTable", () => {
     expect(labels(container)[1]).toBe("Renamed");
   });
 
+  it("repaints only the saved row: its cell changes, every other row keeps its DOM and is not rendered again", async () => {
+    const s = server(1000);
+    let renamed = false;
+    // As over the IPC: every answer is new objects, equal where the rows did not change.
+    const fetch = (q: TableQuery) => {
+      const w = s.answer(q);
+      const rows = w.rows.map((r) => (renamed && r.id === 3 ? { ...r, name: "Renamed", marker: "changed" as const } : { ...r }));
+      return Promise.resolve({ ...w, rows });
+    };
+    const rendered: number[] = [];
+    const spied: Column<R>[] = [{ ...columns[0], render: (r) => (rendered.push(r.id), r.name) }, ...columns.slice(1)];
+    const ref = (id: number) => ({ kind: "campaign" as const, key: { type: "id" as const, value: id } });
+    const { container } = renderTable(fetch, { columns: spied, rowRef: (r) => ref(r.id) });
+    await settle();
+    const before = [...bodyRows(container)];
+    const cellsBefore = before.map((tr) => tr.querySelector('td[data-col="budget"]'));
+    expect(before.length).toBeGreaterThan(10);
+    rendered.length = 0;
+
+    renamed = true;
+    await act(async () => {
+      events.workspaceChanged.emit({ kinds: ["campaign"], ids: [ref(3)], addedOrRemoved: false });
+    });
+    await settle();
+    await frame();
+    const after = [...bodyRows(container)];
+    expect(labels(container)[3]).toBe("Renamed");
+    expect(after[3].querySelector('td[data-col="name"]')?.textContent).toBe("Renamed");
+    expect(after[3].getAttribute("data-marker")).toBe("changed");
+    expect(after).toHaveLength(before.length);
+    after.forEach((tr, i) => {
+      expect(tr).toBe(before[i]);
+      expect(tr.querySelector('td[data-col="budget"]')).toBe(cellsBefore[i]);
+    });
+    expect(rendered).toEqual([3]);
+  });
+
+  it("renders no row for a keystroke until its answer lands, and keeps the rows the answer repeats", async () => {
+    const s = server(1000);
+    const waiting: (() => void)[] = [];
+    const fetch = (q: TableQuery) =>
+      new Promise<TableWindow<R>>((resolve) => {
+        const w = s.answer(q);
+        waiting.push(() => resolve({ ...w, rows: w.rows.map((r) => ({ ...r })) }));
+      });
+    const rendered: number[] = [];
+    const spied: Column<R>[] = [{ ...columns[0], render: (r) => (rendered.push(r.id), r.name) }, ...columns.slice(1)];
+    const { container } = renderTable(fetch, { columns: spied });
+    const answerAll = async () => {
+      await settle();
+      while (waiting.length > 0) {
+        waiting.shift()?.();
+        await settle();
+      }
+    };
+    await answerAll();
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 00001" } });
+    await answerAll();
+    // 000010 … 000019, and 000001 first.
+    expect(labels(container)).toHaveLength(11);
+    const kept = container.querySelector('[data-label="Campaign 000012"]');
+    rendered.length = 0;
+
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 000012" } });
+    await settle();
+    expect(waiting).toHaveLength(1);
+    expect(rendered).toEqual([]);
+    expect(labels(container)).toHaveLength(11);
+    await answerAll();
+    expect(labels(container)).toEqual(["Campaign 000012"]);
+    // The row that stays keeps its element; it renders once, for its new place.
+    expect(container.querySelector('[data-label="Campaign 000012"]')).toBe(kept);
+    expect(rendered).toEqual([12]);
+  });
+
   it("sorts through the query when a sortable header is clicked", async () => {
     const s = server(500);
     const { container } = renderTable(s.fetch);
@@ -274,6 +371,19 @@ describe("windowed DataTable", () => {
     expect(root.getAttribute("data-sort-applied")).toBe("");
     expect(Number(root.getAttribute("data-painted-at"))).toBeGreaterThan(0);
     expect(mark).toHaveBeenCalledWith("fd:table-painted");
+    mark.mockRestore();
+  });
+
+  it("leaves the benchmark's marks to the main table: a second table that is not timed records none", async () => {
+    const mark = vi.spyOn(performance, "mark");
+    const s = server(300);
+    const { container } = renderTable(s.fetch, { timed: false });
+    await settle();
+    await frame();
+    const root = container.querySelector<HTMLElement>('[data-table-root="campaign"]')!;
+    expect(Number(root.getAttribute("data-painted-at"))).toBeGreaterThan(0);
+    const names = mark.mock.calls.map((c) => c[0]);
+    expect(names.filter((n) => n.startsWith("fd:window-") || n.startsWith("fd:table-"))).toEqual([]);
     mark.mockRestore();
   });
 

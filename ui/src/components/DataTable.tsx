@@ -13,7 +13,8 @@
  *   data-filter-applied  the filter text of the painted window
  *   data-sort-applied    its sort: "column:asc", "column:desc", or "" for the default order
  *   data-painted-at      performance.now() just after that paint
- * and `performance.mark("fd:table-painted")` is recorded. They are set again after every
+ * and `performance.mark("fd:table-painted")` is recorded (by a `timed` table only: the
+ * flight-caps pane's table under the ad orders records none). They are set again after every
  * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
  *
  * Selectors the end-to-end test relies on: `table[data-table=<kind>]`, `[data-row]` with
@@ -21,12 +22,13 @@
  * `td[data-col=<column>]`.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EntityRef, Kind, Marker } from "../api/types";
 import { changedRows, useWorkspaceChanged } from "../state/events";
 import { refKey } from "../util/refs";
 import { afterNextPaint, mark } from "../util/timing";
-import { type Column, ColumnMenu, displayValue, useColumnVisibility } from "../table/columns";
+import { type Column, ColumnMenu, useColumnVisibility } from "../table/columns";
+import { DataRow, ROW_HEIGHT, type RowActions } from "../table/DataRow";
 import { useKeyboardCursor } from "../table/useKeyboardCursor";
 import { type Selection, useSelection } from "../table/useSelection";
 import { useSort } from "../table/useSort";
@@ -36,34 +38,7 @@ import { type WindowFetch, queryKey, sortText } from "../table/windowCache";
 export type { CellValue, Column } from "../table/columns";
 export type { Selection } from "../table/useSelection";
 
-export const ROW_HEIGHT = 26;
-
-const MARKER_TEXT: Record<Marker, string> = {
-  new: "New",
-  changed: "Changed",
-  invalid: "Invalid",
-  conflict: "Conflict",
-  failed: "Failed",
-};
-const MARKER_ICON: Record<Marker, string> = {
-  new: "+",
-  changed: "Δ",
-  invalid: "!",
-  conflict: "⇄",
-  failed: "✕",
-};
-
-export function MarkerBadge({ marker }: { marker: Marker | null }) {
-  if (!marker) return null;
-  return (
-    <span className={`marker marker-${marker}`} title={MARKER_TEXT[marker]}>
-      <span className="marker-icon" aria-hidden="true">
-        {MARKER_ICON[marker]}
-      </span>
-      {MARKER_TEXT[marker]}
-    </span>
-  );
-}
+export { MarkerBadge, ROW_HEIGHT } from "../table/DataRow";
 
 export type DataTableProps<T> = {
   /** `data-table` attribute: the kind the rows are. */
@@ -110,6 +85,11 @@ export type DataTableProps<T> = {
   selectable?: boolean;
   /** Extra content under a row, e.g. an expanded diff; the row grows to fit. */
   expanded?: (row: T) => ReactNode | null;
+  /**
+   * Records the bench's performance marks (`fd:window-*`, `fd:table-*`; on by default).
+   * Off for a second table on the same screen, whose marks would pass for the main one's.
+   */
+  timed?: boolean;
 };
 
 /** A click on a control inside a row (a button, a checkbox) is that control's, not the row's. */
@@ -126,7 +106,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const { sort, toggle: toggleSort } = useSort();
   const query = { parent, filter, sort };
   const currentKey = queryKey(query);
-  const rows = useWindowedRows(fetch, query);
+  const timed = props.timed ?? true;
+  const rows = useWindowedRows(fetch, query, { rowId, timed });
   const { want, refresh, refreshRows, rowAt, loadedBetween } = rows;
   // A change names the rows it touched: only a window that may show them is asked again.
   const { rowRef } = props;
@@ -176,6 +157,29 @@ export function DataTable<T>(props: DataTableProps<T>) {
   useEffect(() => {
     callbacks.current = { onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, onCountsChange: props.onCountsChange, rowId };
   });
+  // What a row does, read when it is used: one object for every render, so a memoised
+  // row is not rendered again because a handler was made anew.
+  const handlers = useRef({ cursor, sel, onOpen, selectable, rowId });
+  useEffect(() => {
+    handlers.current = { cursor, sel, onOpen, selectable, rowId };
+  });
+  const actions = useMemo<RowActions<T>>(
+    () => ({
+      click: (e, _row, id, index) => {
+        if (onControl(e)) return;
+        const h = handlers.current;
+        h.cursor.setActive(index);
+        const between = (a: number, b: number) => loadedBetween(a, b).map((x) => h.rowId(x.row));
+        if (h.selectable) h.sel.click(id, index, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }, between);
+      },
+      open: (e, row) => {
+        if (!onControl(e)) handlers.current.onOpen?.(row);
+      },
+      toggle: (id, index) => handlers.current.sel.toggle(id, index),
+    }),
+    [loadedBetween],
+  );
+
   const activeRow = cursor.active >= 0 ? rowAt(cursor.active) : undefined;
   useEffect(() => {
     if (activeRow === undefined) return;
@@ -211,7 +215,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // that shows these rows (a passive effect may run after that paint, one frame late).
   useLayoutEffect(() => {
     if (painted === null || shownQuery === null) return;
-    mark("fd:table-committed");
+    if (timed) mark("fd:table-committed");
     return afterNextPaint(() => {
       const el = rootRef.current;
       if (!el) return;
@@ -219,15 +223,14 @@ export function DataTable<T>(props: DataTableProps<T>) {
       el.dataset.filterApplied = shownQuery.filter;
       el.dataset.sortApplied = sortText(shownQuery.sort);
       el.dataset.paintedAt = String(performance.now());
-      mark("fd:table-painted");
+      if (timed) mark("fd:table-painted");
     });
-  }, [painted, shownQuery, total]);
+  }, [painted, shownQuery, total, timed]);
 
   const padTop = items.length > 0 ? items[0].start : 0;
   const padBottom = items.length > 0 ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
   const colSpan = visible.length + (selectable ? 1 : 0) + (rowMarker ? 1 : 0);
   const hasExpansion = props.expanded !== undefined;
-  const between = (a: number, b: number) => loadedBetween(a, b).map((x) => rowId(x.row));
   const activeId = activeRow !== undefined ? rowId(activeRow) : null;
 
   const keys = new Set<string>();
@@ -244,46 +247,23 @@ export function DataTable<T>(props: DataTableProps<T>) {
     const key = keys.has(id) ? `${id}#${index}` : id;
     keys.add(key);
     const marker = rowMarker ? rowMarker(r) : null;
-    const pending = rowPending ? rowPending(r) : marker !== null;
-    const isActive = index === cursor.active && id === activeId;
-    const selected = selectable && sel.isSelected(id);
-    const label = rowLabel(r);
     return (
-      <tr
+      <DataRow<T>
         key={key}
-        data-index={hasExpansion ? undefined : index}
-        data-row=""
-        data-label={label}
-        data-marker={marker ?? undefined}
-        aria-rowindex={index + 2}
-        aria-selected={selected}
-        className={[pending ? "pending" : "", isActive ? "active" : "", selected ? "selected" : ""].join(" ").trim() || undefined}
-        style={{ height: ROW_HEIGHT }}
-        onClick={(e) => {
-          if (onControl(e)) return;
-          cursor.setActive(index);
-          if (selectable) sel.click(id, index, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }, between);
-        }}
-        onDoubleClick={(e) => {
-          if (!onControl(e)) onOpen?.(r);
-        }}
-      >
-        {selectable && (
-          <td className="dt-check">
-            <input type="checkbox" aria-label={`Select ${label}`} checked={selected} onChange={() => sel.toggle(id, index)} />
-          </td>
-        )}
-        {rowMarker && (
-          <td className="dt-marker">
-            <MarkerBadge marker={marker} />
-          </td>
-        )}
-        {visible.map((c) => (
-          <td key={c.id} data-col={c.id} className={c.align === "right" ? "num" : undefined}>
-            {c.render ? c.render(r) : displayValue(c.value(r))}
-          </td>
-        ))}
-      </tr>
+        row={r}
+        index={index}
+        id={id}
+        label={rowLabel(r)}
+        marker={marker}
+        pending={rowPending ? rowPending(r) : marker !== null}
+        active={index === cursor.active && id === activeId}
+        selected={selectable && sel.isSelected(id)}
+        selectable={selectable}
+        markerColumn={rowMarker !== undefined}
+        indexed={!hasExpansion}
+        columns={visible}
+        actions={actions}
+      />
     );
   };
 

@@ -55,6 +55,7 @@ export function FlightCapsPane({ adOrder }: { adOrder: AdOrderRow }) {
         rowPending={(l) => l.row.pending}
         onOpen={editCaps}
         selectable={false}
+        timed={false}
         toolbar={
           <button type="button" onClick={editCaps}>
             Edit flight caps

@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useMemo, useState } from "react";
 
 export type CellValue = string | number | boolean | null | undefined;
 
@@ -23,7 +23,7 @@ export function displayValue(v: CellValue): string {
   return String(v);
 }
 
-/** Which columns are shown, starting from each column's `hidden`. */
+/** Which columns are shown, starting from each column's `hidden`; `columns` should keep its identity between renders. */
 export function useColumnVisibility<T>(columns: Column<T>[]) {
   const [hidden, setHidden] = useState<ReadonlySet<string>>(() => new Set(columns.filter((c) => c.hidden).map((c) => c.id)));
   const toggle = (id: string) =>
@@ -33,7 +33,9 @@ export function useColumnVisibility<T>(columns: Column<T>[]) {
       else next.add(id);
       return next;
     });
-  return { visible: columns.filter((c) => !hidden.has(c.id)), isVisible: (id: string) => !hidden.has(id), toggle };
+  // The same array while neither changes: memoised rows compare it by identity.
+  const visible = useMemo(() => columns.filter((c) => !hidden.has(c.id)), [columns, hidden]);
+  return { visible, isVisible: (id: string) => !hidden.has(id), toggle };
 }
 
 /** The "Columns" menu: one checkbox per column. */

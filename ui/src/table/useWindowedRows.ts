@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import { type BaseQuery, WindowCache, type WindowFetch, queryKey } from "./windowCache";
 
 export type WindowedRows<T> = {
@@ -25,20 +26,38 @@ export type WindowedRows<T> = {
 };
 
 /**
+ * Rows asked for beyond those the grid renders (which are already the visible rows and the
+ * virtualizer's overscan of 12), so a scroll finds them loaded. Small enough that a screen
+ * of up to ~25 visible rows asks one page of 50 for a new filter or sort, not two: every
+ * row of an answer is decoded, sent and parsed before the first one paints.
+ */
+const OVERSCAN = 12;
+
+/**
  * The rows of a table, a window at a time: `fetch` is asked only for the pages in view
  * plus a small overscan, kept in a page cache keyed by the query. The latest request wins:
  * a slow answer to an older query or to rows that have changed since is never shown.
- * A new `fetch` function means the rows changed (a refetch).
+ * A new `fetch` function means the rows changed (a refetch). With `rowId`, a row an answer
+ * repeats unchanged keeps its object, so a memoised row does not render again.
  */
-export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, pageSize = 50): WindowedRows<T> {
+export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, options: { rowId?: (row: T) => string; timed?: boolean } = {}): WindowedRows<T> {
+  const pageSize = 50;
   const [version, setVersion] = useState(0);
   const cacheRef = useRef<WindowCache<T> | null>(null);
-  if (cacheRef.current === null) cacheRef.current = new WindowCache<T>(pageSize, Math.ceil(pageSize / 2), () => setVersion((v) => v + 1));
+  if (cacheRef.current === null) {
+    // An answer renders at once, in the task that received it: left to React's scheduler,
+    // the render waits for a task of its own, and a frame painted in between shows the old
+    // rows a frame longer.
+    const bump = () => setVersion((v) => v + 1);
+    cacheRef.current = new WindowCache<T>(pageSize, OVERSCAN, (landed) => (landed ? flushSync(bump) : bump()));
+  }
   const cache = cacheRef.current;
   const key = queryKey(query);
   const latest = useRef(query);
   useEffect(() => {
     latest.current = query;
+    cache.rowId = options.rowId ?? null;
+    cache.timed = options.timed ?? true;
   });
 
   useEffect(() => {

@@ -37,6 +37,28 @@ type Entry<T> = {
   failures: number;
 };
 
+/**
+ * Whether two rows hold the same JSON (the answers are plain JSON: objects, arrays,
+ * strings, numbers, booleans, null). An answer that repeats a row already on screen keeps
+ * the object already there, so a memoised row is not rendered again and its DOM stays.
+ */
+export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || depth > 32) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !sameJson(Reflect.get(a, k), Reflect.get(b, k), depth + 1)) return false;
+  }
+  return true;
+}
+
 /** Pages kept per query: at most this many rows ever sit in JS, whatever the table's size. */
 const MAX_PAGES = 24;
 /** Queries kept (so going back to a filter is instant until the rows change). */
@@ -48,8 +70,12 @@ const MAX_RETRIES = 4;
 /**
  * Pages of a table's rows, per query. Only the pages in view (plus an overscan) are asked
  * for; contiguous missing pages go in one request. The latest request wins: an answer for
- * a query no longer current is kept for that query but never shown, and an answer asked
- * before the rows changed is dropped.
+ * a query no longer current is kept for that query but never shown (nor re-renders), and
+ * an answer asked before the rows changed is dropped. While a window of an older query is
+ * on its way, the current query waits for it and is then asked once: queries typed in
+ * between are never asked, so fast typing does not queue a window per keystroke on the
+ * Rust side (which answers one window at a time). Rows an answer repeats unchanged keep
+ * the objects already held (see `sameJson`).
  */
 export class WindowCache<T> {
   private entries = new Map<string, Entry<T>>();
@@ -58,13 +84,22 @@ export class WindowCache<T> {
   private fetcher: WindowFetch<T> | null = null;
   private first = 0;
   private last = -1;
+  /** Requests on their way, per entry they were asked for. */
+  private outstanding = new Map<Entry<T>, number>();
+  /** The current query waits for an older query's window (see the class comment). */
+  private deferred = false;
+  /** Identifies a row, so an answer can keep the objects of unchanged rows; none: every answer's rows are new. */
+  rowId: ((row: T) => string) | null = null;
+  /** Records the bench's `fd:window-asked`/`fd:window-landed` marks. */
+  timed = true;
   /** Whether answers may re-render (false between unmount and a StrictMode remount). */
   alive = true;
 
   constructor(
     readonly pageSize: number,
     private readonly overscan: number,
-    private readonly notify: () => void,
+    /** The rows on screen changed; `landed` when an answer brought them (not from within a render or an effect). */
+    private readonly notify: (landed: boolean) => void,
   ) {}
 
   /** Sets the fetch function and the query; a new function means new rows (a refetch). */
@@ -83,7 +118,7 @@ export class WindowCache<T> {
     }
     // Back to a query whose rows are cached: no answer will land to re-render, and the
     // render that asked for it still showed the previous query's rows and marks.
-    if (this.shown() !== before && this.alive) this.notify();
+    if (this.shown() !== before && this.alive) this.notify(false);
   }
 
   /** The index range on screen. */
@@ -232,6 +267,10 @@ export class WindowCache<T> {
     const e = this.current;
     const fetcher = this.fetcher;
     if (!e || !fetcher) return;
+    if (this.olderInFlight(e)) {
+      this.deferred = true;
+      return;
+    }
     const [p0, p1] = this.pageRange(e);
     const missing = (p: number) => (!e.pages.has(p) || e.stale.has(p)) && e.inflight.get(p) !== e.gen;
     let run: number | null = null;
@@ -245,12 +284,19 @@ export class WindowCache<T> {
     }
   }
 
+  /** Whether a window of another query than `e` is on its way. */
+  private olderInFlight(e: Entry<T>): boolean {
+    for (const [x, n] of this.outstanding) if (x !== e && n > 0) return true;
+    return false;
+  }
+
   private request(e: Entry<T>, fetcher: WindowFetch<T>, p0: number, p1: number): void {
     const gen = e.gen;
+    this.outstanding.set(e, (this.outstanding.get(e) ?? 0) + 1);
     for (let p = p0; p <= p1; p++) e.inflight.set(p, gen);
     const { parent, filter, sort } = e.query;
     const query: TableQuery = { parent, filter, sort, offset: p0 * this.pageSize, limit: (p1 - p0 + 1) * this.pageSize };
-    mark("fd:window-asked");
+    if (this.timed) mark("fd:window-asked");
     fetcher(query).then(
       (w) => this.land(e, gen, p0, p1, w),
       () => this.land(e, gen, p0, p1, undefined),
@@ -258,6 +304,18 @@ export class WindowCache<T> {
   }
 
   private land(e: Entry<T>, gen: number, p0: number, p1: number, w: TableWindow<T> | undefined): void {
+    const n = (this.outstanding.get(e) ?? 1) - 1;
+    if (n > 0) this.outstanding.set(e, n);
+    else this.outstanding.delete(e);
+    this.apply(e, gen, p0, p1, w);
+    const cur = this.current;
+    if (this.deferred && cur && !this.olderInFlight(cur)) {
+      this.deferred = false;
+      this.load();
+    }
+  }
+
+  private apply(e: Entry<T>, gen: number, p0: number, p1: number, w: TableWindow<T> | undefined): void {
     for (let p = p0; p <= p1; p++) if (e.inflight.get(p) === gen) e.inflight.delete(p);
     // Forgotten, or asked before the rows changed: a newer answer is (or will be) there.
     if (this.entries.get(e.key) !== e || e.gen !== gen) return;
@@ -273,13 +331,15 @@ export class WindowCache<T> {
       }
       return;
     }
-    mark("fd:window-landed");
+    if (this.timed) mark("fd:window-landed");
+    // Before `landed` moves: until then the rows on screen may be another query's.
+    const kept = this.keepUnchanged(e, p0, p1, w.rows);
     e.failures = 0;
     e.total = w.total;
     e.unfiltered = w.unfiltered;
     e.landed = gen;
     for (let p = p0; p <= p1; p++) {
-      const rows = w.rows.slice((p - p0) * this.pageSize, (p - p0 + 1) * this.pageSize);
+      const rows = kept.slice((p - p0) * this.pageSize, (p - p0 + 1) * this.pageSize);
       if (rows.length > 0 || p === p0) e.pages.set(p, rows);
       else e.pages.delete(p);
       e.stale.delete(p);
@@ -292,7 +352,32 @@ export class WindowCache<T> {
       // The total is known now: the range may need pages the first request did not cover.
       this.load();
     }
-    if (this.alive) this.notify();
+    // Only an answer that changes what is on screen renders.
+    if (this.alive && this.shown() === e) this.notify(true);
+  }
+
+  /**
+   * `rows` with each row that holds the same JSON as a row of the same id held before
+   * (in the pages it replaces, or on screen) replaced by that row's object.
+   */
+  private keepUnchanged(e: Entry<T>, p0: number, p1: number, rows: T[]): T[] {
+    const id = this.rowId;
+    if (!id || rows.length === 0) return rows;
+    const before = new Map<string, T>();
+    const add = (page: T[] | undefined) => {
+      for (const r of page ?? []) before.set(id(r), r);
+    };
+    for (let p = p0; p <= p1; p++) add(e.pages.get(p));
+    const shown = this.shown();
+    if (shown && shown !== e) {
+      const [s0, s1] = this.pageRange(shown);
+      for (let p = s0; p <= s1; p++) add(shown.pages.get(p));
+    }
+    if (before.size === 0) return rows;
+    return rows.map((r) => {
+      const old = before.get(id(r));
+      return old !== undefined && sameJson(old, r) ? old : r;
+    });
   }
 
   /** Drops the pages farthest from the view beyond the cap. */

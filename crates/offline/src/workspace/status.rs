@@ -387,25 +387,22 @@ impl Workspace {
         Ok(plan)
     }
 
-    /// What the workspace knows of one ad order's status.
+    /// What the workspace knows of one ad order's status. A table window asks this for
+    /// each of its rows, so the statements are kept prepared.
     pub fn ad_order_status(&self, target: &EntityRef) -> Result<StatusView> {
         let key = key_text(&target.key);
         let known: Option<i64> = self
             .conn
-            .query_row(
-                "SELECT status FROM ad_order_status WHERE key = ?1",
-                [&key],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT status FROM ad_order_status WHERE key = ?1")?
+            .query_row([&key], |r| r.get(0))
             .optional()?;
         let pending: Option<String> = self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT payload FROM outbox WHERE kind = ?1 AND key = ?2 AND op = 'set_status' \
                  AND status <> 'applied' ORDER BY seq DESC LIMIT 1",
-                params![Kind::AdOrder.name(), key],
-                |r| r.get(0),
-            )
+            )?
+            .query_row(params![Kind::AdOrder.name(), key], |r| r.get(0))
             .optional()?;
         Ok(StatusView {
             known: known.map(AdOrderStatus::from_code),
