@@ -58,15 +58,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let mut ws = Workspace::open(dir.path().join("pull.sqlite"))?;
+    let before = peak_reset();
     let t = Instant::now();
     let report = ws
         .pull_with(&client, PullScope::All, options, |_| {})
         .await?;
     let first = t.elapsed();
     println!(
-        "pull(All) into a fresh workspace: {} ad orders added in {:.0} ms",
+        "pull(All) into a fresh workspace: {} ad orders added in {:.0} ms; peak resident \
+         memory {:.0} MB (from {:.0} MB before it, the sandbox's included)",
         report.of(Kind::AdOrder).added,
-        first.as_secs_f64() * 1000.0
+        first.as_secs_f64() * 1000.0,
+        peak_mb().unwrap_or(f64::NAN),
+        before.unwrap_or(f64::NAN),
     );
     let t = Instant::now();
     let report = ws
@@ -189,4 +193,23 @@ async fn pull_with_caps(
         last
     );
     Ok(())
+}
+
+/// Resets the process's peak resident memory to what it holds now (Linux:
+/// `/proc/self/clear_refs`), returning that in MB.
+fn peak_reset() -> Option<f64> {
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    status_mb("VmRSS:")
+}
+
+/// Peak resident memory since the last [`peak_reset`], in MB.
+fn peak_mb() -> Option<f64> {
+    status_mb("VmHWM:")
+}
+
+fn status_mb(field: &str) -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }
