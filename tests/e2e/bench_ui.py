@@ -448,9 +448,11 @@ class Bench(Scenario):
                     ["curl", "-sf", "-Z", "--parallel-max", "8", *auth, "-X", "POST", "-H", "Content-Type: application/json", "--data", "[]", *caps],
                     check=True,
                     stdout=subprocess.DEVNULL,
+                    # Its parallel mode draws a progress meter despite -s.
+                    stderr=subprocess.DEVNULL,
                 )
             if rest:
-                subprocess.run(["curl", "-sf", "-Z", "--parallel-max", "8", *auth, *rest], check=True, stdout=subprocess.DEVNULL)
+                subprocess.run(["curl", "-sf", "-Z", "--parallel-max", "8", *auth, *rest], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         took = time.monotonic() - t0 - (t1 - t0 - listed)
         print(
             f"{'  curl, the same calls (' + str(len(ids)) + ' caps, 8 at once)':<52} {took:>9.1f} s   (listings {listed:.1f} s)",

@@ -15,10 +15,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::pull_creatives::{self, PullNotice};
-use prepare::prepare;
-
-mod prepare;
-use super::{Workspace, key_text, now_ms, to_json};
+use super::{Workspace, hash_text, key_text, now_ms, to_json};
 use crate::change::{EntityRef, Key, Kind};
 use crate::{Error, Result};
 
@@ -203,8 +200,6 @@ const CAPS_CHUNK: usize = 500;
 const CAPS_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
 /// Rows of a listing between two progress reports while it is written.
 const WRITE_TICK: usize = 10_000;
-/// Decoded ad orders turned into JSON between two shrinks of their list.
-const SHRINK_EVERY: usize = 65_536;
 /// Audience segments per page, and per progress report while they download.
 const SEGMENT_PAGE: u32 = 500;
 
@@ -437,16 +432,10 @@ impl Workspace {
             )?;
 
             step(Kind::AdOrder, 0, None);
-            let mut orders = client.all_ad_orders().await?.entity;
+            let orders = client.all_ad_orders().await?.entity;
             let mut capped_orders: Vec<(Id, Option<Id>)> = Vec::new();
             let mut items = Vec::with_capacity(orders.len());
-            // Taken from the end, and the list shrunk as it goes, so the decoded orders
-            // are given back while their JSON is made: a 1,000,000-order account does
-            // not hold both in full at once (each is several hundred MB).
-            while let Some(o) = orders.pop() {
-                if orders.len() % SHRINK_EVERY == 0 {
-                    orders.shrink_to_fit();
-                }
+            for o in &orders {
                 let Some(id) = o.id else { continue };
                 let advertiser = o
                     .campaign_id
@@ -459,7 +448,7 @@ impl Workspace {
                 }
                 items.push(Item {
                     key: Key::Id(id),
-                    text: to_json(&o)?,
+                    text: to_json(o)?,
                     parent: o
                         .campaign_id
                         .map(|c| EntityRef::new(Kind::Campaign, Key::Id(c))),
@@ -467,9 +456,6 @@ impl Workspace {
                 });
             }
             drop(orders);
-            // Back in the service's order, for the report and the caps requests.
-            items.reverse();
-            capped_orders.reverse();
             // The caps requests start now and run while the ad orders are written.
             let caps = options
                 .flight_caps
@@ -764,4 +750,50 @@ impl Workspace {
         tx.commit()?;
         Ok(())
     }
+}
+
+struct Prepared {
+    key: Key,
+    key_text: String,
+    text: String,
+    hash: String,
+    parent: Option<EntityRef>,
+    scope: Option<Id>,
+}
+
+/// Hashes a listing on every core: a 100,000-order account is 60 MB of JSON.
+fn prepare(items: Vec<Item>) -> Vec<Prepared> {
+    let one = |item: Item| Prepared {
+        key_text: key_text(&item.key),
+        key: item.key,
+        hash: hash_text(&item.text),
+        text: item.text,
+        parent: item.parent,
+        scope: item.scope,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || items.len() < 2_000 {
+        return items.into_iter().map(one).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<Item>> = Vec::with_capacity(threads);
+    let mut items = items.into_iter();
+    loop {
+        let chunk: Vec<Item> = items.by_ref().take(per).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        chunks.push(chunk);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| s.spawn(move || chunk.into_iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            // A lost chunk would read as "removed on the server": re-raise instead.
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
