@@ -16,7 +16,8 @@
 # no IPC), its filter and sort timed as the app's are; Flightdeck's filter, sort and save
 # then print their p95 as a ratio to the floor's, beside their parts. Cold start to the first interactive screen against a blank Tauri v2 app
 # (benches/blank-app, built the same way), on first launch and with existing data; the
-# download with its progress; opening the ad-orders table; a filter keystroke until the
+# download with its progress, against curl making the same calls (caps 8 at once, as the
+# app asks them) and as a ratio to it; opening the ad-orders table; a filter keystroke until the
 # window repaints; a sort; a save until the table shows the new value; the bytes each
 # command answer carries over the IPC; "select all" of every ad order and a preview of an
 # edit of all of them, timed, with the IPC bytes that crossed both ways (counted in the

@@ -27,7 +27,9 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -255,6 +257,17 @@ def app_pid(binary: Path) -> Optional[int]:
     return None
 
 
+def runs_of(ids: list[int]) -> list[tuple[int, int]]:
+    """Sorted ids as runs of consecutive ones, first and last of each."""
+    runs: list[tuple[int, int]] = []
+    for i in ids:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
 class Bench(Scenario):
     def __init__(self, cfg: Config) -> None:
         super().__init__(cfg)
@@ -377,6 +390,77 @@ class Bench(Scenario):
         self.s.wait_until(done, "the download to finish", timeout=1800, interval=0.25)
         took = time.monotonic() - t0
         print(f"{'download of the account (' + str(ORDERS) + ' ad orders + caps)':<52} {took:>9.1f} s   progress bar seen: {saw_progress}", flush=True)
+        try:
+            floor = self.curl_download()
+        except (subprocess.CalledProcessError, OSError, ValueError, KeyError, sqlite3.Error) as e:
+            print(f"  curl: the same calls failed ({e}); no floor for the download", flush=True)
+            floor = None
+        if floor is not None:
+            print(f"{'  ratio to curl of the same calls (target 1.5)':<52} {took / floor:>9.2f} x", flush=True)
+
+    def curl_download(self) -> Optional[float]:
+        """Seconds curl takes for the calls the download makes, against the same embedded
+        sandbox (HTTP Basic as the demo user): the advertisers, each advertiser's
+        campaigns, every ad order, then the flight caps of each ad order under a campaign
+        with flights and each campaign's creatives, 8 requests at once as the app makes
+        them (`--parallel-max 8`, kept-alive connections); the listings one after
+        another, as the app asks them. Bodies are thrown away. Audience segments are left
+        out: their endpoints take only an access token (the seed has none)."""
+        if shutil.which("curl") is None:
+            print("  curl: not found on PATH; no floor for the download", flush=True)
+            return None
+        base = self.s.execute("const e = document.querySelector('[data-profile-url]'); return e ? e.getAttribute('data-profile-url') : null;")
+        if not base:
+            print("  curl: the profile's address is not shown; no floor for the download", flush=True)
+            return None
+        base = base.rstrip("/")
+        auth = ["-u", "demo:demo"]
+        t0 = time.monotonic()
+
+        def get_json(path: str) -> Any:
+            out = subprocess.run(["curl", "-sf", *auth, base + path], check=True, capture_output=True).stdout
+            return json.loads(out)["entity"]
+
+        advertisers = [a["id"] for a in get_json("/v1/advertiser")]
+        campaigns: list[dict[str, Any]] = []
+        for a in advertisers:
+            campaigns += get_json(f"/v1/campaign/getCampaignsByAdvertiser?id={a}")
+        subprocess.run(["curl", "-sf", "-o", "/dev/null", *auth, base + "/v1/adorder/getAllAdOrders"], check=True)
+        listed = time.monotonic() - t0
+        # The ad orders whose caps the app asks: read from the sandbox's database, so the
+        # 1M-row listing is not parsed here (that would time Python's JSON, not curl).
+        with_flights = [c["id"] for c in campaigns if c.get("flights")]
+        ids: list[int] = []
+        if with_flights:
+            db = sqlite3.connect(f"file:{self.data / 'sandbox.db'}?mode=ro", uri=True)
+            marks = ",".join("?" * len(with_flights))
+            ids = [r[0] for r in db.execute(f"SELECT id FROM ad_orders WHERE campaign_id IN ({marks}) ORDER BY id", with_flights)]
+            db.close()
+        t1 = time.monotonic()
+        # Runs of consecutive ids as curl globs ([a-b]): one operation each, however many ids.
+        urls = [f"{base}/v1/campaignflightcaps/byAdOrder/[{a}-{b}]" if a != b else f"{base}/v1/campaignflightcaps/byAdOrder/{a}" for a, b in runs_of(ids)]
+        urls += [f"{base}/v1/campaign/{c['id']}/creatives" for c in campaigns]
+        chunk = 500
+        for i in range(0, len(urls), chunk):
+            part = urls[i : i + chunk]
+            caps = [u for u in part if "byAdOrder" in u]
+            rest = [u for u in part if "byAdOrder" not in u]
+            if caps:
+                subprocess.run(
+                    ["curl", "-sf", "-Z", "--parallel-max", "8", *auth, "-X", "POST", "-H", "Content-Type: application/json", "--data", "[]", *caps],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                    # Its parallel mode draws a progress meter despite -s.
+                    stderr=subprocess.DEVNULL,
+                )
+            if rest:
+                subprocess.run(["curl", "-sf", "-Z", "--parallel-max", "8", *auth, *rest], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        took = time.monotonic() - t0 - (t1 - t0 - listed)
+        print(
+            f"{'  curl, the same calls (' + str(len(ids)) + ' caps, 8 at once)':<52} {took:>9.1f} s   (listings {listed:.1f} s)",
+            flush=True,
+        )
+        return took
 
     def restarts(self) -> None:
         existing = []

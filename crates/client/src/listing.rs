@@ -421,9 +421,9 @@ enum Parsed<T> {
     Bad,
 }
 
-/// Cuts the answer, as it arrives, into runs of whole items. JSON is parsed by
-/// `serde_json` (items as `IgnoredAny`, which checks them without building anything);
-/// the cutter only follows the envelope's punctuation around them.
+/// Cuts the answer, as it arrives, into runs of whole items. The envelope's members
+/// are parsed by `serde_json` (unknown ones as `IgnoredAny`); of an item only its end is
+/// found ([`item_len`]), and the thread that decodes it checks the rest.
 struct Cutter {
     input: feed::Receiver<Option<Bytes>>,
     /// Bytes of the answer dropped from the front of `buf`, to say where it broke.
@@ -575,8 +575,8 @@ impl Cutter {
                 At::FirstItem if next == b']' => self.punct(At::AfterValue),
                 At::FirstItem | At::Item => {
                     let start = self.pos;
-                    match self.value::<IgnoredAny>() {
-                        Parsed::Value(IgnoredAny) => {}
+                    match self.item() {
+                        Parsed::Value(()) => {}
                         Parsed::Short => return Cut::NeedMore,
                         Parsed::Bad => return Cut::Unusual,
                     }
@@ -644,6 +644,42 @@ impl Cutter {
         }
     }
 
+    /// Moves past the item at `pos` by finding where it ends, without parsing it: the
+    /// thread that decodes the item parses it in full, refusing it (`entity[i]: …`)
+    /// when it is not one whole JSON value of the type. Finding the end follows only
+    /// strings (and their escapes) and the nesting of brackets, so cutting, which every
+    /// decoding thread waits for, costs a fraction of a parse.
+    ///
+    /// A scalar item is taken only when a byte follows it (or at the end of the input),
+    /// as in [`Cutter::value`].
+    fn item(&mut self) -> Parsed<()> {
+        let rest = &self.buf[self.pos..];
+        if !self.last && rest.len() < self.wait_for {
+            return Parsed::Short;
+        }
+        match item_len(rest) {
+            Some(len) => {
+                self.pos += len;
+                self.wait_for = 0;
+                Parsed::Value(())
+            }
+            None if rest.first().is_some_and(|b| b"]}:,".contains(b)) => Parsed::Bad,
+            None if !self.last => {
+                self.wait_for = rest.len().saturating_mul(2);
+                Parsed::Short
+            }
+            None if rest.is_empty() || matches!(rest[0], b'{' | b'[' | b'"') => {
+                self.truncated = true;
+                Parsed::Bad
+            }
+            // A scalar that ends the input: its decoding says whether it is one.
+            None => {
+                self.pos += rest.len();
+                Parsed::Value(())
+            }
+        }
+    }
+
     /// The items read so far, as a run; drops what precedes `pos`.
     fn take_run(&mut self) -> Run {
         let bytes = self.buf.split_to(self.pos).freeze();
@@ -678,6 +714,57 @@ impl Cutter {
              byte {}: {shown:?}",
             self.dropped + self.pos
         ))
+    }
+}
+
+/// Length of the JSON value at the start of `bytes` as far as brackets and strings
+/// tell: through the bracket that closes an object or array, the quote that closes a
+/// string, or up to the byte that ends a scalar (`,`, `]`, `}` or whitespace). `None`
+/// when it runs past `bytes`, or when `bytes` starts with what cannot start a value.
+fn item_len(bytes: &[u8]) -> Option<usize> {
+    match *bytes.first()? {
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = 0;
+            while let Some(&b) = bytes.get(i) {
+                match b {
+                    b'"' => i += string_len(&bytes[i..])? - 1,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        b'"' => string_len(bytes),
+        b']' | b'}' | b':' | b',' => None,
+        _ => bytes
+            .iter()
+            .position(|b| matches!(b, b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t'))
+            .filter(|&len| len > 0),
+    }
+}
+
+/// Length of the string that starts `bytes` (at its opening quote), closing quote
+/// included; `None` when it runs past `bytes`.
+fn string_len(bytes: &[u8]) -> Option<usize> {
+    let mut i = 1;
+    loop {
+        i += bytes
+            .get(i..)?
+            .iter()
+            .position(|b| matches!(b, b'"' | b'\\'))?;
+        if bytes[i] == b'"' {
+            return Some(i + 1);
+        }
+        // An escape: the byte after the backslash is never the closing quote.
+        i += 2;
     }
 }
 

@@ -58,15 +58,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let mut ws = Workspace::open(dir.path().join("pull.sqlite"))?;
+    let before = peak_reset();
     let t = Instant::now();
     let report = ws
         .pull_with(&client, PullScope::All, options, |_| {})
         .await?;
     let first = t.elapsed();
     println!(
-        "pull(All) into a fresh workspace: {} ad orders added in {:.0} ms",
+        "pull(All) into a fresh workspace: {} ad orders added in {:.0} ms; peak resident \
+         memory {:.0} MB (from {:.0} MB before it, the sandbox's included)",
         report.of(Kind::AdOrder).added,
-        first.as_secs_f64() * 1000.0
+        first.as_secs_f64() * 1000.0,
+        peak_mb().unwrap_or(f64::NAN),
+        before.unwrap_or(f64::NAN),
     );
     let t = Instant::now();
     let report = ws
@@ -80,7 +84,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     drop(ws);
 
     if env_or("BENCH_CAPS", 1) != 0 {
-        pull_with_caps(&client, dir.path()).await?;
+        pull_with_caps(&client, &running.base_url(), dir.path()).await?;
     }
     running.stop().await?;
 
@@ -138,6 +142,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// many at once, with nothing written.
 async fn pull_with_caps(
     client: &Client,
+    base: &str,
     dir: &std::path::Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let options = PullOptions {
@@ -167,6 +172,8 @@ async fn pull_with_caps(
         floor.as_secs_f64() * 1000.0
     );
 
+    let curl_took = curl_caps(base, &ids).await?;
+
     let mut ws = Workspace::open(dir.join("caps.sqlite"))?;
     let mut ticks = 0usize;
     let mut last: Option<Progress> = None;
@@ -188,5 +195,96 @@ async fn pull_with_caps(
         ticks,
         last
     );
+    if let Some(curl) = curl_took {
+        println!(
+            "  against curl of the same calls: {:.2}x",
+            took.as_secs_f64() / curl.as_secs_f64()
+        );
+    }
     Ok(())
+}
+
+/// The floor of scripts/bench-ui.sh's download figure: curl making the listing call
+/// and the same `byAdOrder` calls, 8 at once on kept-alive connections
+/// (`--parallel-max 8`), the ids as runs of URL globs. `None` without curl.
+async fn curl_caps(
+    base: &str,
+    ids: &[i64],
+) -> Result<Option<std::time::Duration>, Box<dyn std::error::Error>> {
+    let available = std::process::Command::new("curl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        println!("curl: not found on PATH; no curl floor");
+        return Ok(None);
+    }
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    for id in sorted {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == id => *last = id,
+            _ => runs.push((id, id)),
+        }
+    }
+    let urls: Vec<String> = runs
+        .iter()
+        .map(|(a, b)| format!("{base}/v1/campaignflightcaps/byAdOrder/[{a}-{b}]"))
+        .collect();
+    let listing = format!("{base}/v1/adorder/getAllAdOrders");
+    let t = Instant::now();
+    // Off the async threads, so the in-process sandbox keeps serving.
+    let statuses = tokio::task::spawn_blocking(move || {
+        let listed = std::process::Command::new("curl")
+            .args(["-sf", "-o", "/dev/null", "-u", "demo:demo", &listing])
+            .status()?;
+        let mut caps = std::process::Command::new("curl");
+        caps.args([
+            "-sf",
+            "-Z",
+            "--parallel-max",
+            "8",
+            "-u",
+            "demo:demo",
+            "-X",
+            "POST",
+        ])
+        .args(["-H", "Content-Type: application/json", "--data", "[]"])
+        .args(&urls)
+        .stdout(std::process::Stdio::null())
+        // Its parallel mode draws a progress meter despite -s.
+        .stderr(std::process::Stdio::null());
+        Ok::<_, std::io::Error>((listed, caps.status()?))
+    })
+    .await??;
+    let took = t.elapsed();
+    if !statuses.0.success() || !statuses.1.success() {
+        return Err(format!("curl failed: {statuses:?}").into());
+    }
+    println!(
+        "curl, getAllAdOrders once and {} byAdOrder calls, 8 at once: {:.0} ms",
+        ids.len(),
+        took.as_secs_f64() * 1000.0
+    );
+    Ok(Some(took))
+}
+
+/// Resets the process's peak resident memory to what it holds now (Linux:
+/// `/proc/self/clear_refs`), returning that in MB.
+fn peak_reset() -> Option<f64> {
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    status_mb("VmRSS:")
+}
+
+/// Peak resident memory since the last [`peak_reset`], in MB.
+fn peak_mb() -> Option<f64> {
+    status_mb("VmHWM:")
+}
+
+fn status_mb(field: &str) -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }

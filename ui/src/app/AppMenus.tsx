@@ -1,9 +1,13 @@
-import { useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
+import { deferred } from "../util/deferred";
 import type { AppSnapshot } from "../api/types";
 import { useMenuBar, useMenuCommand } from "../state/menu";
-import { NewProfileDialog } from "./NewProfileDialog";
-import { AboutDialog, SettingsDialog } from "./Settings";
 import { UpdateBanner, checkForUpdate } from "./Updates";
+
+// Loaded when first opened, not on the start's critical path.
+const NewProfileDialog = deferred(() => import("./NewProfileDialog").then((m) => m.NewProfileDialog));
+const SettingsDialog = deferred(() => import("./Settings").then((m) => m.SettingsDialog));
+const AboutDialog = deferred(() => import("./Settings").then((m) => m.AboutDialog));
 
 type Open = "settings" | "about" | "new-profile" | null;
 
@@ -25,9 +29,11 @@ export function AppMenus({ onSnapshot }: { onSnapshot: (s: AppSnapshot) => void 
   return (
     <>
       <UpdateBanner />
-      {open === "settings" && <SettingsDialog onClose={close} />}
-      {open === "about" && <AboutDialog onClose={close} />}
-      {open === "new-profile" && <NewProfileDialog onSnapshot={onSnapshot} onClose={close} />}
+      <Suspense fallback={null}>
+        {open === "settings" && <SettingsDialog onClose={close} />}
+        {open === "about" && <AboutDialog onClose={close} />}
+        {open === "new-profile" && <NewProfileDialog onSnapshot={onSnapshot} onClose={close} />}
+      </Suspense>
     </>
   );
 }

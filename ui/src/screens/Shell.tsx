@@ -1,22 +1,24 @@
-import { type ReactNode, memo, useEffect, useState } from "react";
+import { type ReactNode, Suspense, memo, useEffect, useState } from "react";
+import { deferred } from "../util/deferred";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
 import { kindInfo } from "../api/kinds";
 import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
 import type { AdvertiserRow, CampaignRow, Kind } from "../api/types";
-import { EditPanel } from "../forms/EditPanel";
-import { Palette } from "../components/Palette";
 import { useWorkspaceChanged } from "../state/events";
-import { SCREENS, type Screen, useEditor, useNavActions, useNavigation, usePaletteOpen } from "../state/navigation";
+import { SCREENS, useEditor, useNavActions, useNavigation, usePaletteOpen } from "../state/navigation";
 import { useSession } from "../state/session";
 import { useSync } from "../state/sync";
 import { plural } from "../util/format";
 import { refKey, sameRef } from "../util/refs";
-import { EntityScreen } from "./EntityScreen";
-import { AD_ORDERS, ADVERTISERS, CAMPAIGNS, CREATIVES, SEGMENTS, SITE_LISTS } from "./entities";
-import { PendingScreen } from "./Pending";
-import { exportAccount } from "../bulk/BulkActions";
-import { TagSheetHost, openTagSheet } from "../bulk/TagSheetDialog";
+// Loaded after the first frame, or when first opened: a cold start evaluates and lays
+// out the shell only (the table comes a frame later), so it starts close to a blank app.
+const ScreenView = deferred(() => import("./ScreenView").then((m) => m.ScreenView));
+const EditPanel = deferred(() => import("../forms/EditPanel").then((m) => m.EditPanel));
+const Palette = deferred(() => import("../components/Palette").then((m) => m.Palette));
+const TagSheetHost = deferred(() => import("../bulk/TagSheetDialog").then((m) => m.TagSheetHost));
+const openTagSheet = () => import("../bulk/TagSheetDialog").then((m) => m.openTagSheet());
+const exportAccount = () => import("../bulk/BulkActions").then((m) => m.exportAccount());
 import { PostedNotice, UndoButtons, useUndoKeys } from "../bulk/history";
 import { useMenuCommand } from "../state/menu";
 
@@ -294,31 +296,14 @@ function StatusBar() {
   );
 }
 
-function ScreenView({ screen }: { screen: Screen }) {
-  switch (screen) {
-    case "advertiser":
-      return <EntityScreen key={screen} config={ADVERTISERS} />;
-    case "campaign":
-      return <EntityScreen key={screen} config={CAMPAIGNS} />;
-    case "ad_order":
-      return <EntityScreen key={screen} config={AD_ORDERS} />;
-    case "creative":
-      return <EntityScreen key={screen} config={CREATIVES} />;
-    case "site_list":
-      return <EntityScreen key={screen} config={SITE_LISTS} />;
-    case "audience_segment":
-      return <EntityScreen key={screen} config={SEGMENTS} />;
-    case "pending":
-      return <PendingScreen />;
-  }
-}
-
 /** The screen in view: re-renders on navigation only (not on editor, sync or session changes). */
 function Content() {
   const { screen } = useNavigation();
   return (
     <main className="content" aria-label="Content">
-      <ScreenView screen={screen} />
+      <Suspense fallback={<div className="screen-loading" aria-busy="true" />}>
+        <ScreenView screen={screen} />
+      </Suspense>
     </main>
   );
 }
@@ -335,7 +320,11 @@ function MenuScreens() {
   useMenuCommand("showPending", () => setScreen("pending"));
   useMenuCommand("export", () => void exportAccount());
   useMenuCommand("importTags", () => void openTagSheet());
-  return <TagSheetHost />;
+  return (
+    <Suspense fallback={null}>
+      <TagSheetHost />
+    </Suspense>
+  );
 }
 
 function PaletteHost() {
@@ -352,7 +341,21 @@ function PaletteHost() {
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [setPaletteOpen]);
-  return open ? <Palette onClose={() => setPaletteOpen(false)} /> : null;
+  return open ? (
+    <Suspense fallback={null}>
+      <Palette onClose={() => setPaletteOpen(false)} />
+    </Suspense>
+  ) : null;
+}
+
+/** The edit panel, its forms loaded when a form is first opened. */
+function EditPanelHost() {
+  const { editor } = useEditor();
+  return editor ? (
+    <Suspense fallback={null}>
+      <EditPanel />
+    </Suspense>
+  ) : null;
 }
 
 /** The window's frame: makes room for the edit panel when a form is open. */
@@ -373,7 +376,7 @@ export const Shell = memo(function Shell() {
       <Sidebar />
       <TopBar />
       <Content />
-      <EditPanel />
+      <EditPanelHost />
       <StatusBar />
       <PaletteHost />
       <MenuScreens />

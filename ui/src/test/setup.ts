@@ -23,6 +23,11 @@ Object.defineProperty(HTMLTableSectionElement.prototype, "offsetHeight", {
 });
 
 import { cleanup } from "@testing-library/react";
-import { afterEach } from "vitest";
+import { afterEach, beforeAll } from "vitest";
+import { preloadDeferred } from "../util/deferred";
 
 afterEach(() => cleanup());
+// The parts the app loads after its first frame (util/deferred) are loaded before each
+// file's tests, so those render them at once as the app does once they have loaded;
+// deferred.test.tsx covers a part rendered before its module has loaded.
+beforeAll(() => preloadDeferred());

@@ -123,6 +123,13 @@ fn unusual_or_broken_answers_ask_for_the_fallback() {
         r#"{"entity":[{"id":1},{"id":2}"#,
         r#"{"entity":[1.]}"#,
         r#"{"entity":["\x"]}"#,
+        // Balanced brackets around what is not JSON: the cutter only finds the end,
+        // the item's decoding refuses it.
+        r#"{"entity":[{"a" 1}]}"#,
+        r#"{"entity":[{"a":[1}]]}"#,
+        r#"{"entity":[{"a":"\q"}]}"#,
+        r#"{"entity":[tru]}"#,
+        r#"{"entity":[{"a":1}{"b":2}]}"#,
         "",
         "not json",
     ] {
