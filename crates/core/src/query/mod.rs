@@ -37,7 +37,7 @@ use rows::*;
 
 pub use columns::{ColumnInfo, cells, column_ids, columns};
 pub use rows::{label_of, row};
-pub use tables::{TABLE_KINDS, Tables};
+pub use tables::{IndexStats, TABLE_KINDS, Tables};
 
 /// What a table view shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -655,6 +655,34 @@ impl KindTable {
         let result = Arc::new(result);
         self.last = Some((sig.clone(), result.clone()));
         result
+    }
+
+    /// The heap bytes this index holds (capacities, not lengths).
+    fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let key = |k: &EntityRef| match &k.key {
+            Key::Id(_) => 0,
+            Key::Segment(s) | Key::Local(s) => s.capacity(),
+        };
+        let map_entry = |entry: usize, cap: usize| cap * (entry + 1);
+        let rows = self.rows.capacity() * size_of::<IndexRow>()
+            + self
+                .rows
+                .iter()
+                .map(|r| {
+                    r.cells.len() * size_of::<Cell>()
+                        + key(&r.target)
+                        + r.parent.as_ref().map_or(0, key)
+                        + r.ancestor.as_ref().map_or(0, key)
+                })
+                .sum::<usize>();
+        let by_target = map_entry(size_of::<(EntityRef, u32)>(), self.by_target.capacity())
+            + self.by_target.keys().map(key).sum::<usize>();
+        let perms = self.default.capacity() * 4
+            + self.sorted.values().map(|p| p.capacity() * 4).sum::<usize>()
+            + self.descending.as_ref().map_or(0, |(_, d)| d.capacity() * 4)
+            + self.last.as_ref().map_or(0, |(_, l)| l.capacity() * 4);
+        rows + self.text.capacity() + by_target + perms
     }
 
     fn count_of(&self, parent: Option<&EntityRef>) -> usize {

@@ -23,6 +23,20 @@ pub struct Tables {
     findings: Mutex<HashMap<EntityRef, Counted>>,
 }
 
+/// One kind's index as [`Tables::stats`] measures it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStats {
+    /// Which kind ([`Kind::name`]).
+    pub kind: String,
+    /// Its rows.
+    pub rows: u32,
+    /// The heap bytes the index holds for them: every vector's, string's and map's
+    /// capacity, the kept orders and the last result included.
+    pub bytes: u64,
+}
+
 /// A creative's (warnings, infos), and the hash of the JSON they were counted from.
 type Counted = (u64, (u32, u32));
 
@@ -391,6 +405,24 @@ impl Tables {
             }
         }
         Ok(())
+    }
+
+    /// What each built index holds, largest first: for the log when a kind is built and
+    /// for benches that print bytes per row.
+    pub fn stats(&self) -> Vec<IndexStats> {
+        let Ok(kinds) = self.kinds.lock() else {
+            return Vec::new();
+        };
+        let mut out: Vec<IndexStats> = kinds
+            .iter()
+            .map(|(kind, table)| IndexStats {
+                kind: kind.name().to_owned(),
+                rows: u32::try_from(table.rows.len()).unwrap_or(u32::MAX),
+                bytes: table.heap_bytes() as u64,
+            })
+            .collect();
+        out.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        out
     }
 
     /// Forgets kinds whose rows changed wholesale (a download, a post, a discard, another
