@@ -1,9 +1,13 @@
 //! What a table view costs on the Rust side of the app, at 100,000 ad orders (or
 //! `BENCH_AD_ORDERS`): the first window (building the kind's index), scrolling, a filter
 //! keystroke, a sort, and a save until the open sorted view shows it; the bytes one
-//! window sends over the IPC; and the index's memory.
+//! window sends over the IPC; and the index's memory: its bytes per row as
+//! [`Tables::stats`] counts them (every capacity it holds), after the first window, after
+//! every column is sorted ahead (what the app holds once `warm_tables` is done), and
+//! their growth over the saves.
 //!
-//! Run with `cargo bench -p flightdeck-core`. `BENCH_RUNS` sets the runs per figure (21).
+//! Run with `cargo bench -p flightdeck-core --bench tables`. `BENCH_RUNS` sets the runs
+//! per figure (21); `BENCH_AD_ORDERS=1000000` measures a million.
 
 use std::time::{Duration, Instant};
 
@@ -39,6 +43,17 @@ fn rss_mb() -> f64 {
                 .and_then(|p| p.parse::<f64>().ok())
         })
         .map_or(0.0, |pages| pages * 4096.0 / 1e6)
+}
+
+/// The ad-order index's bytes per row, as the index counts them.
+fn per_row(tables: &Tables) -> (f64, u64) {
+    tables
+        .stats()
+        .into_iter()
+        .find(|s| s.kind == Kind::AdOrder.name())
+        .map_or((0.0, 0), |s| {
+            (s.bytes as f64 / f64::from(s.rows.max(1)), s.bytes)
+        })
 }
 
 fn q(filter: &str, sort: Option<&str>, offset: u32) -> TableQuery {
@@ -130,6 +145,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let tables = Tables::default();
     let first = window(&tables, &ws, &q("", None, 0))?;
+    let (b, total) = per_row(&tables);
+    println!(
+        "index after the first window                 {b:.1} bytes/row ({:.1} MB)",
+        total as f64 / 1e6
+    );
+    let t = Instant::now();
+    tables.presort(Kind::AdOrder)?;
+    println!(
+        "presort every column                         {:.0} ms",
+        ms(t.elapsed())
+    );
+    let (b, total) = per_row(&tables);
+    println!(
+        "index with every column sorted               {b:.1} bytes/row ({:.1} MB)",
+        total as f64 / 1e6
+    );
     let bytes = serde_json::to_vec(&first)?.len();
     println!(
         "IPC bytes of a 60-row window                 {:.1} KB",
@@ -179,6 +210,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut saves = Vec::new();
     let mut edit = Vec::new();
+    // The sorted view the saves below show, so its growth is the saves' alone.
+    window(&tables, &ws, &q("", Some("name"), 0))?;
+    let (_, before_saves) = per_row(&tables);
+    let rss_before_saves = rss_mb();
     for i in 0..runs {
         let w = window(
             &tables,
@@ -210,5 +245,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     stats("save (workspace write only)", edit);
     stats("save until the sorted view shows it", saves);
+    let (_, after_saves) = per_row(&tables);
+    println!(
+        "index growth over {runs} saves                   {:+.2} MB (resident {:+.1} MB)",
+        (after_saves as f64 - before_saves as f64) / 1e6,
+        rss_mb() - rss_before_saves
+    );
     Ok(())
 }

@@ -14,6 +14,8 @@ pub struct Tables {
     /// for that build rather than doing the same work again, and a view of another kind
     /// does not wait for it.
     building: Mutex<HashMap<Kind, Arc<Mutex<()>>>>,
+    /// Views waiting for the indexes' lock: [`Tables::presort`] gives way to them.
+    views_waiting: AtomicUsize,
     /// Set once a view has been answered (see [`Tables::wait_for_first_view`]).
     viewed: (Mutex<bool>, std::sync::Condvar),
     /// Each creative's count of warnings and infos, with a hash of the JSON it was
@@ -21,6 +23,20 @@ pub struct Tables {
     /// [`HAS_WARNINGS`], and kept across rebuilds of the index (a download, a post), so
     /// only creatives whose JSON changed are checked again.
     findings: Mutex<HashMap<EntityRef, Counted>>,
+}
+
+/// One kind's index as [`Tables::stats`] measures it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStats {
+    /// Which kind ([`Kind::name`]).
+    pub kind: String,
+    /// Its rows.
+    pub rows: u32,
+    /// The heap bytes the index holds for them: every vector's, string's and map's
+    /// capacity, the kept orders and the last result included.
+    pub bytes: u64,
 }
 
 /// A creative's (warnings, infos), and the hash of the JSON they were counted from.
@@ -116,7 +132,7 @@ impl Tables {
         let sig = signature(kind, query)?;
         self.ensure(ws, kind)?;
         let (targets, offset, total, unfiltered) = {
-            let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+            let mut kinds = self.lock_for_view()?;
             let table = table_of(&mut kinds, ws, kind)?;
             if sig.has_findings.is_some() {
                 self.count_findings(ws, kind, table)?;
@@ -127,7 +143,7 @@ impl Tables {
             let offset = range.start;
             let targets: Vec<EntityRef> = selected[range]
                 .iter()
-                .map(|&i| table.rows[i as usize].target.clone())
+                .map(|&i| EntityRef::new(kind, table.key(i)))
                 .collect();
             let unfiltered = if sig.filter.is_empty() && sig.has_findings.is_none() {
                 total
@@ -157,7 +173,7 @@ impl Tables {
         query: &TableQuery,
     ) -> Result<Vec<EntityRef>> {
         let sig = signature(kind, query)?;
-        let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+        let mut kinds = self.lock_for_view()?;
         let table = table_of(&mut kinds, ws, kind)?;
         if sig.has_findings.is_some() {
             self.count_findings(ws, kind, table)?;
@@ -165,8 +181,17 @@ impl Tables {
         let selected = table.select(&sig);
         Ok(selected
             .iter()
-            .map(|&i| table.rows[i as usize].target.clone())
+            .map(|&i| EntityRef::new(kind, table.key(i)))
             .collect())
+    }
+
+    /// The indexes, for a view: counted as waiting meanwhile, so a background sort gives
+    /// way to it.
+    fn lock_for_view(&self) -> Result<std::sync::MutexGuard<'_, HashMap<Kind, KindTable>>> {
+        self.views_waiting.fetch_add(1, AtomicOrdering::SeqCst);
+        let kinds = self.kinds.lock().map_err(|_| poisoned());
+        self.views_waiting.fetch_sub(1, AtomicOrdering::SeqCst);
+        kinds
     }
 
     /// Fills in the count of findings of every row of `table` that has none yet: from
@@ -176,36 +201,35 @@ impl Tables {
         if !table.findings_missing {
             return Ok(());
         }
+        let n = table.len();
         if kind != Kind::Creative {
-            for r in &mut table.rows {
-                r.findings = Some((0, 0));
-            }
+            table.findings = vec![Some((0, 0)); n];
             table.findings_missing = false;
             return Ok(());
         }
+        table.findings.resize(n, None);
         // After a save only the rows saved are missing: read those alone.
-        let missing: Vec<EntityRef> = table
-            .rows
-            .iter()
-            .filter(|r| r.findings.is_none())
+        let missing: Vec<EntityRef> = (0..n)
+            .filter(|&i| table.findings[i].is_none())
             .take(FEW_MISSING + 1)
-            .map(|r| r.target.clone())
+            .map(|i| EntityRef::new(kind, table.key(u32::try_from(i).unwrap_or(u32::MAX))))
             .collect();
         let mut kept = self.findings.lock().map_err(|_| poisoned())?;
-        let (rows, by_target) = (&mut table.rows, &table.by_target);
-        // The rows to check: their JSON changed since it was counted, or was never.
+        // The rows counted before with the same JSON, and the rows to check: their JSON
+        // changed since it was counted, or was never.
+        let mut same: Vec<(u32, (u32, u32))> = Vec::new();
         let mut todo: Vec<(u32, u64, String)> = Vec::new();
+        let this = &*table;
         let mut read = |s: Scanned<'_>| {
-            let Some(&i) = by_target.get(&s.target) else {
+            let Some(i) = this.position(&s.target.key) else {
                 return Ok(());
             };
-            let row = &mut rows[i as usize];
-            if row.findings.is_some() {
+            if this.findings[i as usize].is_some() {
                 return Ok(());
             }
             let hash = json_hash(s.json);
             match kept.get(&s.target) {
-                Some(&(h, n)) if h == hash => row.findings = Some(n),
+                Some(&(h, n)) if h == hash => same.push((i, n)),
                 _ => todo.push((i, hash, s.json.to_owned())),
             }
             Ok(())
@@ -220,14 +244,16 @@ impl Tables {
         let counts = crate::checks::par_map(&todo, &|(_, _, json): &(u32, u64, String)| {
             crate::checks::count(&crate::checks::findings_of_json(json))
         });
+        for (i, n) in same {
+            table.findings[i as usize] = Some(n);
+        }
         for ((i, hash, _), n) in todo.iter().zip(counts) {
-            let row = &mut rows[*i as usize];
-            row.findings = Some(n);
-            kept.insert(row.target.clone(), (*hash, n));
+            table.findings[*i as usize] = Some(n);
+            kept.insert(EntityRef::new(kind, table.key(*i)), (*hash, n));
         }
         // A row the scan did not meet (gone since the build) counts none.
-        for r in rows.iter_mut().filter(|r| r.findings.is_none()) {
-            r.findings = Some((0, 0));
+        for f in table.findings.iter_mut().filter(|f| f.is_none()) {
+            *f = Some((0, 0));
         }
         table.findings_missing = false;
         table.last = None;
@@ -243,20 +269,45 @@ impl Tables {
         }
         for kind in kinds {
             self.presort(*kind)?;
+            if let Some(s) = self.stats().into_iter().find(|s| s.kind == kind.name()) {
+                tracing::info!(
+                    kind = s.kind,
+                    rows = s.rows,
+                    bytes = s.bytes,
+                    bytes_per_row = s.bytes / u64::from(s.rows.max(1)),
+                    "table index sorted ahead"
+                );
+            }
         }
         Ok(())
     }
 
-    /// Sorts every column of `kind` ahead of the first click on its header, a column at
-    /// a time on one core, so a view asking meanwhile waits for one column's sort at most
-    /// and the window keeps a core to paint with.
+    /// Sorts every column of `kind` with many values ahead of the first click on its
+    /// header (a column of few values is sorted again on each ask, in a few passes), a
+    /// column at a time on this thread, so the window keeps a core to paint with. The
+    /// sort itself holds no lock: the column's cells are copied out, sorted, and the
+    /// order kept if no row changed meanwhile, so a view asking waits for a copy at most.
     pub fn presort(&self, kind: Kind) -> Result<()> {
         for col in 0..specs(kind).len() {
+            while self.views_waiting.load(AtomicOrdering::SeqCst) > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            let copy = {
+                let kinds = self.kinds.lock().map_err(|_| poisoned())?;
+                let Some(table) = kinds.get(&kind) else {
+                    return Ok(());
+                };
+                if !table.needs_presort(col) {
+                    continue;
+                }
+                table.copy_column(col)
+            };
+            let sorted = copy.sort();
             let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
             let Some(table) = kinds.get_mut(&kind) else {
                 return Ok(());
             };
-            table.ascending(col, false);
+            table.install(&copy, sorted);
         }
         Ok(())
     }
@@ -309,9 +360,19 @@ impl Tables {
             if self.built(kind)? {
                 return Ok(());
             }
+            let started = std::time::Instant::now();
             let table = KindTable::build(ws, kind)?;
             let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
             if self.generation.load(AtomicOrdering::SeqCst) == generation {
+                let (rows, bytes) = (table.len(), table.heap_bytes());
+                tracing::info!(
+                    kind = kind.name(),
+                    rows,
+                    bytes,
+                    bytes_per_row = bytes / rows.max(1),
+                    ms = started.elapsed().as_millis() as u64,
+                    "table index built"
+                );
                 kinds.insert(kind, table);
                 return Ok(());
             }
@@ -360,7 +421,7 @@ impl Tables {
                 _ => None,
             };
             let mut fresh = None;
-            let arena = &mut table.text;
+            let mut scratch = String::new();
             ws.scan_one(target, |s| {
                 fresh = Some(index_row(
                     target.kind,
@@ -368,7 +429,7 @@ impl Tables {
                     &labels,
                     &grandparents,
                     status.as_deref(),
-                    arena,
+                    &mut scratch,
                 ));
                 Ok(())
             })?;
@@ -376,21 +437,28 @@ impl Tables {
                 None => {
                     kinds.remove(&target.kind);
                 }
-                Some(row) => match table.by_target.get(target).copied() {
-                    Some(i) => {
-                        let old = std::mem::replace(&mut table.rows[i as usize], row);
-                        table.reposition(i, Some(&old));
-                    }
-                    None => {
-                        let i = u32::try_from(table.rows.len()).unwrap_or(u32::MAX);
-                        table.by_target.insert(target.clone(), i);
-                        table.rows.push(row);
-                        table.reposition(i, None);
-                    }
-                },
+                Some(row) => table.put(row, &scratch),
             }
         }
         Ok(())
+    }
+
+    /// What each built index holds, largest first: for the log when a kind is built and
+    /// for benches that print bytes per row.
+    pub fn stats(&self) -> Vec<IndexStats> {
+        let Ok(kinds) = self.kinds.lock() else {
+            return Vec::new();
+        };
+        let mut out: Vec<IndexStats> = kinds
+            .iter()
+            .map(|(kind, table)| IndexStats {
+                kind: kind.name().to_owned(),
+                rows: u32::try_from(table.len()).unwrap_or(u32::MAX),
+                bytes: table.heap_bytes() as u64,
+            })
+            .collect();
+        out.sort_by_key(|s| std::cmp::Reverse(s.bytes));
+        out
     }
 
     /// Forgets kinds whose rows changed wholesale (a download, a post, a discard, another
