@@ -753,6 +753,29 @@ return true;
             print(f"{'  over the blank app':<52} {added:>9.0f} MB   (target <= {target} MB with the table shown: {verdict})", flush=True)
         return total
 
+    def index_size(self) -> None:
+        """The table index's bytes per row, as the app logs them when it builds or sorts a
+        kind ahead (crates/core's `Tables`): the largest kind's latest line (issue 25's
+        budget is 150 bytes a row)."""
+        best: Optional[tuple[int, str, int, int]] = None
+        for log in sorted((self.data / "logs").glob("flightdeck*.log*")):
+            for line in log.read_text(errors="replace").splitlines():
+                if "table index" not in line:
+                    continue
+                fields = dict(re.findall(r"(\w+)=\"?([\w.]+)\"?", line))
+                if "rows" not in fields or "bytes_per_row" not in fields:
+                    continue
+                what = "sorted ahead" if "sorted ahead" in line else "built"
+                rows, per_row = int(fields["rows"]), int(fields["bytes_per_row"])
+                if best is None or rows >= best[0]:
+                    best = (rows, f"{fields.get('kind', '?')} {what}", per_row, int(fields.get("bytes", 0)))
+        if best is None:
+            print("table index: no size in the app's log", flush=True)
+            return
+        rows, what, per_row, total = best
+        verdict = "met" if per_row <= 150 else "MISSED"
+        print(f"{'table index bytes per row (' + what + ')':<52} {per_row:>9d} B    ({rows:,} rows, {total / 1e6:.0f} MB; budget <= 150 B: {verdict})", flush=True)
+
     def memory_growth(self, before: Optional[float], after: Optional[float], saves: int) -> None:
         if before is None or after is None:
             return
@@ -785,6 +808,7 @@ def main() -> int:
             return status
         b.ipc_floor()
         b.memory("table shown")
+        b.index_size()
         b.filter_keys()
         b.sort()
         before = b.memory("before the saves")
