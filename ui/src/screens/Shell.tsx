@@ -16,6 +16,7 @@ import { EntityScreen } from "./EntityScreen";
 import { AD_ORDERS, ADVERTISERS, CAMPAIGNS, CREATIVES, SEGMENTS, SITE_LISTS } from "./entities";
 import { PendingScreen } from "./Pending";
 import { exportAccount } from "../bulk/BulkActions";
+import { ExportHost } from "../bulk/SheetDialogs";
 import { TagSheetHost, openTagSheet } from "../bulk/TagSheetDialog";
 import { PostedNotice, UndoButtons, useUndoKeys } from "../bulk/history";
 import { useMenuCommand } from "../state/menu";
@@ -231,7 +232,7 @@ function TopBar() {
         <span aria-hidden="true">↑</span> Post {plural(n, "change")}
       </button>
       <UndoButtons />
-      <button type="button" data-action="export-account" title="Export the whole account to a CSV or TSV file" onClick={() => void exportAccount()}>
+      <button type="button" data-action="export-account" title="Export the whole account to a CSV or TSV file" onClick={exportAccount}>
         Export account…
       </button>
       <button type="button" data-action="import-tags" title="Make draft creatives from an ad server's tag sheet (XLSX, CSV or TSV)" onClick={() => void openTagSheet()}>
@@ -333,9 +334,14 @@ function MenuScreens() {
   useMenuCommand("showSiteLists", () => setScreen("site_list"));
   useMenuCommand("showAudienceSegments", () => setScreen("audience_segment"));
   useMenuCommand("showPending", () => setScreen("pending"));
-  useMenuCommand("export", () => void exportAccount());
+  useMenuCommand("export", exportAccount);
   useMenuCommand("importTags", () => void openTagSheet());
-  return <TagSheetHost />;
+  return (
+    <>
+      <TagSheetHost />
+      <ExportHost />
+    </>
+  );
 }
 
 function PaletteHost() {

@@ -48,9 +48,11 @@ use crate::{Error, Result};
 pub(crate) use export::SheetRows;
 pub(crate) use readable::{RowFacts, name_columns};
 
-/// What an export's cells look like. Import needs no format: it reads both.
+/// What an export's cells look like. Import needs no format: it reads both. The UI
+/// calls it `ExportFormat`: the tag sheets' `SheetFormat` (XLSX, CSV, TSV) has the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename = "ExportFormat")]
 #[serde(rename_all = "snake_case")]
 pub enum SheetFormat {
     /// As a buyer reads it: dates in the advertiser's timezone with their offset, money
