@@ -878,6 +878,8 @@ class Scenario:
             path.unlink()
         self.nav("ad_orders")
         self.click('[data-action="export"]')
+        # The spreadsheet format, as the dialog offers first.
+        self.click('[role="dialog"] [data-action="export-file"]')
         self.answer_file_dialog("Export ad orders", path)
         s.wait_until(lambda: path.exists() and path.stat().st_size > 0, f"the export to write {path}", timeout=20)
         rows = list(csv_module.reader(io.StringIO(path.read_text())))

@@ -158,8 +158,8 @@ export const commands = {
 	findReplace: (scope: BulkScope, find: Find, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("find_replace", { scope, find, apply })),
 	/**  Paste rows from a spreadsheet, or import a CSV or TSV file's text. */
 	importSheet: (text: string, options: ImportOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("import_sheet", { text, options, apply })),
-	/**  The entities of `scope` as CSV or TSV text (copy, export). */
-	exportSheet: (scope: BulkScope, delimiter: Delimiter) => typedError<string, AppError>(__TAURI_INVOKE("export_sheet", { scope, delimiter })),
+	/**  The entities of `scope` as CSV or TSV text in `format` (copy, export). */
+	exportSheet: (scope: BulkScope, delimiter: Delimiter, format: ExportFormat) => typedError<string, AppError>(__TAURI_INVOKE("export_sheet", { scope, delimiter, format })),
 	/**  Copies entities as new drafts. */
 	duplicateMany: (scope: BulkScope, options: DuplicateOptions, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("duplicate_many", { scope, options, apply })),
 	/**
@@ -185,10 +185,10 @@ export const commands = {
 	 */
 	importFile: (file: string, kind: Kind | null, parent: EntityRef | null, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("import_file", { file, kind, parent, apply })),
 	/**
-	 *  Writes the entities of `scope` to the file chosen with `pick_export_file` (`file` is
-	 *  its token), whole or not at all; returns the rows written.
+	 *  Writes the entities of `scope` in `format` to the file chosen with `pick_export_file`
+	 *  (`file` is its token), whole or not at all; returns the rows written.
 	 */
-	exportFile: (file: string, scope: BulkScope) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { file, scope })),
+	exportFile: (file: string, scope: BulkScope, format: ExportFormat) => typedError<number, AppError>(__TAURI_INVOKE("export_file", { file, scope, format })),
 	/**
 	 *  A window of the rows of the preview (or applied result) the buyer is looking at:
 	 *  `rowsId` from its answer, up to `limit` rows from `offset`.
@@ -1052,6 +1052,19 @@ export type ErrorCode =
  *  old values back) instead.
  */
 "posted";
+
+/**
+ *  What an export's cells look like. Import needs no format: it reads both. The UI
+ *  calls it `ExportFormat`: the tag sheets' `SheetFormat` (XLSX, CSV, TSV) has the name.
+ */
+export type ExportFormat = 
+/**
+ *  As a buyer reads it: dates in the advertiser's timezone with their offset, money
+ *  with two decimals, lists as `a; b; c`, each parent's name beside its id.
+ */
+"sheet" | 
+/**  As the service sends it: epoch milliseconds, JSON lists, ids alone; for scripts. */
+"wire";
 
 /**  A creative field a tag sheet's column can fill. */
 export type Field = 

@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use flightdeck_core::bulk::BulkScope;
 use flightdeck_offline::bulk::plan::Scope;
-use flightdeck_offline::bulk::sheet::Delimiter;
+use flightdeck_offline::bulk::sheet::{Delimiter, SheetFormat};
 use flightdeck_offline::change::Kind;
 
 use crate::bulk::{finish, print_preview};
@@ -13,12 +14,23 @@ use crate::kinds::{self, target};
 use crate::{CliError, Ctx};
 
 /// Write the workspace as CSV (or TSV): one kind, or the whole account with a kind
-/// column. Cells: blank keeps a value on import, [] clears it, lists are JSON.
+/// column. Cells: blank keeps a value on import, [] clears it.
 #[derive(clap::Args)]
 pub struct ExportArgs {
     /// Only this kind.
     #[arg(long, value_parser = kinds::EDITABLE)]
     kind: Option<Kind>,
+    /// `sheet`: dates in the advertiser's timezone (2026-03-01T00:00:00-05:00), money
+    /// with two decimals, lists as `a; b; c`, each parent's name beside its id (read by
+    /// no one on import: the id says which parent). `wire`: as the service sends it,
+    /// epoch milliseconds and JSON. Import reads either.
+    #[arg(
+        long,
+        default_value = "sheet",
+        value_parser = clap::builder::PossibleValuesParser::new(["sheet", "wire"])
+            .map(|s| SheetFormat::parse(&s).unwrap_or_default()),
+    )]
+    format: SheetFormat,
     /// Tab-separated.
     #[arg(long)]
     tsv: bool,
@@ -41,16 +53,19 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> Result<(), CliError> {
     match &a.output {
         Some(path) => {
             // Whole or not at all, as the app writes its exports.
-            let rows = account.export_to(path, &scope, delimiter)?;
+            let rows = account.export_to(path, &scope, delimiter, a.format)?;
             eprintln!("Wrote {rows} rows to {}.", path.display());
         }
-        None => print!("{}", account.export_sheet(&scope, delimiter)?),
+        None => print!("{}", account.export_sheet(&scope, delimiter, a.format)?),
     }
     Ok(())
 }
 
 /// Read a CSV or TSV file (.tsv, .txt) into the workspace as one undo step: rows with
-/// an id change that entity, rows without one make drafts.
+/// an id change that entity, rows without one make drafts. Either export format reads:
+/// a date cell may be epoch milliseconds or a date (without an offset, in the
+/// advertiser's timezone), a list JSON or `a; b`, an amount may carry `$` and
+/// thousands commas; a parent's name column is ignored.
 #[derive(clap::Args)]
 pub struct ImportArgs {
     /// The file.

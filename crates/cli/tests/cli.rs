@@ -758,6 +758,27 @@ async fn bulk_edit_export_import_undo_and_redo() {
     assert!(out.status.success(), "{}", text(&out).1);
     let sheet = std::fs::read_to_string(&csv).expect("csv");
     assert!(sheet.starts_with("id,"), "{sheet}");
+    // The spreadsheet format by default: each campaign's name beside its id, dates in
+    // the advertiser's timezone; `--format wire` writes epoch milliseconds.
+    let header = sheet.lines().next().expect("header");
+    assert!(header.contains(",campaignId,campaign,"), "{header}");
+    let eastern = |t: &str| t.contains(":00-05:00") || t.contains(":00-04:00");
+    assert!(
+        eastern(&sheet),
+        "dates in the advertisers' Eastern time: {sheet}"
+    );
+    let out = run(&["export", "--kind", "adorder", "--format", "wire"]);
+    let (wire, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    let header = wire.lines().next().expect("header");
+    assert!(
+        header.contains(",startDate,") && !header.contains(",campaign,"),
+        "{header}"
+    );
+    assert!(!eastern(&wire), "epoch milliseconds: {wire}");
+    let out = run(&["export", "--kind", "adorder", "--format", "pretty"]);
+    assert!(!out.status.success());
+    assert!(text(&out).1.contains("sheet"), "{}", text(&out).1);
     let out = run(&["import", csv.to_str().expect("path"), "--kind", "adorder"]);
     let (_, err) = text(&out);
     assert!(

@@ -12,7 +12,7 @@ use flightdeck_offline::bulk::money::MoneySummary;
 use flightdeck_offline::bulk::ops::FieldEdit;
 use flightdeck_offline::bulk::plan::DuplicateOptions;
 use flightdeck_offline::bulk::replace::Find;
-use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
+use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions, SheetFormat};
 use flightdeck_offline::change::{EntityRef, Kind};
 use flightdeck_offline::workspace::{
     HistoryStep, Preview, RowPreview, Undone, Workspace, no_status,
@@ -258,11 +258,18 @@ impl Account {
         Ok(Window::new(rows, offset, total, total))
     }
 
-    /// The entities of `scope` as a sheet (a whole account gets a `kind` column).
-    pub fn export_sheet(&self, scope: &BulkScope, delimiter: Delimiter) -> Result<String> {
+    /// The entities of `scope` as a sheet in `format` (a whole account gets a `kind`
+    /// column).
+    pub fn export_sheet(
+        &self,
+        scope: &BulkScope,
+        delimiter: Delimiter,
+        format: SheetFormat,
+    ) -> Result<String> {
         let ws = self.workspace()?;
         let targets = scope.targets(&self.tables, &ws)?;
-        Ok(ws.export_sheet(&targets, delimiter, matches!(scope, BulkScope::Account))?)
+        let with_kind = matches!(scope, BulkScope::Account);
+        Ok(ws.export_sheet_as(&targets, delimiter, with_kind, format)?)
     }
 
     /// Undoes the latest local edit; `None` when there is none.
@@ -322,10 +329,16 @@ impl Account {
         self.import_labelled(&text, &options, &format!("Import {name}"), apply)
     }
 
-    /// Writes the entities of `scope` to a CSV or TSV file, whole or not at all (an
-    /// earlier file stays as it was when the write fails); returns the rows written.
-    pub fn export_file(&self, path: &std::path::Path, scope: &BulkScope) -> Result<usize> {
-        self.export_to(path, scope, Delimiter::of_path(path))
+    /// Writes the entities of `scope` to a CSV or TSV file in `format`, whole or not at
+    /// all (an earlier file stays as it was when the write fails); returns the rows
+    /// written.
+    pub fn export_file(
+        &self,
+        path: &std::path::Path,
+        scope: &BulkScope,
+        format: SheetFormat,
+    ) -> Result<usize> {
+        self.export_to(path, scope, Delimiter::of_path(path), format)
     }
 
     /// [`Account::export_file`] with the delimiter chosen (the CLI's `--tsv`); returns
@@ -335,11 +348,13 @@ impl Account {
         path: &std::path::Path,
         scope: &BulkScope,
         delimiter: Delimiter,
+        format: SheetFormat,
     ) -> Result<usize> {
         let (text, rows) = {
             let ws = self.workspace()?;
             let targets = scope.targets(&self.tables, &ws)?;
-            let text = ws.export_sheet(&targets, delimiter, matches!(scope, BulkScope::Account))?;
+            let with_kind = matches!(scope, BulkScope::Account);
+            let text = ws.export_sheet_as(&targets, delimiter, with_kind, format)?;
             (text, targets.len())
         };
         crate::files::replace_file(path, text.as_bytes())?;

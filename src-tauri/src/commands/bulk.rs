@@ -22,7 +22,7 @@ pub use flightdeck_offline::bulk::money::MoneySummary;
 pub use flightdeck_offline::bulk::ops::FieldEdit;
 pub use flightdeck_offline::bulk::plan::DuplicateOptions;
 pub use flightdeck_offline::bulk::replace::Find;
-pub use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions};
+pub use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions, SheetFormat};
 use flightdeck_offline::change::EntityRef;
 pub use flightdeck_offline::workspace::{HistoryStep, Preview, RowPreview, StatusChoice, Undone};
 
@@ -116,16 +116,17 @@ pub async fn import_sheet<R: Runtime>(
     Ok(changed(&app, &state, done).await)
 }
 
-/// The entities of `scope` as CSV or TSV text (copy, export).
+/// The entities of `scope` as CSV or TSV text in `format` (copy, export).
 #[tauri::command]
 #[specta::specta]
 pub async fn export_sheet(
     state: State<'_, AppState>,
     scope: BulkScope,
     delimiter: Delimiter,
+    format: SheetFormat,
 ) -> Result<String> {
     let active = state.active().await?;
-    on_pool(move || active.export_sheet(&scope, delimiter)).await
+    on_pool(move || active.export_sheet(&scope, delimiter, format)).await
 }
 
 /// Copies entities as new drafts.
@@ -288,18 +289,19 @@ pub async fn import_file<R: Runtime>(
     Ok(changed(&app, &state, done).await)
 }
 
-/// Writes the entities of `scope` to the file chosen with `pick_export_file` (`file` is
-/// its token), whole or not at all; returns the rows written.
+/// Writes the entities of `scope` in `format` to the file chosen with `pick_export_file`
+/// (`file` is its token), whole or not at all; returns the rows written.
 #[tauri::command]
 #[specta::specta]
 pub async fn export_file(
     state: State<'_, AppState>,
     file: String,
     scope: BulkScope,
+    format: SheetFormat,
 ) -> Result<u32> {
     let path = state.files().path(&file, FileUse::Write)?;
     let active = state.active().await?;
-    let n = on_pool(move || active.export_file(&path, &scope)).await?;
+    let n = on_pool(move || active.export_file(&path, &scope, format)).await?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 

@@ -16,7 +16,10 @@ fn import_and_export_take_only_files_chosen_in_the_dialog() {
     let read = |p: &Path| std::fs::read_to_string(p).expect("read the file");
 
     // Paths from the page are refused, without quoting them, and nothing is written or read.
-    let e = h.err("export_file", json!({"file": out, "scope": scope}));
+    let e = h.err(
+        "export_file",
+        json!({"file": out, "scope": scope, "format": "sheet"}),
+    );
     assert_eq!(e["code"], "state", "{e}");
     assert!(
         e["message"].as_str().is_some_and(|m| m.contains("Export…")),
@@ -37,16 +40,26 @@ fn import_and_export_take_only_files_chosen_in_the_dialog() {
     );
     let e = h.err(
         "export_file",
-        json!({"file": "0123456789abcdef0123456789abcdef", "scope": scope}),
+        json!({"file": "0123456789abcdef0123456789abcdef", "scope": scope, "format": "sheet"}),
     );
     assert_eq!(e["code"], "state", "a made-up token: {e}");
 
     // The file chosen in the save dialog is written, with every ad order.
     let write = h.state().files().choose(out.clone(), FileUse::Write);
-    let n = h.ok("export_file", json!({"file": write, "scope": scope}));
+    let n = h.ok(
+        "export_file",
+        json!({"file": write, "scope": scope, "format": "sheet"}),
+    );
     assert_eq!(n.as_u64(), Some(orders.len() as u64), "{n}");
     let text = read(&out);
     assert!(text.starts_with("id,"), "{text}");
+    // The spreadsheet format: each campaign's name beside its id.
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|h| h.contains(",campaignId,campaign,")),
+        "{text}"
+    );
     // It was chosen to be written: an import may not read it under that token.
     let e = h.err(
         "import_file",
@@ -67,7 +80,10 @@ fn import_and_export_take_only_files_chosen_in_the_dialog() {
         json!({"file": open, "kind": "ad_order", "parent": null, "apply": false}),
     );
     assert_eq!(preview["updates"], 1, "{preview}");
-    let e = h.err("export_file", json!({"file": open, "scope": scope}));
+    let e = h.err(
+        "export_file",
+        json!({"file": open, "scope": scope, "format": "wire"}),
+    );
     assert_eq!(
         e["code"], "state",
         "a file chosen to import is not overwritten: {e}"
@@ -91,7 +107,7 @@ fn an_export_replaces_its_file_whole_so_no_reader_sees_part_of_it() {
     let export = || {
         h.ok(
             "export_file",
-            json!({"file": token, "scope": {"type": "account"}}),
+            json!({"file": token, "scope": {"type": "account"}, "format": "wire"}),
         )
     };
     export();

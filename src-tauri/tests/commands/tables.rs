@@ -108,7 +108,7 @@ fn bulk_commands_preview_apply_undo_and_post_with_a_money_review() {
     // Copy as TSV, paste back as new drafts under the first order's campaign.
     let tsv = h.ok(
         "export_sheet",
-        json!({"scope": {"type": "ids", "value": [three[0].clone()]}, "delimiter": "tab"}),
+        json!({"scope": {"type": "ids", "value": [three[0].clone()]}, "delimiter": "tab", "format": "wire"}),
     );
     let tsv = tsv.as_str().expect("text").to_owned();
     assert!(tsv.starts_with("id\t"), "{tsv}");

@@ -225,7 +225,7 @@ describe("copy and paste", () => {
     fireEvent.click(container.querySelector('[data-row][data-label="Acme Outdoor"]')!);
     await settle();
     await click(container.querySelector('[data-action="copy"]'));
-    expect(commands.exportSheet).toHaveBeenCalledWith({ type: "ids", value: [acme.target] }, "tab");
+    expect(commands.exportSheet).toHaveBeenCalledWith({ type: "ids", value: [acme.target] }, "tab", "wire");
     expect(writeText).toHaveBeenCalledWith("id\tname\n1\tAcme Outdoor\n");
 
     // The clipboard cannot be read: a box to paste into.
@@ -252,12 +252,17 @@ describe("import, export, find and replace, duplicate", () => {
     commands.importFile.mockReturnValue(ok(previewOf([{ target: acme.target, kind: "advertiser", label: "Acme Outdoor", line: 1, outcome: "update", diffs: [{ path: "category", before: "IAB1", after: "IAB2" }], errors: [] }], { updates: 1 })));
     const { container } = await openAdvertisers();
     await click(container.querySelector('[data-action="export"]'));
+    // The format first; the save dialog once the buyer goes on.
+    expect(commands.pickExportFile).not.toHaveBeenCalled();
+    await click(dialog()!.querySelector('[data-action="export-file"]'));
     expect(commands.pickExportFile).toHaveBeenCalledWith("Export advertisers");
-    expect(commands.exportFile).toHaveBeenCalledWith("t-out", { type: "kind", value: "advertiser" });
+    expect(commands.exportFile).toHaveBeenCalledWith("t-out", { type: "kind", value: "advertiser" }, "sheet");
     expect(screen.getByText("Exported 2 rows to /tmp/out.csv.")).toBeTruthy();
+    expect(dialog()).toBeNull();
     await click(container.querySelector('[data-action="export-account"]'));
+    await click(dialog()!.querySelector('[data-action="export-file"]'));
     expect(commands.pickExportFile).toHaveBeenLastCalledWith("Export the account");
-    expect(commands.exportFile).toHaveBeenLastCalledWith("t-out", { type: "account" });
+    expect(commands.exportFile).toHaveBeenLastCalledWith("t-out", { type: "account" }, "sheet");
 
     await click(container.querySelector('[data-action="import"]'));
     expect(commands.pickImportFile).toHaveBeenCalledWith("Import advertisers");
@@ -268,11 +273,31 @@ describe("import, export, find and replace, duplicate", () => {
     expect(commands.importFile).toHaveBeenLastCalledWith("t-in", "advertiser", null, true);
   });
 
+  it("exports in the format the buyer chose: the spreadsheet's, or the wire's for scripts", async () => {
+    commands.pickExportFile.mockReturnValue(ok({ token: "t-out", path: "/tmp/out.csv" }));
+    commands.exportFile.mockReturnValue(ok(2));
+    const { container } = await openAdvertisers();
+    await click(container.querySelector('[data-action="export"]'));
+    const d = dialog()!;
+    const sheet = d.querySelector<HTMLInputElement>('input[name="format"][value="sheet"]')!;
+    const wire = d.querySelector<HTMLInputElement>('input[name="format"][value="wire"]')!;
+    expect(sheet.checked).toBe(true);
+    expect(sheet.closest("label")?.textContent).toContain("timezone");
+    fireEvent.click(wire);
+    expect(wire.checked).toBe(true);
+    await click(d.querySelector('[data-action="export-file"]'));
+    expect(commands.exportFile).toHaveBeenCalledWith("t-out", { type: "kind", value: "advertiser" }, "wire");
+  });
+
   it("does nothing when the buyer closes the file dialog", async () => {
     commands.pickExportFile.mockReturnValue(ok(null));
     commands.pickImportFile.mockReturnValue(ok(null));
     const { container } = await openAdvertisers();
     await click(container.querySelector('[data-action="export"]'));
+    await click(dialog()!.querySelector('[data-action="export-file"]'));
+    // Still asking: the buyer may choose another file, or cancel.
+    expect(dialog()?.querySelector('[data-action="export-file"]')).not.toBeNull();
+    await click(dialog()!.querySelector('button:not([data-action])'));
     await click(container.querySelector('[data-action="import"]'));
     expect(commands.pickExportFile).toHaveBeenCalled();
     expect(commands.pickImportFile).toHaveBeenCalled();

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { commands } from "../bindings";
-import { call, unwrap } from "../api/call";
+import { unwrap } from "../api/call";
 import { toast } from "../api/toast";
-import type { Arg, ChosenFile, EntityRef, Kind } from "../api/types";
+import type { ChosenFile, EntityRef, Kind } from "../api/types";
 import type { BulkScope } from "./types";
 import type { Selection } from "../table/useSelection";
 import { plural } from "../util/format";
@@ -10,7 +10,7 @@ import { parseRef } from "../util/refs";
 import { BulkEditDialog } from "./BulkEditDialog";
 import { DuplicateDialog } from "./DuplicateDialog";
 import { FindReplaceDialog } from "./FindReplaceDialog";
-import { ImportFileDialog, PasteDialog } from "./SheetDialogs";
+import { ImportFileDialog, PasteDialog, openExport } from "./SheetDialogs";
 import { STATUS_ACTIONS, StatusDialog } from "./StatusDialog";
 import type { StatusChoice } from "../bindings";
 
@@ -61,7 +61,8 @@ export function useBulkActions(p: BulkActionsProps) {
   const close = () => setOpen(null);
   const scope = () => scopeOf(p.kind, p.selection);
   const copy = async () => {
-    const text = await unwrap(commands.exportSheet(scope(), "tab"));
+    // The wire format, which pastes back into any table as it was copied.
+    const text = await unwrap(commands.exportSheet(scope(), "tab", "wire"));
     if (text === undefined) return;
     try {
       await navigator.clipboard.writeText(text);
@@ -71,7 +72,7 @@ export function useBulkActions(p: BulkActionsProps) {
     }
   };
   const paste = async () => setOpen({ type: "paste", text: await clipboardText() });
-  const exportKind = () => exportTo(`Export ${p.kindLabel}`, { type: "kind", value: p.kind });
+  const exportKind = () => openExport(`Export ${p.kindLabel}`, { type: "kind", value: p.kind });
   const importKind = async () => {
     // The dialog is shown by the Rust side, which hands back a token for the file chosen.
     const file = await unwrap(commands.pickImportFile(`Import ${p.kindLabel}`));
@@ -109,7 +110,7 @@ export function useBulkActions(p: BulkActionsProps) {
       <button type="button" data-action="import" onClick={() => void importKind()}>
         Import…
       </button>
-      <button type="button" data-action="export" onClick={() => void exportKind()}>
+      <button type="button" data-action="export" onClick={exportKind}>
         Export…
       </button>
     </>
@@ -133,15 +134,7 @@ export function useBulkActions(p: BulkActionsProps) {
   return { buttons, dialog, paste, importKind };
 }
 
-/** Exports `scope` to a file the buyer picks in the save dialog the Rust side shows. */
-async function exportTo(title: string, scope: Arg<typeof commands.exportFile, 1>): Promise<void> {
-  const file = await unwrap(commands.pickExportFile(title));
-  if (!file) return;
-  const r = await call(commands.exportFile(file.token, scope));
-  if (r.ok) toast(`Exported ${plural(r.data, "row")} to ${file.path}.`, "success");
-}
-
-/** Exports the whole account to a file the buyer picks. */
-export function exportAccount(): Promise<void> {
-  return exportTo("Export the account", { type: "account" });
+/** Exports the whole account: its format, then a file the buyer picks. */
+export function exportAccount(): void {
+  openExport("Export the account", { type: "account" });
 }

@@ -19,6 +19,7 @@ const Palette = deferred(() => import("../components/Palette").then((m) => m.Pal
 const TagSheetHost = deferred(() => import("../bulk/TagSheetDialog").then((m) => m.TagSheetHost));
 const openTagSheet = () => import("../bulk/TagSheetDialog").then((m) => m.openTagSheet());
 const exportAccount = () => import("../bulk/BulkActions").then((m) => m.exportAccount());
+const ExportHost = deferred(() => import("../bulk/SheetDialogs").then((m) => m.ExportHost));
 import { PostedNotice, UndoButtons, useUndoKeys } from "../bulk/history";
 import { useMenuCommand } from "../state/menu";
 
@@ -233,7 +234,7 @@ function TopBar() {
         <span aria-hidden="true">↑</span> Post {plural(n, "change")}
       </button>
       <UndoButtons />
-      <button type="button" data-action="export-account" title="Export the whole account to a CSV or TSV file" onClick={() => void exportAccount()}>
+      <button type="button" data-action="export-account" title="Export the whole account to a CSV or TSV file" onClick={exportAccount}>
         Export account…
       </button>
       <button type="button" data-action="import-tags" title="Make draft creatives from an ad server's tag sheet (XLSX, CSV or TSV)" onClick={() => void openTagSheet()}>
@@ -323,6 +324,7 @@ function MenuScreens() {
   return (
     <Suspense fallback={null}>
       <TagSheetHost />
+      <ExportHost />
     </Suspense>
   );
 }

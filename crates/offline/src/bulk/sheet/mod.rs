@@ -24,20 +24,55 @@
 //!
 //! Export, then import with no edit, gives no change: a value is written as the text it
 //! is read back from, and the empty and null values it cannot write are blank.
+//!
+//! An export is in one of two formats ([`SheetFormat`]): the wire format above, or the
+//! spreadsheet format, whose dates, amounts, lists and parent names a buyer reads
+//! ([`readable`]). Import reads either, cell by cell.
+
+mod export;
+mod readable;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use flightdeck_model::validate::{self, codes};
-use flightdeck_model::{AdOrderStatus, FieldError};
+use flightdeck_model::{AdOrderStatus, FieldError, TimezoneName};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ops::{self, Change, FieldEdit};
 use super::replace::is_text_field;
 use crate::change::{EntityRef, Key, Kind};
-use crate::workspace::{Planned, parse_status_word, status_word, status_words};
+use crate::workspace::{Planned, parse_status_word, status_words};
 use crate::{Error, Result};
+
+pub(crate) use export::SheetRows;
+pub(crate) use readable::{RowFacts, name_columns};
+
+/// What an export's cells look like. Import needs no format: it reads both. The UI
+/// calls it `ExportFormat`: the tag sheets' `SheetFormat` (XLSX, CSV, TSV) has the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename = "ExportFormat")]
+#[serde(rename_all = "snake_case")]
+pub enum SheetFormat {
+    /// As a buyer reads it: dates in the advertiser's timezone with their offset, money
+    /// with two decimals, lists as `a; b; c`, each parent's name beside its id.
+    #[default]
+    Sheet,
+    /// As the service sends it: epoch milliseconds, JSON lists, ids alone; for scripts.
+    Wire,
+}
+
+impl SheetFormat {
+    /// `sheet` or `wire`.
+    pub fn parse(text: &str) -> Option<SheetFormat> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "sheet" => Some(SheetFormat::Sheet),
+            "wire" => Some(SheetFormat::Wire),
+            _ => None,
+        }
+    }
+}
 
 /// Comma or tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,185 +203,18 @@ fn cell_of(v: &Value) -> Option<String> {
     }
 }
 
-/// Flattens an object into (dotted path, value) pairs: objects recurse, everything else
-/// is a leaf.
-fn flatten<'v>(value: &'v Value, prefix: &mut String, out: &mut Vec<(String, &'v Value)>) {
-    match value {
-        Value::Object(map) if !map.is_empty() || prefix.is_empty() => {
-            for (k, v) in map {
-                let len = prefix.len();
-                if !prefix.is_empty() {
-                    prefix.push('.');
-                }
-                prefix.push_str(k);
-                flatten(v, prefix, out);
-                prefix.truncate(len);
-            }
-        }
-        other => out.push((prefix.clone(), other)),
-    }
-}
-
-struct Line {
-    kind: Kind,
-    id: String,
-    /// (column number, cell) in the order met.
-    cells: Vec<(usize, String)>,
-}
-
-/// Column names in the order first met, numbered.
-#[derive(Default)]
-struct Columns {
-    names: Vec<String>,
-    index: HashMap<String, usize>,
-}
-
-impl Columns {
-    fn number(&mut self, name: &str) -> usize {
-        if let Some(i) = self.index.get(name) {
-            return *i;
-        }
-        let i = self.names.len();
-        self.names.push(name.to_owned());
-        self.index.insert(name.to_owned(), i);
-        i
-    }
-}
-
-/// Builds one sheet row per entity.
-fn line_of(
-    kind: Kind,
-    target: &EntityRef,
-    parent: Option<&EntityRef>,
-    value: &Value,
-    status: Option<AdOrderStatus>,
-    columns: &mut Columns,
-) -> Line {
-    let mut cells = Vec::new();
-    if kind == Kind::FlightCaps {
-        cells.push((columns.number(CAPS_COLUMN), value.to_string()));
-    } else {
-        let mut flat = Vec::new();
-        flatten(value, &mut String::new(), &mut flat);
-        // Sorted per row so the column order does not depend on the entity's key order.
-        flat.sort_by(|a, b| a.0.cmp(&b.0));
-        for (path, v) in flat {
-            if path == ID_COLUMN || (kind == Kind::AdOrder && path == STATUS_COLUMN) {
-                continue;
-            }
-            if let Some(text) = cell_of(v) {
-                cells.push((columns.number(&path), text));
-            }
-        }
-        // A draft's child names its draft parent, which has no id yet.
-        if let Some(p) = parent
-            && p.key.is_local()
-            && let Some(field) = parent_field(kind, p.kind)
-        {
-            let i = columns.number(field);
-            cells.retain(|(c, _)| *c != i);
-            cells.push((i, id_cell(&p.key)));
-        }
-        if kind == Kind::AdOrder {
-            // Always a column, blank when unknown.
-            let i = columns.number(STATUS_COLUMN);
-            if let Some(s) = status {
-                cells.push((i, status_word(s)));
-            }
-        }
-    }
-    Line {
-        kind,
-        id: id_cell(&target.key),
-        cells,
-    }
-}
-
-/// The rows of an export, with their columns numbered in the order first met: what
-/// `Workspace::export_sheet` fills from the workspace and writes out.
-#[derive(Default)]
-pub(crate) struct SheetRows {
-    columns: Columns,
-    lines: Vec<Line>,
-}
-
-impl SheetRows {
-    /// Room for `n` rows.
-    pub(crate) fn with_capacity(n: usize) -> SheetRows {
-        SheetRows {
-            columns: Columns::default(),
-            lines: Vec::with_capacity(n),
-        }
-    }
-
-    /// Adds the row of one entity, under `parent` when it has one; an ad order's
-    /// `status` is the one it shows (pending, else known).
-    pub(crate) fn add(
-        &mut self,
-        target: &EntityRef,
-        parent: Option<&EntityRef>,
-        value: &Value,
-        status: Option<AdOrderStatus>,
-    ) {
-        let line = line_of(
-            target.kind,
-            target,
-            parent,
-            value,
-            status,
-            &mut self.columns,
-        );
-        self.lines.push(line);
-    }
-
-    /// The sheet's text: a `kind` column when `with_kind` (a whole account), then `id`,
-    /// then the columns in the order they were first met.
-    pub(crate) fn write(self, delimiter: Delimiter, with_kind: bool) -> Result<String> {
-        let mut w = csv::WriterBuilder::new()
-            .delimiter(delimiter.byte())
-            .from_writer(Vec::with_capacity(self.lines.len() * 256));
-        let mut header: Vec<&str> = Vec::with_capacity(self.columns.names.len() + 2);
-        if with_kind {
-            header.push(KIND_COLUMN);
-        }
-        header.push(ID_COLUMN);
-        let names: Vec<Cow<'_, str>> = self.columns.names.iter().map(|n| text_cell(n)).collect();
-        header.extend(names.iter().map(|n| n.as_ref()));
-        w.write_record(&header).map_err(Error::SheetWrite)?;
-        let mut record: Vec<&str> = vec![""; self.columns.names.len()];
-        for line in &self.lines {
-            record.iter_mut().for_each(|c| *c = "");
-            for (i, cell) in &line.cells {
-                record[*i] = cell;
-            }
-            if with_kind {
-                w.write_field(Kind::name(line.kind))
-                    .map_err(Error::SheetWrite)?;
-            }
-            w.write_field(text_cell(&line.id).as_ref())
-                .map_err(Error::SheetWrite)?;
-            w.write_record(&record).map_err(Error::SheetWrite)?;
-        }
-        let bytes = w
-            .into_inner()
-            .map_err(|e| Error::SheetWrite(e.into_error().into()))?;
-        // Every cell was a `&str`, so the bytes are UTF-8.
-        String::from_utf8(bytes).map_err(|e| {
-            Error::SheetWrite(std::io::Error::new(std::io::ErrorKind::InvalidData, e).into())
-        })
-    }
-}
-
 /// The plan of a sheet: rows with an `id` change that entity, rows without one
 /// create drafts. Rows that change nothing stay out of the plan; a row that cannot
 /// be read is refused with the field at fault. Returns the plan and how many rows
 /// were unchanged. `current` reads the working copy of an entity a row names (`None`
-/// when the workspace does not hold it), and `shown` the status an ad order shows.
+/// when the workspace does not hold it), `shown` the status an ad order shows, and
+/// `timezone` the timezone of an entity's advertiser (for a date cell without offset).
 pub(crate) fn plan_sheet(
     text: &str,
     options: &ImportOptions,
     mut current: impl FnMut(&EntityRef) -> Result<Option<Value>>,
     mut shown: impl FnMut(&EntityRef) -> Result<Option<AdOrderStatus>>,
+    mut timezone: impl FnMut(&EntityRef) -> Result<Option<TimezoneName>>,
 ) -> Result<(Vec<Planned>, u32)> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(options.delimiter.byte())
@@ -437,7 +305,12 @@ pub(crate) fn plan_sheet(
             }
         };
         let planned = if id.is_empty() {
-            plan_new_row(kind, &cells, options, line).map(|p| match p {
+            let parent = parent_of_new_row(kind, &cells, options);
+            let tz = match &parent {
+                Some(p) if needs_zone(kind, &cells) => timezone(p)?,
+                _ => None,
+            };
+            plan_new_row(kind, &cells, parent, tz.as_ref(), line).map(|p| match p {
                 Planned::Create {
                     kind,
                     parent,
@@ -454,7 +327,7 @@ pub(crate) fn plan_sheet(
                 other => other,
             })
         } else {
-            plan_row(kind, id, &cells, line, &mut current)?
+            plan_row(kind, id, &cells, line, &mut current, &mut timezone)?
         };
         let failed = matches!(planned, Some(Planned::Failed { .. }));
         let set = match (status, target()) {
@@ -476,12 +349,20 @@ pub(crate) fn plan_sheet(
     Ok((plan, unchanged))
 }
 
+/// Whether a row has a date cell that needs its advertiser's timezone to be read.
+fn needs_zone(kind: Kind, cells: &[(&str, &str)]) -> bool {
+    cells
+        .iter()
+        .any(|(column, text)| readable::needs_zone(kind, column, text))
+}
+
 fn plan_row(
     kind: Kind,
     id: &str,
     cells: &[(&str, &str)],
     line: u32,
     current: &mut impl FnMut(&EntityRef) -> Result<Option<Value>>,
+    timezone: &mut impl FnMut(&EntityRef) -> Result<Option<TimezoneName>>,
 ) -> Result<Option<Planned>> {
     let failed = |target: Option<EntityRef>, errors: Vec<FieldError>| {
         Ok(Some(Planned::Failed {
@@ -512,6 +393,11 @@ fn plan_row(
             )],
         );
     };
+    let tz = if needs_zone(kind, cells) {
+        timezone(&target)?
+    } else {
+        None
+    };
     let mut edits = Vec::with_capacity(cells.len());
     let mut errors = Vec::new();
     for (column, text) in cells {
@@ -519,12 +405,16 @@ fn plan_row(
         if text.starts_with(DRAFT_PREFIX) {
             continue;
         }
+        // A parent's name is for reading: the id beside it says which parent.
+        if readable::is_name_column(kind, column) && ops::get(&current, column).is_none() {
+            continue;
+        }
         let now = if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
             Some(&current)
         } else {
             ops::get(&current, column)
         };
-        match change_of(column, text, now) {
+        match change_of(kind, column, text, now, tz.as_ref()) {
             // A cell that holds what the field holds changes nothing: most cells of
             // an exported sheet coming back.
             Ok(Some(Change::Set(v))) if now.is_some_and(|n| crate::diff::same(n, &v)) => {}
@@ -569,16 +459,14 @@ fn plan_row(
     }))
 }
 
-fn plan_new_row(
+/// Where a new row hangs: the parent its own cells name, else the one the import was
+/// given.
+fn parent_of_new_row(
     kind: Kind,
     cells: &[(&str, &str)],
     options: &ImportOptions,
-    line: u32,
-) -> Option<Planned> {
-    let mut value = Value::Object(Map::new());
-    let mut errors = Vec::new();
+) -> Option<EntityRef> {
     let mut parent = None;
-    let mut edits = Vec::new();
     for (column, text) in cells {
         for parent_kind in [Kind::Advertiser, Kind::Campaign] {
             if parent_field(kind, parent_kind) == Some(*column)
@@ -593,18 +481,33 @@ fn plan_new_row(
                 }
             }
         }
-        if text.starts_with(DRAFT_PREFIX) {
+    }
+    parent.or_else(|| options.parent.clone())
+}
+
+fn plan_new_row(
+    kind: Kind,
+    cells: &[(&str, &str)],
+    parent: Option<EntityRef>,
+    tz: Option<&TimezoneName>,
+    line: u32,
+) -> Option<Planned> {
+    let mut value = Value::Object(Map::new());
+    let mut errors = Vec::new();
+    let mut edits = Vec::new();
+    for (column, text) in cells {
+        if text.starts_with(DRAFT_PREFIX) || readable::is_name_column(kind, column) {
             continue;
         }
         if kind == Kind::FlightCaps && *column == CAPS_COLUMN {
-            match change_of(column, text, Some(&Value::Array(Vec::new()))) {
+            match change_of(kind, column, text, Some(&Value::Array(Vec::new())), tz) {
                 Ok(Some(Change::Set(v))) => value = v,
                 Ok(_) => {}
                 Err(e) => errors.push(e),
             }
             continue;
         }
-        match change_of(column, text, None) {
+        match change_of(kind, column, text, None, tz) {
             Ok(Some(change)) => edits.push(FieldEdit {
                 field: (*column).to_owned(),
                 change,
@@ -622,7 +525,6 @@ fn plan_new_row(
             line: Some(line),
         });
     }
-    let parent = parent.or_else(|| options.parent.clone());
     Some(Planned::Create {
         kind,
         parent,
@@ -650,14 +552,28 @@ fn status_of_cell(cell: Option<&str>) -> Result<Option<AdOrderStatus>, FieldErro
     })
 }
 
-/// What a cell asks of a field that now holds `now`: `None` for no change (blank).
-fn change_of(column: &str, text: &str, now: Option<&Value>) -> Result<Option<Change>, FieldError> {
+/// What a cell asks of a field of `kind` that now holds `now`: `None` for no change
+/// (blank). A date without offset is read in `tz`.
+fn change_of(
+    kind: Kind,
+    column: &str,
+    text: &str,
+    now: Option<&Value>,
+    tz: Option<&TimezoneName>,
+) -> Result<Option<Change>, FieldError> {
     if text.is_empty() {
         return Ok(None);
     }
     let (text, marked) = text_of_cell(text);
     if !marked && text.trim() == "[]" {
         return Ok(Some(Change::Clear));
+    }
+    // Dates, amounts, lists and words as the spreadsheet format writes them (and the
+    // wire's numbers and JSON in the same columns).
+    if let Some(read) = readable::read(kind, column, text, marked, now, tz) {
+        let value = read?;
+        validate::value_depth(column, &value)?;
+        return Ok(Some(Change::Set(value)));
     }
     let bad =
         |what: &str| FieldError::new(column, codes::INVALID, format!("“{text}” is not {what}"));
