@@ -381,8 +381,13 @@ pub struct FlightGap {
     pub to: Millis,
 }
 
+/// The longest stretch between one flight's end and the next one's start that is not a
+/// gap: a flight ending at a day's last minute (23:59, as the service's examples end
+/// them) and the next starting at the following midnight run on consecutive days.
+pub const CONSECUTIVE_MS: Millis = 60_000;
+
 /// Overlaps and gaps of `flights`; flights without both dates, or with the end not after
-/// the start, take part in neither.
+/// the start, take part in neither. A stretch of [`CONSECUTIVE_MS`] or less is no gap.
 pub fn flight_layout(flights: &[CampaignFlight]) -> FlightLayout {
     let mut overlaps: Vec<(usize, usize)> = overlapping_spans(flights, &[])
         .into_iter()
@@ -407,7 +412,7 @@ pub fn flight_layout(flights: &[CampaignFlight]) -> FlightLayout {
     let mut covered: Option<(Millis, usize)> = None;
     for (start, end, i) in dated {
         match covered {
-            Some((until, last)) if start > until => {
+            Some((until, last)) if start > until.saturating_add(CONSECUTIVE_MS) => {
                 gaps.push(FlightGap {
                     after_index: last,
                     from: until,
