@@ -742,7 +742,10 @@ export type ChangeView = {
 	seq: number,
 	/**  The entity it changes. */
 	target: EntityRef,
-	/**  The entity's name, or its kind and key when it has none. */
+	/**
+	 *  The entity's name; without one, its kind and its parent's name ("flight caps of
+	 *  Spring sale"), else its kind and key.
+	 */
 	label: string,
 	/**  What the entity is, for people ("ad order"). */
 	kindLabel: string,
