@@ -544,9 +544,15 @@ fn fields_are_offered_and_taken_by_label() {
         "bulk_edit",
         json!({"scope": one, "edits": by_label, "apply": false}),
     );
-    assert_eq!(preview["rows"][0]["diffs"][0]["path"], "max_bid", "{preview}");
+    assert_eq!(
+        preview["rows"][0]["diffs"][0]["path"], "max_bid",
+        "{preview}"
+    );
     let typo = json!([{"field": "Maxx bid", "change": {"type": "set", "value": 1}}]);
-    let e = h.err("bulk_edit", json!({"scope": one, "edits": typo, "apply": false}));
+    let e = h.err(
+        "bulk_edit",
+        json!({"scope": one, "edits": typo, "apply": false}),
+    );
     assert!(e.to_string().contains("“Max bid” (max_bid)"), "{e}");
 
     // A campaign with flights needs no budget or dates of its own.
