@@ -539,11 +539,14 @@ mod layout_tests {
 
     #[test]
     fn layout_marks_overlapping_pairs_and_the_gaps_between_flights() {
+        // In minutes: a stretch of one minute or less is no gap.
+        const M: i64 = 60_000;
         let flights = [
-            flight(100, 200),
-            flight(150, 250), // overlaps 0
-            flight(300, 400), // gap 250..300 after 1
-            flight(400, 500), // back to back: no overlap, no gap
+            flight(100 * M, 200 * M),
+            flight(150 * M, 250 * M),     // overlaps 0
+            flight(300 * M, 400 * M),     // gap 250..300 after 1
+            flight(400 * M, 500 * M),     // back to back: no overlap, no gap
+            flight(500 * M + M, 600 * M), // a minute later: consecutive, no gap
         ];
         let layout = flight_layout(&flights);
         assert_eq!(layout.overlaps, vec![(0, 1)]);
@@ -551,8 +554,8 @@ mod layout_tests {
             layout.gaps,
             vec![FlightGap {
                 after_index: 1,
-                from: 250,
-                to: 300
+                from: 250 * M,
+                to: 300 * M
             }]
         );
     }
