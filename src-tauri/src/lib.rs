@@ -86,6 +86,8 @@ macro_rules! specta_builder {
                 bulk::redo::<$r>,
                 bulk::revert_step::<$r>,
                 bulk::edit_history,
+                bulk::edit_fields,
+                bulk::required_fields,
                 bulk::money_summary,
                 bulk::pick_import_file::<$r>,
                 bulk::pick_export_file::<$r>,

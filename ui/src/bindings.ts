@@ -173,6 +173,17 @@ export const commands = {
 	revertStep: (step: number, apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("revert_step", { step, apply })),
 	/**  The latest local edits, newest first. */
 	editHistory: () => typedError<HistoryStep[], AppError>(__TAURI_INVOKE("edit_history")),
+	/**
+	 *  A kind's fields by the labels the grid and forms show, with their wire paths: what
+	 *  bulk edit and find and replace offer (`flightdeck_core::fields`), whatever rows are
+	 *  selected.
+	 */
+	editFields: (kind: Kind) => __TAURI_INVOKE<FieldInfo[]>("edit_fields", { kind }),
+	/**
+	 *  Which of `paths` the form's `draft` needs, by the model's rules: its "required"
+	 *  marks (`flightdeck_core::fields::required`); `create` for an entity not yet posted.
+	 */
+	requiredFields: (draft: Draft, create: boolean, paths: string[]) => __TAURI_INVOKE<string[]>("required_fields", { draft, create, paths }),
 	/**  What the pending changes do to budgets and bids, with roll-up warnings. */
 	moneySummary: () => typedError<MoneySummary, AppError>(__TAURI_INVOKE("money_summary")),
 	/**  Shows the open dialog for an import; `None` when the buyer closed it. */
@@ -731,7 +742,10 @@ export type ChangeView = {
 	seq: number,
 	/**  The entity it changes. */
 	target: EntityRef,
-	/**  The entity's name, or its kind and key when it has none. */
+	/**
+	 *  The entity's name; without one, its kind and its parent's name ("flight caps of
+	 *  Spring sale"), else its kind and key.
+	 */
 	label: string,
 	/**  What the entity is, for people ("ad order"). */
 	kindLabel: string,
@@ -1141,6 +1155,27 @@ export type FieldError = {
 	code: string,
 	/**  Plain-language description for a media buyer. */
 	message: string,
+};
+
+/**  One field of a kind as hosts offer it. */
+export type FieldInfo = {
+	/**
+	 *  The wire path an edit names (`max_bid`, `flights[*].maxBudget`, `[*].maxBudget`
+	 *  for every cap of an ad order's flight caps).
+	 */
+	path: string,
+	/**
+	 *  What the buyer reads: the grid's header where the grid shows the field, else the
+	 *  form's label ("Max bid").
+	 */
+	label: string,
+	/**
+	 *  Other names taken for it: the form's label where the grid's differs ("Lifetime
+	 *  budget" for a campaign's `maxBudget`, whose column reads "Budget").
+	 */
+	aliases: string[],
+	/**  The service sets it (a creative's review status, an id): shown, never typed. */
+	serviceSet: boolean,
 };
 
 /**  What to find, what to put instead, and where. */

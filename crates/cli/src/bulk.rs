@@ -35,10 +35,16 @@ pub struct EditArgs {
     /// Only entities whose field has this value (`--where optimizationGoal=CPM`).
     #[arg(long = "where", value_name = "FIELD=VALUE")]
     wheres: Vec<String>,
-    /// A field and its new value, as JSON or plain text (`--set name="Spring sale"`,
-    /// `--set frequencyCap.limit=3`, `--set flights[*].maxBudget=500`).
+    /// A field (its wire path or the label the app shows) and its new value, as JSON or
+    /// plain text (`--set name="Spring sale"`, `--set 'Max bid=2.5'`,
+    /// `--set frequencyCap.limit=3`, `--set flights[*].maxBudget=500`). A name the kind
+    /// does not have is refused, with the nearest ones.
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     set: Vec<String>,
+    /// Set a member the kind does not have, exactly as typed: one the ad platform added
+    /// that Flightdeck does not know yet. The next push sends it.
+    #[arg(long = "set-unknown", value_name = "FIELD=VALUE")]
+    set_unknown: Vec<String>,
     /// Clear a field (null, or an empty list).
     #[arg(long, value_name = "FIELD")]
     clear: Vec<String>,
@@ -64,9 +70,14 @@ pub fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
     let ids: Vec<String> = args.id.iter().chain(&args.ids).cloned().collect();
     let targets = targets(&*ctx.read()?, args.kind, &ids, &args.wheres)?;
     let edits = edits(&args)?;
+    let forced = args
+        .set_unknown
+        .iter()
+        .map(|s| split("set-unknown", s).map(|(f, _)| f.to_owned()))
+        .collect::<Result<Vec<_>, _>>()?;
     let preview = ctx
         .work()?
-        .bulk_edit(&targets.into(), &edits, !args.dry_run)?
+        .bulk_edit_forced(&targets.into(), &edits, &forced, !args.dry_run)?
         .preview;
     print_preview(&preview, ctx.json)?;
     if preview.refused > 0 && preview.step.is_none() && !args.dry_run && !args.kind.has_update() {
@@ -375,6 +386,10 @@ fn edits(a: &EditArgs) -> Result<Vec<FieldEdit>, CliError> {
         let (f, v) = split("set", s)?;
         push(f, Change::Set(parse_value(v)));
     }
+    for s in &a.set_unknown {
+        let (f, v) = split("set-unknown", s)?;
+        push(f, Change::Set(parse_value(v)));
+    }
     for f in &a.clear {
         push(f, Change::Clear);
     }
@@ -396,7 +411,7 @@ fn edits(a: &EditArgs) -> Result<Vec<FieldEdit>, CliError> {
     }
     if out.is_empty() {
         return Err(CliError::Usage(
-            "say what to change: --set, --clear, --add, --percent, --prefix or --suffix".into(),
+            "say what to change: --set, --set-unknown, --clear, --add, --percent, --prefix or --suffix".into(),
         ));
     }
     Ok(out)
@@ -520,12 +535,17 @@ pub fn finish(p: &Preview, dry_run: bool) -> Result<(), CliError> {
     Ok(())
 }
 
+/// An amount at cents; one that rounds to zero is `0.00`, never `-0.00` (a sum's -0.001).
+fn cents(v: f64) -> String {
+    format!("{:.2}", if v.abs() < 0.005 { 0.0 } else { v })
+}
+
 fn line(label: &str, b: &Budgets, a: &Budgets) -> String {
     let d = |x: f64, y: f64| {
         if (x - y).abs() < 0.005 {
-            format!("{y:.2}")
+            cents(y)
         } else {
-            format!("{x:.2} -> {y:.2} ({:+.2})", y - x)
+            format!("{} -> {} ({:+.2})", cents(x), cents(y), y - x)
         }
     };
     format!(

@@ -883,10 +883,11 @@ async fn an_import_nested_too_deep_is_refused_at_its_cell_and_posting_goes_on() 
         "the refusal names the cell: {err}"
     );
     assert!(err.contains("nothing was saved"), "{err}");
-    // The same through `--set`: a value, and fields `a`, `a.a`, … down to 130 parts.
+    // The same through `--set-unknown` (`--set` refuses members a campaign does not
+    // have): a value, and fields `a`, `a.a`, … down to 130 parts.
     let id = campaign.key.to_string();
     let value = format!("extraField={deep}");
-    let out = run(&["edit", "campaign", &id, "--set", &value]);
+    let out = run(&["edit", "campaign", &id, "--set-unknown", &value]);
     let (_, err) = text(&out);
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("extraField: this value nests"), "{err}");
@@ -896,7 +897,7 @@ async fn an_import_nested_too_deep_is_refused_at_its_cell_and_posting_goes_on() 
         .map(|n| format!("{}={{}}", vec!["a"; n].join(".")))
         .collect();
     for s in &sets {
-        chain.extend(["--set", s.as_str()]);
+        chain.extend(["--set-unknown", s.as_str()]);
     }
     let out = run(&chain);
     let (_, err) = text(&out);
@@ -1429,4 +1430,78 @@ async fn check_prints_creative_findings_and_fails_only_for_errors() {
 
 fn ws_path(file: &Path) -> &str {
     file.to_str().expect("path")
+}
+
+// Fields by their labels: `--set` takes the grid's header as a field name, refuses a
+// name the kind does not have with the nearest ones (instead of saving it as a new
+// member the next push would send), and `--set-unknown` writes one on purpose.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edit_takes_labels_and_refuses_unknown_fields() {
+    let (_sandbox, _running, cli) = start().await;
+    let out = cli.run(
+        &["login", "--user", "buyer", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let file = cli.home.path().join("labels.db");
+    let ws_arg = file.to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workspace", ws_arg.as_str()];
+        all.extend_from_slice(args);
+        cli.run(&all, None)
+    };
+    assert!(run(&["pull"]).status.success());
+    let member = |name: &str| {
+        let ws = Workspace::open(&file).expect("workspace");
+        let readers = ws
+            .list(Kind::AdOrder)
+            .expect("ad orders")
+            .into_iter()
+            .find(|e| e.working["name"] == "Readers")
+            .expect("Readers");
+        readers.working.get(name).cloned()
+    };
+
+    let out = run(&[
+        "edit",
+        "adorder",
+        "--where",
+        "name=Readers",
+        "--set",
+        "Max bid=11.5",
+    ]);
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(stdout.contains("max_bid: 10.0 -> 11.5"), "{stdout}");
+    assert_eq!(member("max_bid"), Some(serde_json::json!(11.5)));
+    assert_eq!(member("Max bid"), None);
+
+    let out = run(&[
+        "edit",
+        "adorder",
+        "--where",
+        "name=Readers",
+        "--set",
+        "Maxx bid=1",
+    ]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("no field “Maxx bid”"), "{err}");
+    assert!(
+        err.contains("“Max bid” (max_bid)"),
+        "the nearest name is offered: {err}"
+    );
+    assert_eq!(member("Maxx bid"), None);
+    assert_eq!(member("max_bid"), Some(serde_json::json!(11.5)));
+
+    let out = run(&[
+        "edit",
+        "adorder",
+        "--where",
+        "name=Readers",
+        "--set-unknown",
+        "Maxx bid=1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert_eq!(member("Maxx bid"), Some(serde_json::json!(1)));
 }

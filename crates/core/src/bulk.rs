@@ -152,16 +152,32 @@ impl Account {
         Ok(BulkDone { preview, changed })
     }
 
-    /// "Edit N selected": the same field edits on every entity of `scope`.
+    /// "Edit N selected": the same field edits on every entity of `scope`. A field is
+    /// named by its wire path or its label ("Max bid"); a name the kind does not have is
+    /// refused with the nearest ones ([`crate::fields`]).
     pub fn bulk_edit(
         &self,
         scope: &BulkScope,
         edits: &[FieldEdit],
         apply: bool,
     ) -> Result<BulkDone> {
+        self.bulk_edit_forced(scope, edits, &[], apply)
+    }
+
+    /// [`Account::bulk_edit`] that also writes the fields `forced` names as typed, even
+    /// where the kind has no such member (the CLI's `--set-unknown`): a member the
+    /// service added that the model does not know yet.
+    pub fn bulk_edit_forced(
+        &self,
+        scope: &BulkScope,
+        edits: &[FieldEdit],
+        forced: &[String],
+        apply: bool,
+    ) -> Result<BulkDone> {
         self.bulk(|ws, tables| {
             let targets = scope.targets(tables, ws)?;
-            Ok(ws.bulk_edit(&targets, edits, apply)?)
+            let edits = crate::fields::resolve_edits(ws, &targets, edits, forced)?;
+            Ok(ws.bulk_edit(&targets, &edits, apply)?)
         })
     }
 
@@ -193,11 +209,25 @@ impl Account {
         })
     }
 
-    /// Find and replace in text fields.
+    /// Find and replace in text fields; `find.fields` may name fields by label or wire
+    /// path, and a name no kind in `scope` has is refused with the nearest ones.
     pub fn replace(&self, scope: &BulkScope, find: &Find, apply: bool) -> Result<BulkDone> {
         self.bulk(|ws, tables| {
+            let kinds: Vec<Kind> = match scope {
+                BulkScope::Kind(kind) => vec![*kind],
+                BulkScope::Query(q) => vec![q.kind],
+                BulkScope::Ids(ids) => ids.iter().fold(Vec::new(), |mut ks, t| {
+                    if !ks.contains(&t.kind) {
+                        ks.push(t.kind);
+                    }
+                    ks
+                }),
+                BulkScope::Account => Kind::ALL.to_vec(),
+            };
+            let mut find = find.clone();
+            find.fields = crate::fields::resolve_names(&kinds, &find.fields)?;
             let scope = scope.resolve(tables, ws)?;
-            Ok(ws.replace(&scope, find, apply)?)
+            Ok(ws.replace(&scope, &find, apply)?)
         })
     }
 

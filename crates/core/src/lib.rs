@@ -10,6 +10,8 @@
 //! - [`pending`]: the pending-change views, with the kind's label and the row marker;
 //! - [`checks`]: creative checks (warnings and infos) for a form, a selection and the
 //!   pending changes, and a VAST URL fetched and checked on request;
+//! - [`fields`]: each kind's fields by the labels the buyer reads, and the one check
+//!   of the names an edit gives;
 //! - [`query`]: windowed tables and each table's columns; [`status`]: where a profile
 //!   stands; [`upload`]: identifier uploads from a form or a file;
 //! - [`scope`]: what a download may fetch for the signed-in kind of account;
@@ -26,6 +28,7 @@ pub mod bulk;
 pub mod checks;
 pub mod edits;
 pub mod error;
+pub mod fields;
 pub mod files;
 pub mod forms;
 pub mod logging;

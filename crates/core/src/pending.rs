@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::checks::{self, Finding};
 use crate::query::{TableQuery, Window, label_of};
+
 use crate::{Account, Result};
 
 /// One pending change as the review screen shows it.
@@ -23,7 +24,8 @@ pub struct ChangeView {
     pub seq: i64,
     /// The entity it changes.
     pub target: EntityRef,
-    /// The entity's name, or its kind and key when it has none.
+    /// The entity's name; without one, its kind and its parent's name ("flight caps of
+    /// Spring sale"), else its kind and key.
     pub label: String,
     /// What the entity is, for people ("ad order").
     pub kind_label: String,
@@ -82,6 +84,40 @@ fn in_flight_note(change: &PendingChange) -> ChangeMessage {
     }
 }
 
+/// A pending change's entity as the review names it: its name; for one without a name
+/// of its own (flight caps, a flight, a draft not yet named), its kind and its parent's
+/// name ("flight caps of Spring sale", "flight from 1 Mar 2027 of Spring sale") rather
+/// than a draft key no screen shows.
+pub fn change_label(ws: &Workspace, target: &EntityRef) -> Result<String> {
+    let own = label_of(ws, target)?;
+    if own != label(None, target) {
+        return Ok(own);
+    }
+    let entity = ws.get(target)?;
+    let parent = entity.as_ref().and_then(|e| e.parent.clone()).or_else(|| {
+        match (target.kind, &target.key) {
+            // Flight caps are keyed by their ad order's key.
+            (Kind::FlightCaps, key) => Some(EntityRef::new(Kind::AdOrder, key.clone())),
+            _ => None,
+        }
+    });
+    let Some(parent) = parent else {
+        return Ok(own);
+    };
+    let of = label_of(ws, &parent)?;
+    let start = entity
+        .as_ref()
+        .filter(|_| target.kind == Kind::Flight)
+        .and_then(|e| {
+            e.working
+                .get("startDate")
+                .and_then(serde_json::Value::as_i64)
+        })
+        .map(|ms| format!(" from {}", flightdeck_model::validate::format_millis(ms)))
+        .unwrap_or_default();
+    Ok(format!("{}{start} of {of}", target.kind.label()))
+}
+
 /// A row's label: its name, or its kind and key when it has none.
 pub fn label(name: Option<&str>, target: &EntityRef) -> String {
     match name {
@@ -109,7 +145,7 @@ fn view(ws: &Workspace, r: &PendingRef) -> Result<Option<ChangeView>> {
     };
     let findings = checks::findings_of(ws, &c.target)?;
     Ok(Some(ChangeView {
-        label: label_of(ws, &c.target)?,
+        label: change_label(ws, &c.target)?,
         kind_label: c.target.kind.label().to_owned(),
         marker: marker_of(c.status, c.op),
         seq: c.seq,
@@ -127,7 +163,7 @@ fn view(ws: &Workspace, r: &PendingRef) -> Result<Option<ChangeView>> {
 /// The words a pending change is found by: its number, kind, operation, status and
 /// the entity's name.
 fn search_text(ws: &Workspace, r: &PendingRef) -> Result<String> {
-    let name = label_of(ws, &r.target)?;
+    let name = change_label(ws, &r.target)?;
     Ok(format!(
         "{} {} {:?} {:?} {name}",
         r.seq,
@@ -234,7 +270,7 @@ pub fn review(ws: &Workspace, seq: i64) -> Result<ReviewView> {
         ))
         .into());
     }
-    let label = label_of(ws, &c.target)?;
+    let label = change_label(ws, &c.target)?;
     // A buyer's own client id is in one of the fields; a generated reference went into
     // the first, on the way out.
     let fields = c.target.kind.client_reference_fields();
@@ -392,7 +428,7 @@ impl Account {
             if !found.is_empty() {
                 findings.push(PendingFindings {
                     seq: r.seq,
-                    label: label_of(&ws, &r.target)?,
+                    label: change_label(&ws, &r.target)?,
                     target: r.target,
                     findings: found,
                 });

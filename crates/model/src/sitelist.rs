@@ -39,6 +39,20 @@ pub struct SiteList {
     pub inserted_count: Option<i64>,
 }
 
+impl SiteList {
+    /// The members a site list has on the wire, as `WIRE_MEMBERS` of the types decoded
+    /// by `wire_deserialize!` (this one derives its decoding: it keeps no unknown members).
+    pub const WIRE_MEMBERS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "typeId",
+        "strategy",
+        "siteIds",
+        "rules",
+        "insertedCount",
+    ];
+}
+
 open_enum! {
     /// Matching strategy of a rule-based list.
     pub enum SiteListStrategy {

@@ -46,6 +46,13 @@ macro_rules! wire_deserialize {
             $( $field:ident : $wire:literal $( with $seed:expr )? ),+ $(,)?
         }
     ) => {
+        impl $name {
+            /// The members this type names on the wire, in declaration order: what a
+            /// host may offer as its fields, and the names a hand-typed edit is checked
+            /// against (a member outside them would be sent to the service as typed).
+            pub const WIRE_MEMBERS: &'static [&'static str] = &[$( $wire ),+];
+        }
+
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where

@@ -857,3 +857,25 @@ fn an_unknown_value_the_service_returned_does_not_block_an_update() {
     let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
     assert_eq!(fields, ["pacingMode", "objective"]);
 }
+
+/// A flight ending at a day's last minute and the next starting at the following
+/// midnight run on consecutive days: the timeline shows no gap between them. A day
+/// between them is still a gap.
+#[test]
+fn consecutive_days_leave_no_gap_between_flights() {
+    use flightdeck_model::validate::flight_layout;
+    let last_minute = JAN1 + DAY - 60_000;
+    let layout = flight_layout(&[
+        flight(JAN1, last_minute),
+        flight(JAN1 + DAY, JAN1 + 2 * DAY),
+    ]);
+    assert!(layout.gaps.is_empty(), "{layout:?}");
+    assert!(layout.overlaps.is_empty(), "{layout:?}");
+
+    let layout = flight_layout(&[
+        flight(JAN1, last_minute),
+        flight(JAN1 + 2 * DAY, JAN1 + 3 * DAY),
+    ]);
+    assert_eq!(layout.gaps.len(), 1, "{layout:?}");
+    assert_eq!(layout.gaps[0].from, last_minute);
+}

@@ -101,3 +101,36 @@ fn every_creative_field_decodes_under_the_name_it_is_encoded_with() {
     assert_decodes_as_encoded(&creative(false));
     assert_decodes_as_encoded(&creative(true));
 }
+
+/// The members a fully filled value encodes, sorted.
+fn encoded_members<T: Serialize>(value: &T) -> Vec<String> {
+    let v = serde_json::to_value(value).expect("encodes");
+    let mut keys: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
+    keys.sort();
+    keys
+}
+
+fn sorted(members: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = members.iter().map(|m| (*m).to_owned()).collect();
+    v.sort();
+    v
+}
+
+/// `WIRE_MEMBERS` is what hosts offer as a kind's fields and check hand-typed edits
+/// against: a member missing from it would be refused as unknown.
+#[test]
+fn wire_members_list_every_member_a_full_value_encodes() {
+    use flightdeck_model::{AdOrder, Campaign, Creative};
+    assert_eq!(
+        encoded_members(&ad_order(false)),
+        sorted(AdOrder::WIRE_MEMBERS)
+    );
+    assert_eq!(
+        encoded_members(&campaign(false)),
+        sorted(Campaign::WIRE_MEMBERS)
+    );
+    assert_eq!(
+        encoded_members(&creative(false)),
+        sorted(Creative::WIRE_MEMBERS)
+    );
+}

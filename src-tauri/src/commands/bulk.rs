@@ -328,3 +328,26 @@ pub fn parent_kinds(
 ) -> Vec<flightdeck_core::bulk::KindChoice> {
     flightdeck_core::bulk::parent_kinds(kind)
 }
+
+/// A kind's fields by the labels the grid and forms show, with their wire paths: what
+/// bulk edit and find and replace offer (`flightdeck_core::fields`), whatever rows are
+/// selected.
+#[tauri::command]
+#[specta::specta]
+pub async fn edit_fields(
+    kind: flightdeck_offline::change::Kind,
+) -> Vec<flightdeck_core::fields::FieldInfo> {
+    flightdeck_core::fields::fields(kind)
+}
+
+/// Which of `paths` the form's `draft` needs, by the model's rules: its "required"
+/// marks (`flightdeck_core::fields::required`); `create` for an entity not yet posted.
+#[tauri::command]
+#[specta::specta]
+pub async fn required_fields(
+    draft: flightdeck_offline::workspace::Draft,
+    create: bool,
+    paths: Vec<String>,
+) -> Vec<String> {
+    flightdeck_core::fields::required_in(&draft, create, &paths)
+}

@@ -516,3 +516,54 @@ fn a_form_with_no_parent_is_refused_at_its_picker() {
     assert!(h.pending().is_empty());
     h.close();
 }
+
+/// Fields by their labels, as the UI's pickers and forms ask for them: the kind's list
+/// whatever rows are selected, a bulk edit by the grid's label, a typo refused naming
+/// the nearest field, and "required" marks by the model's rules.
+#[test]
+fn fields_are_offered_and_taken_by_label() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+
+    let fields = h.ok("edit_fields", json!({"kind": "ad_order"}));
+    let max_bid = fields
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|f| f["path"] == "max_bid")
+        .expect("max_bid is offered");
+    assert_eq!(max_bid["label"], "Max bid");
+    assert_eq!(max_bid["serviceSet"], false);
+
+    let orders = h.query("query_ad_orders", Value::Null);
+    let one = json!({"type": "ids", "value": [orders[0]["target"].clone()]});
+    let by_label = json!([{"field": "Max bid", "change": {"type": "set", "value": 11.5}}]);
+    let preview = h.ok(
+        "bulk_edit",
+        json!({"scope": one, "edits": by_label, "apply": false}),
+    );
+    assert_eq!(
+        preview["rows"][0]["diffs"][0]["path"], "max_bid",
+        "{preview}"
+    );
+    let typo = json!([{"field": "Maxx bid", "change": {"type": "set", "value": 1}}]);
+    let e = h.err(
+        "bulk_edit",
+        json!({"scope": one, "edits": typo, "apply": false}),
+    );
+    assert!(e.to_string().contains("“Max bid” (max_bid)"), "{e}");
+
+    // A campaign with flights needs no budget or dates of its own.
+    let draft = json!({"kind": "campaign", "value": {
+        "name": "Spring",
+        "flights": [{"startDate": 1, "endDate": 2, "maxBudget": 5.0}],
+    }});
+    let required = h.ok(
+        "required_fields",
+        json!({"draft": draft, "create": true, "paths": ["name", "maxBudget", "startDate", "endDate"]}),
+    );
+    assert_eq!(required, json!(["name"]));
+    h.close();
+}

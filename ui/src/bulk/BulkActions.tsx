@@ -51,8 +51,6 @@ export type BulkActionsProps = {
   count: number;
   /** Where pasted and imported new rows go. */
   parent: EntityRef | null;
-  /** Wire paths offered in "Edit N selected". */
-  fields: string[];
 };
 
 /** The bulk tools of an entity table, and the paste a Ctrl/Cmd+V starts. */
@@ -118,7 +116,7 @@ export function useBulkActions(p: BulkActionsProps) {
 
   const dialog =
     open === null ? null : open.type === "edit" ? (
-      <BulkEditDialog scope={open.scope} count={open.count} fields={p.fields} onClose={close} />
+      <BulkEditDialog scope={open.scope} count={open.count} kind={p.kind} onClose={close} />
     ) : open.type === "status" ? (
       <StatusDialog status={open.status} scope={open.scope} count={open.count} onClose={close} />
     ) : open.type === "duplicate" ? (

@@ -1,6 +1,8 @@
 import { useId, useState } from "react";
 import { commands } from "../bindings";
 import { plural } from "../util/format";
+import type { Kind } from "../api/types";
+import { fieldNamed, useEditFields } from "./fields";
 import { PreviewDialog } from "./PreviewDialog";
 import type { BulkScope, EditChange, FieldEdit } from "./types";
 
@@ -47,11 +49,14 @@ function toEdit(d: Draft): FieldEdit {
 }
 
 /**
- * "Edit N selected": field edits (wire path, operation, value), previewed by the Rust side
- * and applied as one undo step.
+ * "Edit N selected": field edits (a field by its label or wire path, operation, value),
+ * previewed by the Rust side and applied as one undo step. The fields offered are the
+ * kind's, by the grid's labels with the wire path beside each; the Rust side resolves
+ * the name and refuses one the kind does not have, naming the nearest.
  */
-export function BulkEditDialog({ scope, count, fields, onClose }: { scope: BulkScope; count: number; fields: string[]; onClose: () => void }) {
+export function BulkEditDialog({ scope, count, kind, onClose }: { scope: BulkScope; count: number; kind: Kind; onClose: () => void }) {
   const listId = useId();
+  const fields = useEditFields(kind);
   const [drafts, setDrafts] = useState<Draft[]>([{ field: "", op: "set", value: "" }]);
   const edits = drafts.filter((d) => d.field.trim() !== "").map(toEdit);
   const update = (i: number, patch: Partial<Draft>) => setDrafts((ds) => ds.map((d, j) => (j === i ? { ...d, ...patch } : d)));
@@ -64,14 +69,21 @@ export function BulkEditDialog({ scope, count, fields, onClose }: { scope: BulkS
       ready={edits.length > 0}
     >
       <datalist id={listId}>
-        {fields.map((f) => (
-          <option key={f} value={f} />
-        ))}
+        {fields
+          .filter((f) => !f.serviceSet)
+          .map((f) => (
+            <option key={f.path} value={f.label} data-path={f.path}>
+              {f.path}
+            </option>
+          ))}
       </datalist>
       <div className="bulk-edits" data-form="bulk-edit">
         {drafts.map((d, i) => (
           <div className="bulk-edit-row" key={i} data-edit={i}>
-            <input aria-label={`Field ${i + 1}`} name={`edits[${i}].field`} list={listId} placeholder="Field (e.g. max_bid, flights[*].maxBudget)" value={d.field} onChange={(e) => update(i, { field: e.target.value })} />
+            <span className="bulk-edit-field">
+              <input aria-label={`Field ${i + 1}`} name={`edits[${i}].field`} list={listId} placeholder="Field (e.g. Max bid, flights[*].maxBudget)" value={d.field} onChange={(e) => update(i, { field: e.target.value })} />
+              <WirePath fields={fields} name={d.field} />
+            </span>
             <select aria-label={`Operation ${i + 1}`} name={`edits[${i}].op`} value={d.op} onChange={(e) => update(i, { op: OPS.find((o) => o.op === e.target.value)?.op ?? "set" })}>
               {OPS.map((o) => (
                 <option key={o.op} value={o.op}>
@@ -100,5 +112,16 @@ export function BulkEditDialog({ scope, count, fields, onClose }: { scope: BulkS
         </button>
       </div>
     </PreviewDialog>
+  );
+}
+
+/** The wire path a typed label stands for, shown under the field as a secondary hint. */
+function WirePath({ fields, name }: { fields: ReturnType<typeof useEditFields>; name: string }) {
+  const f = fieldNamed(fields, name);
+  if (!f || f.path === name.trim()) return null;
+  return (
+    <code className="hint" data-wire-path={f.path}>
+      {f.path}
+    </code>
   );
 }

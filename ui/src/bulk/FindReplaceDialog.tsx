@@ -1,6 +1,7 @@
-import { useState } from "react";
+import { useId, useState } from "react";
 import { commands } from "../bindings";
 import type { Kind } from "../api/types";
+import { fieldNamed, useEditFields } from "./fields";
 import { PreviewDialog } from "./PreviewDialog";
 import type { BulkScope, Find } from "./types";
 
@@ -15,6 +16,20 @@ export function FindReplaceDialog({ selection, count, kind, kindLabel, onClose }
   const [regex, setRegex] = useState(false);
   const [where, setWhere] = useState<Where>(selection !== null ? "selection" : "kind");
   const [fields, setFields] = useState("");
+  const [adding, setAdding] = useState("");
+  const listId = useId();
+  const known = useEditFields(kind);
+  const names = fields
+    .split(",")
+    .map((f) => f.trim())
+    .filter(Boolean);
+  // A field picked from the list (by its label) joins the comma-separated names.
+  const add = (label: string) => {
+    const f = fieldNamed(known, label);
+    if (!f) return setAdding(label);
+    setAdding("");
+    if (!names.includes(f.label)) setFields([...names, f.label].join(", "));
+  };
   const scope: BulkScope = where === "selection" && selection !== null ? selection : where === "account" ? { type: "account" } : { type: "kind", value: kind };
   const spec: Find = {
     find,
@@ -22,10 +37,7 @@ export function FindReplaceDialog({ selection, count, kind, kindLabel, onClose }
     matchCase,
     wholeWord,
     regex,
-    fields: fields
-      .split(",")
-      .map((f) => f.trim())
-      .filter(Boolean),
+    fields: names,
   };
   return (
     <PreviewDialog
@@ -88,8 +100,41 @@ export function FindReplaceDialog({ selection, count, kind, kindLabel, onClose }
           </select>
         </label>
         <label>
-          Only fields <input name="fields" placeholder="all text fields (or e.g. name, landingPageUrl)" value={fields} onChange={(e) => setFields(e.target.value)} />
+          Only fields <input name="fields" placeholder="all text fields (or e.g. Name, Landing page)" value={fields} onChange={(e) => setFields(e.target.value)} />
         </label>
+        <datalist id={listId}>
+          {known.map((f) => (
+            <option key={f.path} value={f.label} data-path={f.path}>
+              {f.path}
+            </option>
+          ))}
+        </datalist>
+        <label>
+          Add a field{" "}
+          <input
+            name="addField"
+            list={listId}
+            placeholder={`a field of ${kindLabel}`}
+            value={adding}
+            onChange={(e) => {
+              // A pick from the list adds at once; typed letters wait for Enter ("Max bid" is the start of "Max bid multiplier").
+              const typed = e.nativeEvent instanceof InputEvent && e.nativeEvent.inputType !== "insertReplacementText";
+              if (typed) setAdding(e.target.value);
+              else add(e.target.value);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === "Enter") {
+                e.preventDefault();
+                add(adding);
+              }
+            }}
+          />
+        </label>
+        {names.length > 0 && (
+          <span className="hint" data-fields-chosen="">
+            {names.map((n) => fieldNamed(known, n)?.path ?? n).join(", ")}
+          </span>
+        )}
       </div>
     </PreviewDialog>
   );

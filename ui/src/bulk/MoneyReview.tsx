@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { commands } from "../bindings";
 import { unwrap } from "../api/call";
 import { useWorkspaceChanged } from "../state/events";
-import { money } from "../util/format";
+import { money, zeroAtCents } from "../util/format";
 import { refKey } from "../util/refs";
 import type { Budgets, MoneyRow, MoneySummary } from "./types";
 
@@ -21,7 +21,7 @@ function delta(before: number | null, after: number | null): number | null {
 
 function signed(n: number | null): string {
   if (n === null) return "";
-  if (n === 0) return money(0);
+  if (zeroAtCents(n)) return money(0);
   return `${n > 0 ? "+" : "−"}${money(Math.abs(n))}`;
 }
 

@@ -152,16 +152,16 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
             disabled={existing}
           />
           <ReadOnly label="Id" value={form.value.id ?? (existing ? "not posted yet" : "new")} />
-          <TextField path="name" label="Name" required />
-          <SelectField path="optimizationGoal" label="Optimization goal" options={options(OPTIMIZATION_GOALS, LABELS)} required />
+          <TextField path="name" label="Name" />
+          <SelectField path="optimizationGoal" label="Optimization goal" options={options(OPTIMIZATION_GOALS, LABELS)} />
           <SelectField path="goalMode" label="Goal mode" options={options(GOAL_MODES, LABELS)} />
           <NumberField path="cpaGoal" label="CPA goal" kind="money" />
           <NumberField path="ctrGoal" label="CTR goal" hint="e.g. 0.002" />
           <NumberField path="vcrGoal" label="Video completion rate goal" hint="0.0 – 1.0" />
         </Section>
         <Section title="Dates and budget">
-          <DateField path="startDate" label="Start" required={!fixed("startDate")} readOnly={fixed("startDate") !== null} hint={fixed("startDate") ?? undefined} />
-          <DateField path="endDate" label="End" required={!fixed("endDate")} readOnly={fixed("endDate") !== null} hint={fixed("endDate") ?? undefined} />
+          <DateField path="startDate" label="Start" readOnly={fixed("startDate") !== null} hint={fixed("startDate") ?? undefined} />
+          <DateField path="endDate" label="End" endOfDay readOnly={fixed("endDate") !== null} hint={fixed("endDate") ?? undefined} />
           <NumberField path="lifetimeBudget" label="Lifetime budget" kind="money" readOnly={fixed("lifetimeBudget") !== null} hint={fixed("lifetimeBudget") ?? undefined} />
           <NumberField path="dailyBudget" label="Daily budget" kind="money" />
           <NumberField path="lifetimeImpressionBudget" label="Lifetime impressions budget" kind="integer" />

@@ -29,7 +29,7 @@ export function AdvertiserForm({ row }: { row?: AdvertiserRow }) {
     >
       <Section title="Advertiser">
         <ReadOnly label="Id" value={form.value.id ?? (existing ? "not posted yet" : "new")} />
-        <TextField path="name" label="Name" required />
+        <TextField path="name" label="Name" />
         <NumberField path="agencyId" label="Agency id" kind="integer" readOnly={fixed("agencyId") !== null} hint={fixed("agencyId") ?? undefined} />
         <TextField path="currency" label="Currency" readOnly={fixed("currency") !== null} hint={fixed("currency") ?? undefined} />
         <TextField path="category" label="Category" hint="IAB code, e.g. IAB20" />

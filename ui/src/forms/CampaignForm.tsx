@@ -68,17 +68,17 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Pare
           disabled={existing}
         />
         <ReadOnly label="Id" value={form.value.id ?? (existing ? "not posted yet" : "new")} />
-        <TextField path="name" label="Name" required />
-        <TextField path="domain" label="Advertiser domain" required />
+        <TextField path="name" label="Name" />
+        <TextField path="domain" label="Advertiser domain" />
         <SelectField path="objective" label="Objective" options={options(OBJECTIVES, LABELS)} />
-        <StringListField path="iabCategory" label="IAB categories" required addLabel="Add category" placeholder="IAB20" />
+        <StringListField path="iabCategory" label="IAB categories" addLabel="Add category" placeholder="IAB20" />
       </Section>
       <Section title="Budget and dates">
-        <NumberField path="maxBudget" label="Lifetime budget" kind="money" required />
+        <NumberField path="maxBudget" label="Lifetime budget" kind="money" />
         <NumberField path="dailyBudget" label="Daily budget" kind="money" />
         <NumberField path="markupRate" label="Markup rate" hint="0.10 = 10%" />
-        <DateField path="startDate" label="Start" required />
-        <DateField path="endDate" label="End" required />
+        <DateField path="startDate" label="Start" />
+        <DateField path="endDate" label="End" endOfDay />
         <ReadOnly label="Has flights" value={form.value.hasFlights === true ? "Yes" : form.value.hasFlights === false ? "No" : "—"} />
       </Section>
       <Section title="Frequency cap">
@@ -124,9 +124,9 @@ export function CampaignForm({ row, parent }: { row?: CampaignRow; parent?: Pare
               </legend>
               <ErrorSlot path={`flights[${i}]`} />
               <div className="grid">
-                <DateField path={`flights[${i}].startDate`} label="Start" required />
-                <DateField path={`flights[${i}].endDate`} label="End" required />
-                <NumberField path={`flights[${i}].maxBudget`} label="Budget" kind="money" required />
+                <DateField path={`flights[${i}].startDate`} label="Start" />
+                <DateField path={`flights[${i}].endDate`} label="End" endOfDay />
+                <NumberField path={`flights[${i}].maxBudget`} label="Budget" kind="money" />
                 <NumberField path={`flights[${i}].dailyBudget`} label="Daily budget" kind="money" />
                 <SelectField path={`flights[${i}].budgetType`} label="Budget type" options={options(BUDGET_TYPES, LABELS)} />
                 <NumberField path={`flights[${i}].dailyFrontload`} label="Daily frontload" kind="percent" />

@@ -14,7 +14,7 @@ function useFieldBits(path: string, required?: boolean) {
   const id = useId();
   const errs = ctx.errorsAt(path);
   const isRequired = required ?? ctx.required.has(path);
-  return { ctx, id, errId: `${id}-err`, invalid: errs.length > 0, isRequired, locked: ctx.readOnly };
+  return { ctx, id, errId: `${id}-err`, invalid: errs.length > 0, isRequired, locked: ctx.readOnly || ctx.serviceSet(path) };
 }
 
 function Label({ htmlFor, label, required, hint }: { htmlFor: string; label: string; required: boolean; hint?: ReactNode }) {
@@ -113,8 +113,17 @@ export function NumberField({ path, label, hint, required, readOnly, kind = "num
   );
 }
 
-/** A date and time in the form's zone, stored as Unix ms. */
-export function DateField({ path, label, hint, required, readOnly, className }: Base) {
+/** `2027-03-31T00:00`, a day picked without a time, as that day's last minute (`…T23:59`). */
+export function dayEnd(value: string): string {
+  return /T00:00$/.test(value) ? value.replace(/T00:00$/, "T23:59") : value;
+}
+
+/**
+ * A date and time in the form's zone, stored as Unix ms. An end date (`endOfDay`) picked
+ * as a day ends at its last minute, 23:59 in the form's zone, as the service's examples
+ * do: the next flight starting at midnight follows it with no gap.
+ */
+export function DateField({ path, label, hint, required, readOnly, className, endOfDay }: Base & { endOfDay?: boolean }) {
   const { ctx, id, errId, invalid, isRequired, locked } = useFieldBits(path, required);
   const raw = ctx.get(path);
   const ms = typeof raw === "number" ? raw : null;
@@ -134,10 +143,11 @@ export function DateField({ path, label, hint, required, readOnly, className }: 
         aria-describedby={invalid ? errId : undefined}
         onBlur={() => setText(null)}
         onChange={(e) => {
-          setText(e.target.value);
-          if (e.target.value === "") ctx.set(path, null);
+          const typed = endOfDay ? dayEnd(e.target.value) : e.target.value;
+          setText(typed);
+          if (typed === "") ctx.set(path, null);
           else {
-            const v = fromLocalInput(e.target.value, ctx.zone);
+            const v = fromLocalInput(typed, ctx.zone);
             if (v !== null) ctx.set(path, v);
           }
         }}

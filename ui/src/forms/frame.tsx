@@ -14,9 +14,10 @@ import {
   useRef,
   useState,
 } from "react";
-import { commands, type Finding } from "../bindings";
+import { commands, KINDS, type Finding } from "../bindings";
+import { genericPath, labelOfPath, useEditFields } from "../bulk/fields";
 import { unwrap } from "../api/call";
-import type { Draft, EntityRef, FieldError } from "../api/types";
+import type { Draft, EntityRef, FieldError, Kind } from "../api/types";
 import { getPath, routeErrors, setPath } from "../util/path";
 
 export const VALIDATE_DEBOUNCE_MS = 300;
@@ -40,7 +41,13 @@ export type FormState<V> = {
   unsaved: () => boolean;
   /** The workspace now holds `v`: closing the form loses nothing of it. */
   markSaved: (v: V) => void;
+  /** The wire paths on screen the value needs, by the model's rules (the "required" marks). */
+  required: ReadonlySet<string>;
+  /** The wire paths the form shows, whose need the Rust side is asked about. */
+  setPaths: (paths: string[]) => void;
 };
+
+const NO_PATHS: ReadonlySet<string> = new Set<string>();
 
 /** A value as it would be saved, for comparing: empty members and nulls dropped. */
 function comparable(v: unknown): unknown {
@@ -95,6 +102,36 @@ export function useFormState<V>(initial: V, toDraft: ((v: V) => Validation) | nu
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [tick]);
 
+  // The "required" marks: which of the paths on screen the model's rules need for this
+  // value (a campaign with flights needs no budget or dates of its own), asked as
+  // validation is, but also when the form opens without validating.
+  const [required, setRequired] = useState<ReadonlySet<string>>(NO_PATHS);
+  const paths = useRef<string[]>([]);
+  const [pathsTick, setPathsTick] = useState(0);
+  const reqSeq = useRef(0);
+  const setPaths = useCallback((next: string[]) => {
+    if (next.join("\n") === paths.current.join("\n")) return;
+    paths.current = next;
+    setPathsTick((t) => t + 1);
+  }, []);
+  useEffect(() => {
+    if (!toDraftRef.current || paths.current.length === 0) return;
+    const mine = ++reqSeq.current;
+    const { target, draft } = toDraftRef.current(value);
+    const asked = paths.current;
+    const timer = setTimeout(() => {
+      commands
+        .requiredFields(draft, target === null, asked)
+        .then((r) => {
+          if (mine === reqSeq.current) setRequired(new Set(r));
+        })
+        .catch(() => undefined);
+    }, VALIDATE_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+    // `value` is read through `tick`, which changes with every edit.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [tick, pathsTick]);
+
   const setErrorsNow = useCallback((e: FieldError[]) => {
     seq.current++;
     setErrors(e);
@@ -111,7 +148,7 @@ export function useFormState<V>(initial: V, toDraft: ((v: V) => Validation) | nu
     saved.current = v;
   }, []);
 
-  return { value, setValue, set, errors, setErrors: setErrorsNow, dirty, revalidate, unsaved, markSaved };
+  return { value, setValue, set, errors, setErrors: setErrorsNow, dirty, revalidate, unsaved, markSaved, required, setPaths };
 }
 
 type FieldCtx = {
@@ -124,7 +161,13 @@ type FieldCtx = {
   zone: string;
   required: ReadonlySet<string>;
   readOnly: boolean;
+  /** Whether the service sets the field (a creative's review status): shown, never typed. */
+  serviceSet: (path: string) => boolean;
+  /** A wire path in the buyer's words, the field's label. */
+  labelOf: (path: string) => string;
 };
+
+const kindOf = (name: string): Kind | null => KINDS.find((k) => k.kind === name)?.kind ?? null;
 
 const FieldContext = createContext<FieldCtx | null>(null);
 
@@ -200,8 +243,6 @@ export type FormFrameProps<V> = {
 
 const NO_FINDINGS: Finding[] = [];
 
-const EMPTY = new Set<string>();
-
 /** A form whose errors land at the inputs named by their wire path; the rest go on top. */
 export function FormFrame<V>(p: FormFrameProps<V>) {
   const ref = useRef<HTMLFormElement>(null);
@@ -235,6 +276,11 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
     first?.focus();
   }, [autoFocus]);
 
+  const known = useEditFields(kindOf(p.kind));
+  const { setPaths } = form;
+  useEffect(() => setPaths(rendered), [setPaths, rendered]);
+  const required = useMemo(() => (p.required ? new Set([...p.required, ...form.required]) : form.required), [p.required, form.required]);
+
   const routes = useMemo(() => routeErrors(form.errors, rendered), [form.errors, rendered]);
   const findings = p.findings ?? NO_FINDINGS;
   const findingRoutes = useMemo(() => routeErrors(findings.map((f) => ({ field: f.path, finding: f })), rendered), [findings, rendered]);
@@ -245,10 +291,12 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
       errorsAt: (path) => routes.get(path) ?? [],
       findingsAt: (path) => (findingRoutes.get(path) ?? []).map((r) => r.finding),
       zone: p.zone ?? "UTC",
-      required: p.required ?? EMPTY,
+      required,
       readOnly: !!p.readOnly,
+      serviceSet: (path) => known.some((f) => f.serviceSet && f.path === genericPath(path)),
+      labelOf: (path) => labelOfPath(known, path),
     }),
-    [form.value, form.set, routes, findingRoutes, p.zone, p.required, p.readOnly],
+    [form.value, form.set, routes, findingRoutes, p.zone, required, p.readOnly, known],
   );
   const locked = !!p.readOnly;
   const top = routes.get("") ?? [];
@@ -303,7 +351,12 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
             <ul>
               {top.map((e, i) => (
                 <li key={i} data-code={e.code} data-field={e.field}>
-                  {e.field ? <code>{e.field}</code> : null} {e.message}
+                  {e.field ? (
+                    <span className="error-field" title={e.field} data-wire-path={e.field}>
+                      {ctx.labelOf(e.field)}
+                    </span>
+                  ) : null}{" "}
+                  {e.message}
                 </li>
               ))}
             </ul>
@@ -355,7 +408,7 @@ export function FormFrame<V>(p: FormFrameProps<V>) {
 
 /** The errors routed to `path`, in `[data-error-for]`; then its warnings and infos, in `[data-findings-for]`. */
 export function FieldErrors({ path, id }: { path: string; id?: string }) {
-  const { errorsAt, findingsAt } = useField();
+  const { errorsAt, findingsAt, labelOf } = useField();
   const errs = errorsAt(path);
   const found = findingsAt(path);
   if (errs.length === 0 && found.length === 0) return null;
@@ -365,7 +418,12 @@ export function FieldErrors({ path, id }: { path: string; id?: string }) {
         <div className="field-error" data-error-for={path} id={id} role="alert">
           {errs.map((e, i) => (
             <div key={i} data-code={e.code}>
-              {e.field !== path ? <code>{e.field.slice(path.length).replace(/^\./, "")}</code> : null} {e.message}
+              {e.field !== path ? (
+                <span className="error-field" title={e.field} data-wire-path={e.field}>
+                  {labelOf(e.field)}
+                </span>
+              ) : null}{" "}
+              {e.message}
             </div>
           ))}
         </div>

@@ -18,16 +18,6 @@ const rowLabel = (r: AnyRow) => r.label;
 const rowMarker = (r: AnyRow) => r.marker;
 const rowPending = (r: AnyRow) => r.pending;
 
-/** Wire paths of a row's value (nested objects dotted, arrays of objects as `[*].`), offered as fields to edit. */
-function wirePaths(value: unknown, prefix = "", depth = 0): string[] {
-  if (typeof value !== "object" || value === null || depth > 2) return prefix ? [prefix] : [];
-  if (Array.isArray(value)) {
-    const first: unknown = value[0];
-    return typeof first === "object" && first !== null && !Array.isArray(first) ? wirePaths(first, `${prefix}[*]`, depth + 1) : prefix ? [prefix] : [];
-  }
-  return Object.entries(value).flatMap(([k, v]) => wirePaths(v, prefix ? `${prefix}.${k}` : k, depth + 1));
-}
-
 /** A key typed into a text box is the box's (its own paste, its own undo). */
 function inText(t: EventTarget | null): boolean {
   return t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || (t instanceof HTMLInputElement && t.type !== "checkbox" && t.type !== "radio");
@@ -93,17 +83,12 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
   const [active, setActive] = useState<R | null>(null);
   const [selection, setSelection] = useState<{ sel: Selection; count: number }>({ sel: NO_SELECTION, count: 0 });
   const onSelectionChange = useCallback((sel: Selection, count: number) => setSelection({ sel, count }), []);
-  const fields = useMemo(() => {
-    const value: unknown = active ? Reflect.get(active, "value") : null;
-    return [...new Set(wirePaths(value))].sort();
-  }, [active]);
   const bulk = useBulkActions({
     kind,
     kindLabel: config.title.toLowerCase(),
     selection: selection.sel,
     count: selection.count,
     parent: parent?.target ?? null,
-    fields,
   });
   useMenuCommand("import", () => void bulk.importKind());
   const [findingsWord, setFindingsWord] = useState<FindingsWord>("");

@@ -1,8 +1,14 @@
 const usd = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const int = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
+/** Whether `v` shows as zero at cents: a sum's -0.001 (or -0) reads "$0.00", never "-$0.00". */
+export function zeroAtCents(v: number): boolean {
+  return Math.round(Math.abs(v) * 100) === 0;
+}
+
 export function money(v: number | null | undefined): string {
-  return v === null || v === undefined ? "" : usd.format(v);
+  if (v === null || v === undefined) return "";
+  return usd.format(zeroAtCents(v) ? 0 : v);
 }
 
 export function count(v: number | null | undefined): string {

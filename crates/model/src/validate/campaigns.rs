@@ -381,8 +381,13 @@ pub struct FlightGap {
     pub to: Millis,
 }
 
+/// The longest stretch between one flight's end and the next one's start that is not a
+/// gap: a flight ending at a day's last minute (23:59, as the service's examples end
+/// them) and the next starting at the following midnight run on consecutive days.
+pub const CONSECUTIVE_MS: Millis = 60_000;
+
 /// Overlaps and gaps of `flights`; flights without both dates, or with the end not after
-/// the start, take part in neither.
+/// the start, take part in neither. A stretch of [`CONSECUTIVE_MS`] or less is no gap.
 pub fn flight_layout(flights: &[CampaignFlight]) -> FlightLayout {
     let mut overlaps: Vec<(usize, usize)> = overlapping_spans(flights, &[])
         .into_iter()
@@ -407,7 +412,7 @@ pub fn flight_layout(flights: &[CampaignFlight]) -> FlightLayout {
     let mut covered: Option<(Millis, usize)> = None;
     for (start, end, i) in dated {
         match covered {
-            Some((until, last)) if start > until => {
+            Some((until, last)) if start > until.saturating_add(CONSECUTIVE_MS) => {
                 gaps.push(FlightGap {
                     after_index: last,
                     from: until,
@@ -534,11 +539,14 @@ mod layout_tests {
 
     #[test]
     fn layout_marks_overlapping_pairs_and_the_gaps_between_flights() {
+        // In minutes: a stretch of one minute or less is no gap.
+        const M: i64 = 60_000;
         let flights = [
-            flight(100, 200),
-            flight(150, 250), // overlaps 0
-            flight(300, 400), // gap 250..300 after 1
-            flight(400, 500), // back to back: no overlap, no gap
+            flight(100 * M, 200 * M),
+            flight(150 * M, 250 * M),     // overlaps 0
+            flight(300 * M, 400 * M),     // gap 250..300 after 1
+            flight(400 * M, 500 * M),     // back to back: no overlap, no gap
+            flight(500 * M + M, 600 * M), // a minute later: consecutive, no gap
         ];
         let layout = flight_layout(&flights);
         assert_eq!(layout.overlaps, vec![(0, 1)]);
@@ -546,8 +554,8 @@ mod layout_tests {
             layout.gaps,
             vec![FlightGap {
                 after_index: 1,
-                from: 250,
-                to: 300
+                from: 250 * M,
+                to: 300 * M
             }]
         );
     }
