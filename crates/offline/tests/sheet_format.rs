@@ -167,6 +167,18 @@ fn a_changed_date_is_exactly_that_change_and_dates_without_offset_are_the_advert
         assert_eq!(p.rows[0].diffs[0].after, Some(json!(at)), "{typed}");
     }
 
+    // An end date given as a day ends at 23:59 of that day (EDT from March 8), as the
+    // forms' day pickers end it: the next day's midnight start leaves no gap.
+    let ends = with_cell(&text, 0, "endDate", "2026-03-31");
+    let p = ws
+        .import_sheet(&ends, &options(Kind::AdOrder), "Import", false)
+        .unwrap();
+    assert_eq!(
+        p.rows[0].diffs[0].after,
+        Some(json!(MARCH_1_ET + 31 * DAY - 60_000 - 3_600_000)),
+        "{p:?}"
+    );
+
     // Not a date: refused at its cell, on its line.
     let bad = with_cell(&text, 0, "startDate", "1st of March");
     let p = ws

@@ -13,7 +13,7 @@
 //!
 //! Import reads both formats, cell by cell, so no switch is needed: a date cell may hold
 //! epoch milliseconds or a date (without an offset: in the advertiser's timezone; a day
-//! alone: its midnight), a list cell JSON or `a; b`, an amount a `$` and thousands
+//! alone: its midnight, 23:59 for an end date), a list cell JSON or `a; b`, an amount a `$` and thousands
 //! commas. A cell is written readable only when reading it back gives the value exactly;
 //! anything else (a list item holding `;`, a date past year 9999, a field holding
 //! another type than its own) is written as the wire format writes it, and read back so.
@@ -148,7 +148,7 @@ pub(crate) fn read(
     let bad = |msg: String| FieldError::new(column_name, codes::INVALID, msg);
     let t = text.trim();
     Some(match col {
-        Column::Date => read_date(t, tz).ok_or_else(|| {
+        Column::Date => read_date(t, tz, column_name.ends_with("endDate")).ok_or_else(|| {
             bad(format!(
                 "“{t}” is not a date: write 2026-03-01T00:00:00-05:00, or 2026-03-01 09:30 \
                  or 2026-03-01 in the advertiser's timezone"
@@ -224,15 +224,25 @@ fn instant(text: &str) -> Option<Value> {
     }
 }
 
-fn read_date(text: &str, tz: Option<&TimezoneName>) -> Option<Value> {
+/// A date cell's instant. A day alone starts at midnight, or for an end date ends at
+/// 23:59, as the forms' day pickers and the service's examples end flights, so a flight
+/// ending on a day and the next starting the day after leave no gap.
+fn read_date(text: &str, tz: Option<&TimezoneName>, end: bool) -> Option<Value> {
     if let Some(v) = instant(text) {
         return Some(v);
     }
-    let civil = text.parse::<jiff::civil::DateTime>().ok().or_else(|| {
-        text.parse::<jiff::civil::Date>()
-            .ok()
-            .map(|d| d.to_datetime(jiff::civil::Time::midnight()))
-    })?;
+    let time = if end {
+        jiff::civil::Time::constant(23, 59, 0, 0)
+    } else {
+        jiff::civil::Time::midnight()
+    };
+    // jiff reads a day alone as a date and time at midnight, and a date and time as a
+    // day: a cell with no time part is the day.
+    let civil = if text.contains([' ', 'T', 't']) {
+        text.parse::<jiff::civil::DateTime>().ok()?
+    } else {
+        text.parse::<jiff::civil::Date>().ok()?.to_datetime(time)
+    };
     let at = civil.to_zoned(zone(tz)).ok()?;
     Some(Value::from(at.timestamp().as_millisecond()))
 }
