@@ -33,4 +33,25 @@ describe("deferred parts", () => {
     expect(second.container.querySelector("[data-loading]")).toBeNull();
     expect(second.container.querySelector("[data-part]")?.textContent).toBe("again");
   });
+
+  it("preloads the parts a deferred module declares in its turn, so they mount at once too", async () => {
+    let Inner: ((props: { text: string }) => React.JSX.Element) | null = null;
+    // A screen module that, once loaded, declares a deferred part of its own.
+    deferred(() =>
+      Promise.resolve().then(() => {
+        Inner = deferred(() => Promise.resolve(Part));
+        return Part;
+      }),
+    );
+    await preloadDeferred();
+    expect(Inner).not.toBeNull();
+    const Nested = Inner as unknown as (props: { text: string }) => React.JSX.Element;
+    const shown = render(
+      <Suspense fallback={<p data-loading="">loading</p>}>
+        <Nested text="nested" />
+      </Suspense>,
+    );
+    expect(shown.container.querySelector("[data-loading]")).toBeNull();
+    expect(shown.container.querySelector("[data-part]")?.textContent).toBe("nested");
+  });
 });

@@ -11,9 +11,19 @@ import { type FunctionComponent, type JSX, createElement, lazy, useState } from 
 
 const loaders: (() => Promise<unknown>)[] = [];
 
-/** Loads every deferred part now (tests, and idle time after the first frame). */
-export function preloadDeferred(): Promise<void> {
-  return Promise.all(loaders.map((l) => l())).then(() => undefined);
+/**
+ * Loads every deferred part now (tests, and idle time after the first frame), including
+ * the parts a deferred module declares in its turn (the screens' own deferred parts): it
+ * waits until loading adds no new one. Without that, a nested part was still fetched on
+ * first render, and a test that settled for a fixed time could miss it.
+ */
+export async function preloadDeferred(): Promise<void> {
+  let done = 0;
+  while (done < loaders.length) {
+    const batch = loaders.slice(done);
+    done = loaders.length;
+    await Promise.all(batch.map((l) => l()));
+  }
 }
 
 /** A function component of a module loaded on first use. Render it under a `Suspense`. */
