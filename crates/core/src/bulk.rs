@@ -213,19 +213,8 @@ impl Account {
     /// path, and a name no kind in `scope` has is refused with the nearest ones.
     pub fn replace(&self, scope: &BulkScope, find: &Find, apply: bool) -> Result<BulkDone> {
         self.bulk(|ws, tables| {
-            let kinds: Vec<Kind> = match scope {
-                BulkScope::Kind(kind) => vec![*kind],
-                BulkScope::Query(q) => vec![q.kind],
-                BulkScope::Ids(ids) => ids.iter().fold(Vec::new(), |mut ks, t| {
-                    if !ks.contains(&t.kind) {
-                        ks.push(t.kind);
-                    }
-                    ks
-                }),
-                BulkScope::Account => Kind::ALL.to_vec(),
-            };
             let mut find = find.clone();
-            find.fields = crate::fields::resolve_names(&kinds, &find.fields)?;
+            find.fields = crate::fields::resolve_names(&scope.kinds(), &find.fields)?;
             let scope = scope.resolve(tables, ws)?;
             Ok(ws.replace(&scope, &find, apply)?)
         })

@@ -12,7 +12,6 @@ use serde::Serialize;
 
 use crate::checks::{self, Finding};
 use crate::query::{TableQuery, Window, label_of};
-
 use crate::{Account, Result};
 
 /// One pending change as the review screen shows it.

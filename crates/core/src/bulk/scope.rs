@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use flightdeck_offline::bulk::plan::Scope;
+use flightdeck_offline::bulk::plan::{EDITABLE_KINDS, Scope};
 use flightdeck_offline::change::{EntityRef, Kind};
 use flightdeck_offline::workspace::Workspace;
 use serde::{Deserialize, Serialize};
@@ -60,6 +60,22 @@ impl From<Scope> for BulkScope {
 }
 
 impl BulkScope {
+    /// The kinds the scope reaches, each once: what a field name it is given is resolved
+    /// against ([`crate::fields::resolve_names`]).
+    pub fn kinds(&self) -> Vec<Kind> {
+        match self {
+            BulkScope::Kind(kind) => vec![*kind],
+            BulkScope::Query(q) => vec![q.kind],
+            BulkScope::Ids(ids) => ids.iter().fold(Vec::new(), |mut ks, t| {
+                if !ks.contains(&t.kind) {
+                    ks.push(t.kind);
+                }
+                ks
+            }),
+            BulkScope::Account => EDITABLE_KINDS.to_vec(),
+        }
+    }
+
     /// The scope as the workspace's operations take it: a query becomes the rows it
     /// selects, read from `tables`.
     pub fn resolve(&self, tables: &Tables, ws: &Workspace) -> Result<Scope> {
