@@ -9,14 +9,14 @@
 //! Run with `cargo bench -p flightdeck-core --bench tables`. `BENCH_RUNS` sets the runs
 //! per figure (21); `BENCH_AD_ORDERS=1000000` measures a million.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use flightdeck_client::{Client, ClientConfig, Credentials};
 use flightdeck_core::query::{Row, SortBy, TableQuery, Tables};
 use flightdeck_model::AdOrder;
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
-use flightdeck_sandbox::testing;
+use flightdeck_offline::workspace::Workspace;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -71,41 +71,17 @@ fn q(filter: &str, sort: Option<&str>, offset: u32) -> TableQuery {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
-    let orders = env("BENCH_AD_ORDERS", 100_000);
-    let runs = env("BENCH_RUNS", 21).max(1);
+    let orders = common::knob("BENCH_AD_ORDERS", 100_000);
+    let runs = common::knob("BENCH_RUNS", 21).max(1);
     let dir = tempfile::tempdir()?;
-    let sandbox = testing::demo_sandbox()?;
-    let now = sandbox.state().clock.now_ms();
-    let campaign = testing::demo_campaign(&sandbox)?;
-    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
-    let running = sandbox.clone().spawn("127.0.0.1:0".parse()?).await?;
-    let client = Client::new(
-        ClientConfig::new(&running.base_url())?,
-        Credentials::basic("demo", "demo"),
-    )?;
-    let mut ws = Workspace::open(dir.path().join("bench.db"))?;
-    let options = PullOptions {
-        flight_caps: false,
-        audiences: false,
-        creatives: false,
-        ..PullOptions::default()
-    };
-    ws.pull_with(&client, PullScope::All, options, |_| {})
-        .await?;
-    running.stop().await?;
+    let (mut ws, campaign, now) = common::downloaded(dir.path(), orders).await?;
     // A tenth of the rows pending, as after a bulk edit: their markers are looked up too.
     let parent = EntityRef::new(Kind::Campaign, Key::Id(campaign));
     let mut batch = ws.batch()?;
     for i in 0..orders / 10 {
         batch.create_ad_order(
             &parent,
-            serde_json::from_value(testing::ad_order_body(campaign, i, now))?,
+            serde_json::from_value(flightdeck_sandbox::testing::ad_order_body(campaign, i, now))?,
         )?;
     }
     batch.commit()?;

@@ -9,14 +9,14 @@
 //! per figure (21); `BENCH_LIMIT` the rows a window asks for (50: the one page the UI's
 //! ad-order table asks for a new filter, sort or refetch; it asked 100 before issue 25).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use flightdeck_client::{Client, ClientConfig, Credentials};
 use flightdeck_core::query::{Row, SortBy, TableQuery, Tables, Window};
 use flightdeck_model::AdOrder;
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
-use flightdeck_sandbox::testing;
+use flightdeck_offline::workspace::Workspace;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -103,35 +103,11 @@ fn report(label: &str, all: Vec<Parts>) {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
-    let orders = env("BENCH_AD_ORDERS", 100_000);
-    let runs = env("BENCH_RUNS", 21).max(1);
-    let limit = u32::try_from(env("BENCH_LIMIT", 50)).unwrap_or(50);
+    let orders = common::knob("BENCH_AD_ORDERS", 100_000);
+    let runs = common::knob("BENCH_RUNS", 21).max(1);
+    let limit = u32::try_from(common::knob("BENCH_LIMIT", 50)).unwrap_or(50);
     let dir = tempfile::tempdir()?;
-    let sandbox = testing::demo_sandbox()?;
-    let now = sandbox.state().clock.now_ms();
-    let campaign = testing::demo_campaign(&sandbox)?;
-    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
-    let running = sandbox.clone().spawn("127.0.0.1:0".parse()?).await?;
-    let client = Client::new(
-        ClientConfig::new(&running.base_url())?,
-        Credentials::basic("demo", "demo"),
-    )?;
-    let mut ws = Workspace::open(dir.path().join("bench.db"))?;
-    let options = PullOptions {
-        flight_caps: false,
-        audiences: false,
-        creatives: false,
-        ..PullOptions::default()
-    };
-    ws.pull_with(&client, PullScope::All, options, |_| {})
-        .await?;
-    running.stop().await?;
+    let (mut ws, _, _) = common::downloaded(dir.path(), orders).await?;
     println!("ad orders: {orders}; windows of {limit} rows");
 
     // As the app has it once the table is open: built, and every column presorted.

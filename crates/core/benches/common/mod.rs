@@ -1,0 +1,43 @@
+//! What the table benches share: their knobs, and a workspace that downloaded N ad
+//! orders from a sandbox on loopback, as the app's would.
+
+use flightdeck_client::{Client, ClientConfig, Credentials};
+use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_sandbox::testing;
+
+/// A `BENCH_*` knob, or `default`.
+pub fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A workspace in `dir` that downloaded the demo account with `orders` ad orders under
+/// one campaign (without flight caps, audiences or creatives), that campaign's id and the
+/// sandbox's clock when they were loaded (for more bodies like theirs).
+pub async fn downloaded(
+    dir: &std::path::Path,
+    orders: usize,
+) -> Result<(Workspace, i64, i64), Box<dyn std::error::Error>> {
+    let sandbox = testing::demo_sandbox()?;
+    let now = sandbox.state().clock.now_ms();
+    let campaign = testing::demo_campaign(&sandbox)?;
+    testing::load_ad_orders(&sandbox, campaign, orders, now)?;
+    let running = sandbox.clone().spawn("127.0.0.1:0".parse()?).await?;
+    let client = Client::new(
+        ClientConfig::new(&running.base_url())?,
+        Credentials::basic("demo", "demo"),
+    )?;
+    let mut ws = Workspace::open(dir.join("bench.db"))?;
+    let options = PullOptions {
+        flight_caps: false,
+        audiences: false,
+        creatives: false,
+        ..PullOptions::default()
+    };
+    ws.pull_with(&client, PullScope::All, options, |_| {})
+        .await?;
+    running.stop().await?;
+    Ok((ws, campaign, now))
+}
