@@ -1,5 +1,5 @@
 /**
- * A windowed, virtualized grid. Rows come a window at a time from `fetch` (a query
+ * A windowed grid (`useRowWindow` finds the rows on screen). Rows come a window at a time from `fetch` (a query
  * command, or `localSource` for a short list in memory): the filter, the sort and the
  * window's offset and limit go to the Rust side, which answers the visible rows and the
  * total. No table is ever held whole in JS. Built from hooks: `useWindowedRows` (page
@@ -21,7 +21,6 @@
  * `data-label` and `data-marker`, `input[data-filter]`, `[data-sort=<column>]`,
  * `td[data-col=<column>]`.
  */
-import { useVirtualizer } from "@tanstack/react-virtual";
 import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EntityRef, Kind, Marker } from "../api/types";
 import { changedRows, useWorkspaceChanged } from "../state/events";
@@ -30,6 +29,7 @@ import { afterNextPaint, mark } from "../util/timing";
 import { type Column, ColumnMenu, useColumnVisibility } from "../table/columns";
 import { DataRow, ROW_HEIGHT, type RowActions } from "../table/DataRow";
 import { useKeyboardCursor } from "../table/useKeyboardCursor";
+import { useRowWindow } from "../table/useRowWindow";
 import { type Selection, useSelection } from "../table/useSelection";
 import { useSort } from "../table/useSort";
 import { useWindowedRows } from "../table/useWindowedRows";
@@ -121,26 +121,19 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const sel = useSelection(queryKey({ parent, filter, sort: null }), rows.total);
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.total,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-    initialRect: { width: 1000, height: 600 },
-  });
-  const items = virtualizer.getVirtualItems();
+  const { items, totalSize, scrollToOffset, scrollToIndex, measureElement } = useRowWindow(scrollRef, { count: rows.total, rowHeight: ROW_HEIGHT, overscan: 12 });
   const first = items.length > 0 ? items[0].index : 0;
   const last = items.length > 0 ? items[items.length - 1].index : -1;
   useEffect(() => want(first, last), [want, first, last]);
   // A new filter, sort or parent starts at the top.
   useEffect(() => {
-    virtualizer.scrollToOffset(0);
-  }, [virtualizer, currentKey]);
+    scrollToOffset(0);
+  }, [scrollToOffset, currentKey]);
 
   const cursor = useKeyboardCursor(currentKey, {
     count: rows.total,
     page: () => Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 600) / ROW_HEIGHT) - 1),
-    onMove: (i) => virtualizer.scrollToIndex(i, { align: "auto" }),
+    onMove: (i) => scrollToIndex(i),
     onOpen: (i) => {
       const r = rowAt(i);
       if (r !== undefined) onOpen?.(r);
@@ -228,7 +221,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   }, [painted, shownQuery, total, timed]);
 
   const padTop = items.length > 0 ? items[0].start : 0;
-  const padBottom = items.length > 0 ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
+  const padBottom = items.length > 0 ? totalSize - items[items.length - 1].end : 0;
   const colSpan = visible.length + (selectable ? 1 : 0) + (rowMarker ? 1 : 0);
   const hasExpansion = props.expanded !== undefined;
   const activeId = activeRow !== undefined ? rowId(activeRow) : null;
@@ -348,7 +341,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
               const r = rowAt(vi.index);
               const extra = r !== undefined ? (props.expanded?.(r) ?? null) : null;
               return (
-                <tbody key={r !== undefined ? rowId(r) : `loading:${vi.index}`} ref={virtualizer.measureElement} data-index={vi.index}>
+                <tbody key={r !== undefined ? rowId(r) : `loading:${vi.index}`} ref={measureElement} data-index={vi.index}>
                   {renderRow(vi.index)}
                   {extra !== null && (
                     <tr className="dt-detail">

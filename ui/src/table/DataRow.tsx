@@ -57,7 +57,7 @@ export type DataRowProps<T> = {
   selectable: boolean;
   /** A State cell with the marker. */
   markerColumn: boolean;
-  /** `data-index` is set (the virtualizer measures a row's tbody instead when rows expand). */
+  /** `data-index` is set (the row window measures a row's tbody instead when rows expand). */
   indexed: boolean;
   /** The visible columns (the same array while they do not change). */
   columns: Column<T>[];

@@ -27,7 +27,7 @@ export type WindowedRows<T> = {
 
 /**
  * Rows asked for beyond those the grid renders (which are already the visible rows and the
- * virtualizer's overscan of 12), so a scroll finds them loaded. Small enough that a screen
+ * row window's overscan of 12), so a scroll finds them loaded. Small enough that a screen
  * of up to ~25 visible rows asks one page of 50 for a new filter or sort, not two: every
  * row of an answer is decoded, sent and parsed before the first one paints.
  */

@@ -1,4 +1,4 @@
-// jsdom lays nothing out: give the table's scroll area a size so the virtualizer
+// jsdom lays nothing out: give the table's scroll area a size so the table
 // renders one screenful, as it does in the app.
 Object.defineProperty(HTMLElement.prototype, "clientHeight", {
   configurable: true,
@@ -13,7 +13,7 @@ Object.defineProperty(HTMLElement.prototype, "clientWidth", {
   },
 });
 // A table with expandable rows measures each row's tbody (its offsetHeight): give every
-// table row the height it has in the app, as jsdom would say 0 and the virtualizer would
+// table row the height it has in the app, as jsdom would say 0 and the table would
 // then take every row for visible.
 Object.defineProperty(HTMLTableSectionElement.prototype, "offsetHeight", {
   configurable: true,
