@@ -138,7 +138,7 @@ fn changed(preview: &Preview) -> Changed {
 impl Account {
     /// Runs a bulk operation on the workspace (with the table indexes the scope is read
     /// from), brings the indexes up to date, and keeps its rows for paging.
-    fn bulk(
+    pub(crate) fn bulk(
         &self,
         f: impl FnOnce(&mut Workspace, &crate::query::Tables) -> Result<Preview>,
     ) -> Result<BulkDone> {

@@ -375,6 +375,11 @@ pub fn fields(kind: Kind) -> Vec<FieldInfo> {
     out
 }
 
+/// The fields the grid shows, as (wire path, column id) of `kind`'s table.
+pub(crate) fn column_paths(kind: Kind) -> &'static [(&'static str, &'static str)] {
+    spec(kind).columns
+}
+
 /// A name as labels compare: lower case, single spaces.
 fn folded(name: &str) -> String {
     name.split_whitespace()

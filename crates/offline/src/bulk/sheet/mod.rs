@@ -613,6 +613,35 @@ fn change_of(
     Ok(Some(Change::Set(value)))
 }
 
+/// What a table cell's text asks of the field `path` of `kind`, which now holds `now`,
+/// read as an import reads the cell (blank: `None`); else what the cell should have held
+/// ("a date like 2026-03-01 or 2026-03-01T09:00-05:00").
+pub(crate) fn read_cell(
+    kind: Kind,
+    path: &str,
+    text: &str,
+    now: Option<&Value>,
+    tz: Option<&TimezoneName>,
+) -> std::result::Result<Option<Change>, String> {
+    change_of(kind, path, text, now, tz).map_err(|_| {
+        readable::expected(kind, path).unwrap_or_else(|| {
+            match now {
+                Some(Value::Number(_)) => "a number",
+                Some(Value::Bool(_)) => "true or false",
+                Some(Value::Array(_) | Value::Object(_)) => "JSON",
+                _ => "a value",
+            }
+            .to_owned()
+        })
+    })
+}
+
+/// Whether the text `cell` of `path` is a date without an offset, read in the
+/// advertiser's timezone.
+pub(crate) fn needs_zone_at(kind: Kind, path: &str, cell: &str) -> bool {
+    readable::needs_zone(kind, path, cell)
+}
+
 fn bool_of(text: &str) -> Option<bool> {
     match text.trim() {
         "true" | "TRUE" | "True" => Some(true),
