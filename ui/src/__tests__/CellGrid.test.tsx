@@ -351,6 +351,15 @@ describe("cell grid", () => {
     expect(commands.editCells).toHaveBeenCalledTimes(3);
   });
 
+  it("pastes from Edit → Paste, which reaches the grid as a paste event", async () => {
+    const g = renderGrid(rows);
+    await settle();
+    fireEvent.click(g.cell(3, "maxbid"));
+    fireEvent.paste(g.grid, { clipboardData: { getData: () => "4.75" } });
+    await settle();
+    expect(commands.editCells).toHaveBeenCalledWith([{ target: ref(3), field: "maxbid", value: { type: "text", value: "4.75" } }], true);
+  });
+
   it("leaves a copied sheet (its first line names the fields), or a clipboard it may not read, to the screen's paste of rows", async () => {
     let clip: Promise<string> = Promise.resolve("name\tmax_bid\nNew one\t2\n");
     vi.stubGlobal("navigator", { ...navigator, clipboard: { readText: () => clip } });

@@ -339,6 +339,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
       <div className="dt-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label={`${props.label} rows`} onKeyDown={(e) => {
           if (!grid.onKeyDown(e)) cursor.onKeyDown(e);
         }}
+        onPaste={grid.onPaste}
       >
         <table
           className={grid.enabled ? "dt cells" : "dt"}

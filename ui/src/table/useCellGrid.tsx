@@ -5,7 +5,7 @@
 // change event refreshes the rows, their markers and the pending count, as after a bulk
 // edit). The row selection follows the cursor and the range, so the rows ticked, the
 // rows the cursor covers and the row the side panel opens never disagree.
-import { type KeyboardEvent, type MouseEvent, type ReactNode, useEffect, useMemo, useRef, useState } from "react";
+import { type ClipboardEvent, type KeyboardEvent, type MouseEvent, type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { commands } from "../bindings";
 import { call } from "../api/call";
 import { toast } from "../api/toast";
@@ -342,12 +342,14 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
     return head.every((h) => names.has(h.trim().toLowerCase()));
   };
 
-  const paste = async () => {
-    let text: string | null = null;
-    try {
-      text = (await navigator.clipboard?.readText()) ?? null;
-    } catch {
-      text = null;
+  const paste = async (given?: string) => {
+    let text: string | null = given ?? null;
+    if (given === undefined) {
+      try {
+        text = (await navigator.clipboard?.readText()) ?? null;
+      } catch {
+        text = null;
+      }
     }
     if (text === null || isSheet(text)) {
       if (p.onPasteRows) p.onPasteRows();
@@ -424,6 +426,19 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
     }
     e.preventDefault();
     return true;
+  };
+
+  /**
+   * A paste event on the grid: where a menu's accelerator takes Ctrl+V from the page
+   * (GTK, Win32), Edit → Paste reaches the grid as this event, with the text.
+   */
+  const onPaste = (e: ClipboardEvent<HTMLElement>) => {
+    if (!enabled || active < 0 || editingRef.current !== null) return;
+    const t = e.target;
+    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+    e.preventDefault();
+    e.stopPropagation();
+    void paste(e.clipboardData.getData("text/plain"));
   };
 
   /** A click on a cell puts the cursor there; Shift stretches the range to it, Ctrl/Cmd ticks the row. */
@@ -531,5 +546,5 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
     [pasteCells],
   );
 
-  return { enabled, facts, onKeyDown, click, doubleClick, rowProps, statusLine, dialog, editing: editing !== null, pasteText };
+  return { enabled, facts, onKeyDown, onPaste, click, doubleClick, rowProps, statusLine, dialog, editing: editing !== null, pasteText };
 }
