@@ -3,12 +3,12 @@
 // cancelling, Shift ranges, fill down and paste, read-only cells and errors on the cell.
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AdOrderRow, EntityRef, TableQuery } from "../api/types";
+import type { AdOrderRow, EntityRef, Marker, TableQuery } from "../api/types";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
 import { clearToasts } from "../api/toast";
-import { commands, ok, previewOf, SIGNED_IN, tableOf } from "../test/fakeBindings";
+import { commands, events, ok, previewOf, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { App } from "../App";
 import { type Column, DataTable, type GridCells, type Selection } from "../components/DataTable";
 import { forgetCellFacts } from "../table/cells/facts";
@@ -17,7 +17,7 @@ import type { CellFact } from "../table/cells/types";
 import { refKey } from "../util/refs";
 
 type Value = { name: string; max_bid: number | null; optimizationGoal: string | null; status: string; lifetimeBudget?: number };
-type R = { target: EntityRef; label: string; value: Value; readOnly: string | null };
+type R = { target: EntityRef; label: string; value: Value; readOnly: string | null; marker?: Marker | null };
 
 const ref = (i: number): EntityRef => ({ kind: "ad_order", key: { type: "id", value: i } });
 const GOALS: Record<string, string> = { CPC: "Cost per click", CPM: "Cost per mille" };
@@ -237,6 +237,28 @@ describe("cell grid", () => {
     expect(marked.getAttribute("title")).toBe("Max bid must be at least 0.01.");
     g.key("ArrowUp");
     expect(g.container.querySelector("[data-cell-status]")!.textContent).toBe("Max bid must be at least 0.01.");
+  });
+
+  it("keeps a cell's error mark while its row is invalid, and drops it once an undo makes the row valid", async () => {
+    const mine = rows.map((r) => ({ ...r }));
+    const g = renderGrid(mine, { rowMarker: (r) => r.marker ?? null });
+    await settle();
+    commands.editCells.mockImplementationOnce((cs) =>
+      ok(previewOf([{ target: cs[0].target, kind: "ad_order", label: "Order 0", line: null, outcome: "update", diffs: [], errors: [{ field: "max_bid", code: "range", message: "Max bid must be at least 0.01." }] }], { updates: 1, invalid: 1 })),
+    );
+    fireEvent.click(g.cell(0, "maxbid"));
+    g.grid.focus();
+    g.key("0");
+    g.key("Enter");
+    const change = async (marker: Marker | null) => {
+      mine[0] = { ...mine[0], value: { ...mine[0].value, max_bid: marker ? 0 : 0.5 }, marker };
+      await act(async () => events.workspaceChanged.emit({ kinds: ["ad_order"], ids: [ref(0)], addedOrRemoved: false }));
+      await settle();
+    };
+    await change("invalid");
+    expect(g.cell(0, "maxbid").getAttribute("title")).toBe("Max bid must be at least 0.01.");
+    await change(null);
+    expect(g.cell(0, "maxbid").hasAttribute("data-error")).toBe(false);
   });
 
   it("stretches a range with Shift+Arrow and Shift+Click, and the row selection follows", async () => {

@@ -16,6 +16,8 @@
  * and `performance.mark("fd:table-painted")` is recorded (by a `timed` table only: the
  * flight-caps pane's table under the ad orders records none). They are set again after every
  * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
+ * A cell's commit records `fd:cell-commit` as it is sent: a cell edit's time until the
+ * table shows it runs from there to the next `fd:table-painted`.
  *
  * Selectors the end-to-end test relies on: `table[data-table=<kind>]`, `[data-row]` with
  * `data-row-id`, `data-label` and `data-marker`, `input[data-filter]`, `[data-sort=<column>]`,
@@ -175,6 +177,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     version: rows.version,
     rowAt,
     rowId,
+    rowInvalid: rowMarker ? (r) => rowMarker(r) === "invalid" : undefined,
     loadedBetween,
     fetchRows: async (offset, limit) => (await fetch({ parent, filter, sort, offset, limit }))?.rows ?? [],
     active: cursor.active,

@@ -15,6 +15,7 @@ import { previewCounts } from "../bulk/PreviewTable";
 import type { Preview } from "../bulk/types";
 import { refKey } from "../util/refs";
 import { plural } from "../util/format";
+import { mark } from "../util/timing";
 import { CellEditor, cellValue, startText, takesTyping } from "./cells/CellEditor";
 import { errorIsAt, useCellFacts } from "./cells/facts";
 import { parseTsv } from "./cells/tsv";
@@ -50,6 +51,11 @@ export type CellGridInput<T> = {
   version: number;
   rowAt: (index: number) => T | undefined;
   rowId: (row: T) => string;
+  /**
+   * Whether a row still breaks a rule (its marker is "invalid"): a cell's error from its
+   * commit shows while it does, so an undo or a fix elsewhere takes the mark away.
+   */
+  rowInvalid?: (row: T) => boolean;
   loadedBetween: (from: number, to: number) => { index: number; row: T }[];
   /** Rows `offset`… of the query, for a paste or fill beyond the rows loaded. */
   fetchRows: (offset: number, limit: number) => Promise<T[]>;
@@ -213,6 +219,8 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
     const cell: CellEdit = { target: cells.rowRef(row), field: fact.column, value: cellValue(fact, e.text, zone) };
     busyRef.current = true;
     setBusy(true);
+    // For scripts/bench-ui.sh: from here until the table's next `fd:table-painted`.
+    mark("fd:cell-commit");
     const r = await call(commands.editCells([cell], true), { quiet: true });
     busyRef.current = false;
     setBusy(false);
@@ -514,14 +522,14 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
             }}
           />
         ) : null,
-      cellErrors: errors.get(id) ?? null,
+      cellErrors: p.rowInvalid && !p.rowInvalid(row) ? null : (errors.get(id) ?? null),
       draft: isDraft(row),
     };
   };
 
   const cursorFact = cursorColumn !== null ? facts?.get(cursorColumn) : undefined;
   const cursorRow = active >= 0 ? p.rowAt(active) : undefined;
-  const cursorError = cursorRow !== undefined && cursorColumn !== null ? errors.get(rowId(cursorRow))?.[cursorColumn] : undefined;
+  const cursorError = cursorRow !== undefined && cursorColumn !== null && (!p.rowInvalid || p.rowInvalid(cursorRow)) ? errors.get(rowId(cursorRow))?.[cursorColumn] : undefined;
   const cursorLocked = cursorRow !== undefined && cursorFact ? lockedWhy(cursorFact, isDraft(cursorRow)) : null;
   const statusText = status ?? cursorError ?? (cursorLocked !== null ? `${cursorFact?.label ?? ""}: ${cursorLocked}` : null);
   const statusLine = enabled ? (
