@@ -389,7 +389,7 @@ fn folded(name: &str) -> String {
 }
 
 /// `flights[0].maxBudget` as `flights[*].maxBudget`: the form the field list names.
-fn generic(path: &str) -> String {
+pub(crate) fn generic(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut rest = path;
     while let Some(open) = rest.find('[') {

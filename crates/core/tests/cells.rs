@@ -273,7 +273,7 @@ async fn labels_and_wire_paths_are_taken_as_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let (_core, account) = open(dir.path()).await;
     let orders = ad_orders(&account, 1);
-    account
+    let done = account
         .edit_cells(
             &[
                 text(&orders[0], "Max bid", "6"),
@@ -291,6 +291,18 @@ async fn labels_and_wire_paths_are_taken_as_the_field() {
             &v["hourlyPacingMode"]
         ),
         (Some(6.0), Some(75.5), &json!("SPEND_EVENLY"))
+    );
+    // The forms' rule, saved and held back as a form save is, named by its label.
+    let row = &done.preview.rows[0];
+    assert_eq!((row.outcome, done.preview.invalid), (RowOutcome::Update, 1));
+    let frontload = row
+        .errors
+        .iter()
+        .find(|e| e.field == "hourlyFrontload")
+        .expect("the frontload's error");
+    assert_eq!(
+        frontload.message,
+        "Hourly frontload: is required when hourlyPacingMode is SPEND_EVENLY"
     );
 
     let Err(Error::Invalid(e)) = account.edit_cells(&[text(&orders[0], "Maxx bid", "1")], true)
