@@ -242,7 +242,11 @@ impl Account {
         label: &str,
         apply: bool,
     ) -> Result<BulkDone> {
-        self.bulk(|ws, _| Ok(ws.import_sheet(text, options, label, apply)?))
+        // A header may be the grid's label ("Max bid") wherever a wire name goes.
+        let text = flightdeck_offline::bulk::sheet::rename_headers(text, options.delimiter, |h| {
+            crate::fields::header_path(options.kind, h)
+        })?;
+        self.bulk(|ws, _| Ok(ws.import_sheet(&text, options, label, apply)?))
     }
 
     /// Copies as new drafts.

@@ -17,7 +17,7 @@ use flightdeck_model::{
 };
 use flightdeck_offline::bulk::cells::{CellChange, CellInput, RowCells};
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::Workspace;
+use flightdeck_offline::workspace::{Preview, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -414,6 +414,47 @@ fn read_text(
     }
 }
 
+/// Leads each error of `preview`'s rows with its field's label ("End: must be after
+/// the start"), so an error names its cell: the row by its label, the field by its
+/// label, the wire path in the error's `field`. An error already led by it is left.
+fn name_errors(preview: &mut Preview) {
+    let mut known: Vec<(Kind, Vec<CellFact>, Vec<fields::FieldInfo>)> = Vec::new();
+    for row in &mut preview.rows {
+        if row.errors.is_empty() {
+            continue;
+        }
+        let at = match known.iter().position(|(k, _, _)| *k == row.kind) {
+            Some(at) => at,
+            None => {
+                known.push((row.kind, cell_facts(row.kind), fields::fields(row.kind)));
+                known.len() - 1
+            }
+        };
+        let (_, facts, infos) = &known[at];
+        for e in &mut row.errors {
+            if e.field.is_empty() {
+                continue;
+            }
+            let generic = fields::generic(&e.field);
+            let label = facts
+                .iter()
+                .find(|f| !f.path.is_empty() && f.path == e.field)
+                .map(|f| f.label.as_str())
+                .or_else(|| {
+                    infos
+                        .iter()
+                        .find(|f| f.path == generic)
+                        .map(|f| f.label.as_str())
+                });
+            if let Some(label) = label
+                && !e.message.starts_with(&format!("{label}:"))
+            {
+                e.message = format!("{label}: {}", e.message);
+            }
+        }
+    }
+}
+
 impl Account {
     /// Cells typed, filled down or pasted into a table: previewed (`apply: false`), or
     /// applied as one undo step. The cells of one row make one change of it. A row with
@@ -423,7 +464,9 @@ impl Account {
     pub fn edit_cells(&self, cells: &[CellEdit], apply: bool) -> Result<BulkDone> {
         self.bulk(|ws, _| {
             let rows = rows_of(ws, cells)?;
-            Ok(ws.edit_rows(&rows, apply)?)
+            let mut preview = ws.edit_rows(&rows, apply)?;
+            name_errors(&mut preview);
+            Ok(preview)
         })
     }
 }

@@ -273,7 +273,7 @@ async fn labels_and_wire_paths_are_taken_as_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let (_core, account) = open(dir.path()).await;
     let orders = ad_orders(&account, 1);
-    account
+    let done = account
         .edit_cells(
             &[
                 text(&orders[0], "Max bid", "6"),
@@ -291,6 +291,18 @@ async fn labels_and_wire_paths_are_taken_as_the_field() {
             &v["hourlyPacingMode"]
         ),
         (Some(6.0), Some(75.5), &json!("SPEND_EVENLY"))
+    );
+    // The forms' rule, saved and held back as a form save is, named by its label.
+    let row = &done.preview.rows[0];
+    assert_eq!((row.outcome, done.preview.invalid), (RowOutcome::Update, 1));
+    let frontload = row
+        .errors
+        .iter()
+        .find(|e| e.field == "hourlyFrontload")
+        .expect("the frontload's error");
+    assert_eq!(
+        frontload.message,
+        "Hourly frontload: is required when hourlyPacingMode is SPEND_EVENLY"
     );
 
     let Err(Error::Invalid(e)) = account.edit_cells(&[text(&orders[0], "Maxx bid", "1")], true)
@@ -322,4 +334,55 @@ fn every_column_has_a_fact_in_its_order() {
         }
     );
     assert!(matches!(editor("pacing"), CellEditor::Enum { .. }));
+}
+
+#[tokio::test]
+async fn a_sheet_whose_header_uses_the_grids_labels_reads_as_the_wire_names() {
+    use flightdeck_offline::bulk::sheet::{Delimiter, ImportOptions, id_cell};
+    let dir = tempfile::tempdir().unwrap();
+    let (_core, account) = open(dir.path()).await;
+    let orders = ad_orders(&account, 2);
+    let ids: Vec<String> = orders.iter().map(|o| id_cell(&o.key)).collect();
+
+    // As typed over the grid's headers: labels in any case, the format's own columns
+    // capitalised, and a money cell with its dollar sign.
+    let text = format!(
+        "Id\tMax bid\tname\tDaily budget\n{}\t$4.50\tFirst\t\n{}\t5\t\tnope\n",
+        ids[0], ids[1]
+    );
+    let options = ImportOptions {
+        delimiter: Delimiter::Tab,
+        kind: Some(Kind::AdOrder),
+        parent: None,
+    };
+    let done = account.import_sheet(&text, &options, true).unwrap();
+    assert_eq!((done.preview.updates, done.preview.refused), (1, 1));
+    let first = working(&account, &orders[0]);
+    assert_eq!(
+        (first["max_bid"].as_f64(), &first["name"]),
+        (Some(4.5), &json!("First"))
+    );
+    assert!(
+        first.get("Max bid").is_none(),
+        "no member named by the label"
+    );
+    // The bad cell is on the sheet's second row, at the wire name.
+    let refused = done
+        .preview
+        .rows
+        .iter()
+        .find(|r| r.outcome == RowOutcome::Refused)
+        .unwrap();
+    assert_eq!(refused.line, Some(2));
+    assert_eq!(refused.errors[0].field, "dailyBudget");
+
+    // A whole-account file: the label every kind that has it agrees on.
+    let text = format!("Kind,ID,Max bid\nad_order,{},7\n", ids[1]);
+    let options = ImportOptions {
+        delimiter: Delimiter::Comma,
+        kind: None,
+        parent: None,
+    };
+    account.import_sheet(&text, &options, true).unwrap();
+    assert_eq!(working(&account, &orders[1])["max_bid"].as_f64(), Some(7.0));
 }

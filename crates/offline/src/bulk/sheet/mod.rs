@@ -349,6 +349,55 @@ pub(crate) fn plan_sheet(
     Ok((plan, unchanged))
 }
 
+/// `text` with its header row's names put through `rename` (a label, "Max bid", as its
+/// wire path `max_bid`): a header `rename` answers `None` for stays as it is. The
+/// columns of the format's own (`kind`, `id`, `caps`, `status`, a parent's name) are
+/// taken in any case and never renamed. The rows after the header are left as they are.
+pub fn rename_headers<'a>(
+    text: &'a str,
+    delimiter: Delimiter,
+    rename: impl Fn(&str) -> Option<String>,
+) -> Result<Cow<'a, str>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter.byte())
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let header = reader.headers().map_err(csv_error)?.clone();
+    let rest = usize::try_from(reader.position().byte()).unwrap_or(text.len());
+    let mut changed = false;
+    let names: Vec<String> = header
+        .iter()
+        .map(|h| {
+            let name = text_of_cell(h.trim().trim_start_matches('\u{feff}')).0;
+            let own = [KIND_COLUMN, ID_COLUMN, CAPS_COLUMN, STATUS_COLUMN]
+                .into_iter()
+                .chain(Kind::tables().flat_map(|k| name_columns(k).iter().map(|(_, c, _)| *c)))
+                .find(|c| c.eq_ignore_ascii_case(name));
+            let new = match own {
+                Some(own) => (own != name).then(|| own.to_owned()),
+                None => rename(name).filter(|p| p != name),
+            };
+            changed |= new.is_some();
+            new.unwrap_or_else(|| h.to_owned())
+        })
+        .collect();
+    if !changed || rest > text.len() || !text.is_char_boundary(rest) {
+        return Ok(Cow::Borrowed(text));
+    }
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(delimiter.byte())
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    writer.write_record(&names).map_err(csv_error)?;
+    let mut out = writer
+        .into_inner()
+        .map_err(|e| Error::Invalid(format!("the sheet's header could not be written: {e}")))?;
+    out.extend_from_slice(&text.as_bytes()[rest..]);
+    String::from_utf8(out)
+        .map(Cow::Owned)
+        .map_err(|e| Error::Invalid(format!("the sheet's header could not be written: {e}")))
+}
+
 /// Whether a row has a date cell that needs its advertiser's timezone to be read.
 fn needs_zone(kind: Kind, cells: &[(&str, &str)]) -> bool {
     cells
