@@ -276,6 +276,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
 
   const padTop = items.length > 0 ? items[0].start : 0;
   const padBottom = items.length > 0 ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
+  // The frozen columns' offset, and the room they take when a cell scrolls into view.
+  const frozenLeft = (selectable ? 30 : 0) + (rowMarker ? 92 : 0);
+  const frozenStyle = { "--dt-frozen-left": `${frozenLeft}px`, scrollPaddingLeft: frozenLeft + (visible[0]?.width ?? 150) } as CSSProperties;
   const colSpan = visible.length + (selectable ? 1 : 0) + (rowMarker ? 1 : 0);
   const hasExpansion = props.expanded !== undefined;
   const activeId = activeRow !== undefined ? rowId(activeRow) : null;
@@ -339,7 +342,14 @@ export function DataTable<T>(props: DataTableProps<T>) {
         />
         <ColumnMenu columns={columns} isVisible={isVisible} onToggle={toggleColumn} />
       </div>
-      <div className="dt-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label={`${props.label} rows`} onKeyDown={(e) => {
+      <div
+        className="dt-scroll"
+        ref={scrollRef}
+        tabIndex={0}
+        role="region"
+        aria-label={`${props.label} rows`}
+        style={frozenStyle}
+        onKeyDown={(e) => {
           if (!grid.onKeyDown(e)) cursor.onKeyDown(e);
         }}
         onPaste={grid.onPaste}
@@ -349,7 +359,6 @@ export function DataTable<T>(props: DataTableProps<T>) {
           data-table={props.kind}
           aria-label={props.label}
           aria-rowcount={rows.total + 1}
-          style={{ "--dt-frozen-left": `${(selectable ? 30 : 0) + (rowMarker ? 92 : 0)}px` } as CSSProperties}
         >
           <colgroup>
             {selectable && <col style={{ width: 30 }} />}

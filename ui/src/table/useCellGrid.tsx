@@ -479,7 +479,11 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
       return;
     }
     setCol(at);
-    if (index !== active) p.moveTo(index);
+    setAnchor(null);
+    if (index !== active) {
+      p.moveTo(index);
+      follow(index, index);
+    }
     startEdit(index, at, null);
   };
 
