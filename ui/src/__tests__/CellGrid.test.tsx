@@ -373,6 +373,40 @@ describe("cell grid", () => {
     expect(commands.editCells).toHaveBeenCalledTimes(3);
   });
 
+  it("copies the range's cells as TSV with Ctrl+C, which pastes back into the grid", async () => {
+    let clip = "";
+    vi.stubGlobal("navigator", {
+      ...navigator,
+      clipboard: {
+        writeText: (t: string) => {
+          clip = t;
+          return Promise.resolve();
+        },
+        readText: () => Promise.resolve(clip),
+      },
+    });
+    const g = renderGrid(rows);
+    await settle();
+    fireEvent.click(g.cell(1, "maxbid"));
+    fireEvent.click(g.cell(2, "goal"), { shiftKey: true });
+    g.grid.focus();
+    g.key("c", { ctrlKey: true });
+    await settle();
+    expect(clip).toBe(`1.5\t${GOALS.CPC}\n2.5\t${GOALS.CPC}\n`);
+    fireEvent.click(g.cell(4, "maxbid"));
+    g.key("v", { ctrlKey: true });
+    await settle();
+    expect(commands.editCells).toHaveBeenLastCalledWith(
+      [
+        { target: ref(4), field: "maxbid", value: { type: "text", value: "1.5" } },
+        { target: ref(4), field: "goal", value: { type: "text", value: GOALS.CPC } },
+        { target: ref(5), field: "maxbid", value: { type: "text", value: "2.5" } },
+        { target: ref(5), field: "goal", value: { type: "text", value: GOALS.CPC } },
+      ],
+      false,
+    );
+  });
+
   it("pastes from Edit → Paste, which reaches the grid as a paste event", async () => {
     const g = renderGrid(rows);
     await settle();

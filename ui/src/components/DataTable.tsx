@@ -77,7 +77,8 @@ export type DataTableProps<T> = {
   onOpen?: (row: T) => void;
   /**
    * Edit cells in place (the entity tables): a cell cursor and range, Enter, F2 or typing
-   * edits, Ctrl/Cmd+D fills down, Ctrl/Cmd+V pastes a block; see `useCellGrid`.
+   * edits, Ctrl/Cmd+D fills down, Ctrl/Cmd+C copies a range, Ctrl/Cmd+V pastes a block; see
+   * `useCellGrid`.
    */
   cells?: GridCells<T>;
   /** With `cells`: Ctrl/Cmd+V of a copied sheet, or of a clipboard the page may not read, pastes rows (the screen's paste). */

@@ -20,7 +20,7 @@ import { CellEditor, cellValue, startText, takesTyping } from "./cells/CellEdito
 import { errorIsAt, useCellFacts } from "./cells/facts";
 import { parseTsv } from "./cells/tsv";
 import { type CellEdit, type CellFact, lockedWhy } from "./cells/types";
-import type { Column } from "./columns";
+import { type Column, displayValue } from "./columns";
 import type { SelectionApi } from "./useSelection";
 
 /** What a table needs to edit its cells in place. */
@@ -342,6 +342,25 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
     else await applyNow("Paste", out);
   };
 
+  /**
+   * Ctrl/Cmd+C: the range's cells as TSV, each as its column's value (an enum's label, a
+   * parent's name, a date's wire milliseconds), which a paste here reads back.
+   */
+  const copy = async () => {
+    if (active < 0) return;
+    const g = range();
+    const rows = await rowsBetween(g.top, g.bottom);
+    const cols = columns.slice(g.left, g.right + 1);
+    const cell = (v: string) => (/[\t\n"]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+    const text = rows.map((row) => cols.map((c) => cell(displayValue(c.value(row)))).join("\t")).join("\n");
+    try {
+      await navigator.clipboard.writeText(`${text}\n`);
+      setStatus(`Copied ${plural(rows.length * cols.length, "cell")}.`);
+    } catch {
+      setStatus("The clipboard could not be written.");
+    }
+  };
+
   /** Whether `text` is a sheet with a header (what Copy writes): its first line names the kind's fields. */
   const isSheet = (text: string) => {
     const [head, second] = parseTsv(text);
@@ -423,6 +442,11 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
           setAnchor(null);
           p.selectAll();
         } else if (mod && !e.altKey && key === "d") void fillDown();
+        else if (mod && !e.altKey && !shift && key === "c") {
+          // Text the buyer selected on the page is copied as the browser copies it.
+          if (active < 0 || (window.getSelection()?.toString() ?? "") !== "") return false;
+          void copy();
+        }
         else if (mod && !e.altKey && !shift && key === "v") {
           if (active < 0) return false;
           // The cells' paste, not the screen's paste of whole rows.
