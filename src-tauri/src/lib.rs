@@ -31,8 +31,8 @@ pub use flightdeck_core::paths::DATA_DIR_ENV;
 macro_rules! specta_builder {
     ($r:ty) => {{
         use $crate::commands::{
-            self, app, audiences, bulk, checks, forms, pending, preview, session, tables, tags,
-            trafficking,
+            self, app, audiences, bulk, cells, checks, forms, pending, preview, session, tables,
+            tags, trafficking,
         };
         tauri_specta::Builder::<$r>::new()
             .commands(tauri_specta::collect_commands![
@@ -95,6 +95,8 @@ macro_rules! specta_builder {
                 bulk::export_file,
                 bulk::preview_rows,
                 bulk::parent_kinds,
+                cells::cell_facts,
+                cells::edit_cells::<$r>,
                 checks::creative_checks,
                 checks::draft_checks,
                 checks::check_creatives,

@@ -210,6 +210,13 @@ export const commands = {
 	 *  the original only).
 	 */
 	parentKinds: (kind: Kind) => __TAURI_INVOKE<KindChoice[]>("parent_kinds", { kind }),
+	/**
+	 *  One fact per column of `kind`'s table, in its order: the wire path, label, control,
+	 *  and why a cell cannot be typed in.
+	 */
+	cellFacts: (kind: Kind) => __TAURI_INVOKE<CellFact[]>("cell_facts", { kind }),
+	/**  Cells typed, filled down or pasted: previews them, or applies them as one undo step. */
+	editCells: (cells: CellEdit[], apply: boolean) => typedError<Preview, AppError>(__TAURI_INVOKE("edit_cells", { cells, apply })),
 	/**  A stored creative's findings and VAST summaries, for its form's "Checks" tab. */
 	creativeChecks: (target: EntityRef) => typedError<CreativeChecks, AppError>(__TAURI_INVOKE("creative_checks", { target })),
 	/**  A form's findings while it is edited, as `validate` gives its errors; nothing saved. */
@@ -665,6 +672,50 @@ export type CapFlight = {
 	label: string,
 };
 
+/**  One value an enum cell offers. */
+export type CellChoice = {
+	/**  The wire value. */
+	value: Value,
+	/**  What the buyer reads. */
+	label: string,
+};
+
+/**  One cell typed, filled or pasted. */
+export type CellEdit = {
+	/**  The row's entity. */
+	target: EntityRef,
+	/**
+	 *  The cell's field: the grid's column id (`maxbid`), a wire path (`max_bid`) or a
+	 *  label ("Max bid").
+	 */
+	field: string,
+	/**  What the cell now holds. */
+	value: CellValue,
+};
+
+/**  The control a cell is edited with. */
+export type CellEditor = 
+/**  Free text. */
+{ type: "text" } | 
+/**  A number. */
+{ type: "number" } | 
+/**  Dollars, two decimals. */
+{ type: "money" } | 
+/**  A date and time in the advertiser's timezone (Unix milliseconds on the wire). */
+{ type: "date" } | 
+/**  One of a list of values. */
+{ type: "enum"; 
+/**  The values, in the model's order. */
+choices: CellChoice[] } | 
+/**  Another entity, by name or id. */
+{ type: "entity"; 
+/**  Its kind. */
+kind: Kind } | 
+/**  A list (`a; b; c` as text). */
+{ type: "list" } | 
+/**  True or false. */
+{ type: "bool" };
+
 /**  A cell that cannot become its field: the row is shown with it, and not applied. */
 export type CellError = {
 	/**  The cell as the spreadsheet names it (`D7`). */
@@ -674,6 +725,35 @@ export type CellError = {
 	/**  What the buyer reads. */
 	message: string,
 };
+
+/**  What one column's cells edit, and with what. */
+export type CellFact = {
+	/**  The grid's column id ([`crate::query::columns`]). */
+	column: string,
+	/**  The wire path the cell edits (empty for a column that shows no one field). */
+	path: string,
+	/**  The column's header, which errors name the cell by. */
+	label: string,
+	/**  The control that edits it. */
+	editor: CellEditor,
+	/**
+	 *  Why the cell cannot be typed in (set by the service, ignored on update, derived
+	 *  from other fields); `None` when it can.
+	 */
+	readOnly: string | null,
+	/**
+	 *  `read_only` holds only once the row is posted (the service ignores the field on
+	 *  update, or has no update): a draft's cell can be typed in.
+	 */
+	oncePosted: boolean,
+};
+
+/**  What a cell holds after an edit. */
+export type CellValue = 
+/**  What a cell's own control produced (wire JSON); `null` clears the field. */
+{ type: "value"; value: Value } | 
+/**  Text typed or pasted, read as the spreadsheet export writes it; blank clears it. */
+{ type: "text"; value: string };
 
 /**  What to do to one field. */
 export type Change = 

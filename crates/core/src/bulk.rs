@@ -138,7 +138,7 @@ fn changed(preview: &Preview) -> Changed {
 impl Account {
     /// Runs a bulk operation on the workspace (with the table indexes the scope is read
     /// from), brings the indexes up to date, and keeps its rows for paging.
-    fn bulk(
+    pub(crate) fn bulk(
         &self,
         f: impl FnOnce(&mut Workspace, &crate::query::Tables) -> Result<Preview>,
     ) -> Result<BulkDone> {
@@ -242,7 +242,11 @@ impl Account {
         label: &str,
         apply: bool,
     ) -> Result<BulkDone> {
-        self.bulk(|ws, _| Ok(ws.import_sheet(text, options, label, apply)?))
+        // A header may be the grid's label ("Max bid") wherever a wire name goes.
+        let text = flightdeck_offline::bulk::sheet::rename_headers(text, options.delimiter, |h| {
+            crate::fields::header_path(options.kind, h)
+        })?;
+        self.bulk(|ws, _| Ok(ws.import_sheet(&text, options, label, apply)?))
     }
 
     /// Copies as new drafts.

@@ -375,6 +375,11 @@ pub fn fields(kind: Kind) -> Vec<FieldInfo> {
     out
 }
 
+/// The fields the grid shows, as (wire path, column id) of `kind`'s table.
+pub(crate) fn column_paths(kind: Kind) -> &'static [(&'static str, &'static str)] {
+    spec(kind).columns
+}
+
 /// A name as labels compare: lower case, single spaces.
 fn folded(name: &str) -> String {
     name.split_whitespace()
@@ -384,7 +389,7 @@ fn folded(name: &str) -> String {
 }
 
 /// `flights[0].maxBudget` as `flights[*].maxBudget`: the form the field list names.
-fn generic(path: &str) -> String {
+pub(crate) fn generic(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut rest = path;
     while let Some(open) = rest.find('[') {
@@ -428,6 +433,29 @@ pub fn resolve(kind: Kind, name: &str) -> Option<String> {
             })
     });
     opaque.then(|| typed.to_owned())
+}
+
+/// The wire path a sheet's column header names: a label or wire path of `kind`, or with
+/// no kind given (a whole-account file's `kind` column) the one path every kind that has
+/// the name agrees on. `None` leaves the header as it is.
+pub fn header_path(kind: Option<Kind>, name: &str) -> Option<String> {
+    // A wire name as written stays, even where it reads as another field's label (a
+    // creative's `type` object, whose grid column "Type" is `creativeType`).
+    let of = |kind: Kind| {
+        let wanted = generic(name.trim());
+        if fields(kind).iter().any(|f| f.path == wanted) {
+            return Some(name.trim().to_owned());
+        }
+        resolve(kind, name)
+    };
+    match kind {
+        Some(kind) => of(kind),
+        None => {
+            let mut paths = Kind::tables().filter_map(of);
+            let first = paths.next()?;
+            paths.all(|p| p == first).then_some(first)
+        }
+    }
 }
 
 /// The fields of `kinds` nearest to `name` by label, alias or wire path, best first.

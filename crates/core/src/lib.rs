@@ -10,6 +10,7 @@
 //! - [`pending`]: the pending-change views, with the kind's label and the row marker;
 //! - [`checks`]: creative checks (warnings and infos) for a form, a selection and the
 //!   pending changes, and a VAST URL fetched and checked on request;
+//! - [`cells`]: cell editing in every table (what each column edits, cells as edits);
 //! - [`fields`]: each kind's fields by the labels the buyer reads, and the one check
 //!   of the names an edit gives;
 //! - [`query`]: windowed tables and each table's columns; [`status`]: where a profile
@@ -25,6 +26,7 @@
 //! error. No Tauri, no terminal: both are hosts' business.
 
 pub mod bulk;
+pub mod cells;
 pub mod checks;
 pub mod edits;
 pub mod error;

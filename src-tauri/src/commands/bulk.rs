@@ -28,7 +28,11 @@ pub use flightdeck_offline::workspace::{HistoryStep, Preview, RowPreview, Status
 
 /// Tells the views what an applied operation changed, and the shell its pending count;
 /// answers the preview.
-async fn changed<R: Runtime>(app: &AppHandle<R>, state: &AppState, done: BulkDone) -> Preview {
+pub(super) async fn changed<R: Runtime>(
+    app: &AppHandle<R>,
+    state: &AppState,
+    done: BulkDone,
+) -> Preview {
     if done.preview.step.is_some() {
         let _ = WorkspaceChanged::of(&done.changed).emit(app);
         announce(app, state).await;

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod audiences;
 pub mod bulk;
+pub mod cells;
 pub mod checks;
 pub mod forms;
 pub mod pending;

@@ -16,12 +16,21 @@
  * and `performance.mark("fd:table-painted")` is recorded (by a `timed` table only: the
  * flight-caps pane's table under the ad orders records none). They are set again after every
  * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
+ * A cell's commit records `fd:cell-commit` as it is sent: a cell edit's time until the
+ * table shows it runs from there to the next `fd:table-painted`.
  *
  * Selectors the end-to-end test relies on: `table[data-table=<kind>]`, `[data-row]` with
- * `data-label` and `data-marker`, `input[data-filter]`, `[data-sort=<column>]`,
- * `td[data-col=<column>]`.
+ * `data-row-id`, `data-label` and `data-marker`, `input[data-filter]`, `[data-sort=<column>]`,
+ * `td[data-col=<column>]` (also `data-cell=<column>`). With `cells` (the entity tables), the
+ * cursor's cell carries `data-cursor`, a range's cells the class `in-range`, a cell with an
+ * error `data-error` (its message as the title), a read-only one `data-read-only`; the
+ * editor's control is `[data-cell-editor]`, the status line under the grid
+ * `[data-cell-status]`, the first cell's open button `[data-action=open-row]`.
+ *
+ * The first column (the name) and the checkbox and state columns stay in view when the
+ * grid scrolls sideways.
  */
-import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { type CSSProperties, type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EntityRef, Kind, Marker } from "../api/types";
 import { changedRows, useWorkspaceChanged } from "../state/events";
 import { refKey } from "../util/refs";
@@ -31,12 +40,14 @@ import { DataRow, ROW_HEIGHT, type RowActions } from "../table/DataRow";
 import { useKeyboardCursor } from "../table/useKeyboardCursor";
 import { useRowWindow } from "../table/useRowWindow";
 import { type Selection, useSelection } from "../table/useSelection";
+import { type GridCells, useCellGrid } from "../table/useCellGrid";
 import { useSort } from "../table/useSort";
 import { useWindowedRows } from "../table/useWindowedRows";
 import { type WindowFetch, queryKey, sortText } from "../table/windowCache";
 
 export type { CellValue, Column } from "../table/columns";
 export type { Selection } from "../table/useSelection";
+export type { GridCells } from "../table/useCellGrid";
 
 export { MarkerBadge, ROW_HEIGHT } from "../table/DataRow";
 
@@ -62,8 +73,16 @@ export type DataTableProps<T> = {
   rowLabel: (row: T) => string;
   rowMarker?: (row: T) => Marker | null;
   rowPending?: (row: T) => boolean;
-  /** Double click or Enter on a row. */
+  /** Double click or Enter on a row; with `cells`, Ctrl/Cmd+Enter or the first cell's open button. */
   onOpen?: (row: T) => void;
+  /**
+   * Edit cells in place (the entity tables): a cell cursor and range, Enter, F2 or typing
+   * edits, Ctrl/Cmd+D fills down, Ctrl/Cmd+C copies a range, Ctrl/Cmd+V pastes a block; see
+   * `useCellGrid`.
+   */
+  cells?: GridCells<T>;
+  /** With `cells`: Ctrl/Cmd+V of a copied sheet, or of a clipboard the page may not read, pastes rows (the screen's paste). */
+  onPasteRows?: () => void;
   /** The selection and how many rows it holds, whenever either changes. */
   onSelectionChange?: (selection: Selection, count: number) => void;
   /** The counts of the rows on screen (matching the filter, and in all), whenever they change. */
@@ -144,6 +163,27 @@ export function DataTable<T>(props: DataTableProps<T>) {
     },
   });
 
+  const grid = useCellGrid<T>({
+    cells: props.cells,
+    columns: visible,
+    total: rows.total,
+    resetKey: currentKey,
+    version: rows.version,
+    rowAt,
+    rowId,
+    rowInvalid: rowMarker ? (r) => rowMarker(r) === "invalid" : undefined,
+    loadedBetween,
+    fetchRows: async (offset, limit) => (await fetch({ parent, filter, sort, offset, limit }))?.rows ?? [],
+    active: cursor.active,
+    moveTo: cursor.moveTo,
+    page: () => Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 600) / ROW_HEIGHT) - 1),
+    sel,
+    selectAll: () => sel.selectAll({ parent, filter, sort, offset: 0, limit: rows.total }),
+    onOpen,
+    onPasteRows: props.onPasteRows,
+    focusGrid: () => scrollRef.current?.focus({ preventScroll: true }),
+  });
+
   // Report the cursor's row once it is loaded (a keyboard move may land on a row not fetched yet).
   const reported = useRef<string | null>(null);
   const callbacks = useRef({ onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, onCountsChange: props.onCountsChange, rowId });
@@ -152,23 +192,31 @@ export function DataTable<T>(props: DataTableProps<T>) {
   });
   // What a row does, read when it is used: one object for every render, so a memoised
   // row is not rendered again because a handler was made anew.
-  const handlers = useRef({ cursor, sel, onOpen, selectable, rowId });
+  const handlers = useRef({ cursor, sel, onOpen, selectable, rowId, grid });
   useEffect(() => {
-    handlers.current = { cursor, sel, onOpen, selectable, rowId };
+    handlers.current = { cursor, sel, onOpen, selectable, rowId, grid };
   });
   const actions = useMemo<RowActions<T>>(
     () => ({
       click: (e, _row, id, index) => {
         if (onControl(e)) return;
         const h = handlers.current;
+        if (h.grid.enabled) {
+          h.grid.click(e, id, index);
+          return;
+        }
         h.cursor.setActive(index);
         const between = (a: number, b: number) => loadedBetween(a, b).map((x) => h.rowId(x.row));
         if (h.selectable) h.sel.click(id, index, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }, between);
       },
-      open: (e, row) => {
-        if (!onControl(e)) handlers.current.onOpen?.(row);
+      open: (e, row, index) => {
+        if (onControl(e)) return;
+        const h = handlers.current;
+        if (h.grid.enabled) h.grid.doubleClick(e, row, index);
+        else h.onOpen?.(row);
       },
       toggle: (id, index) => handlers.current.sel.toggle(id, index),
+      openRow: (row) => handlers.current.onOpen?.(row),
     }),
     [loadedBetween],
   );
@@ -222,6 +270,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
 
   const padTop = items.length > 0 ? items[0].start : 0;
   const padBottom = items.length > 0 ? totalSize - items[items.length - 1].end : 0;
+  // The frozen columns' offset, and the room they take when a cell scrolls into view.
+  const frozenLeft = (selectable ? 30 : 0) + (rowMarker ? 92 : 0);
+  const frozenStyle = { "--dt-frozen-left": `${frozenLeft}px`, scrollPaddingLeft: frozenLeft + (visible[0]?.width ?? 150) } as CSSProperties;
   const colSpan = visible.length + (selectable ? 1 : 0) + (rowMarker ? 1 : 0);
   const hasExpansion = props.expanded !== undefined;
   const activeId = activeRow !== undefined ? rowId(activeRow) : null;
@@ -256,6 +307,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
         indexed={!hasExpansion}
         columns={visible}
         actions={actions}
+        facts={grid.facts}
+        openButton={grid.enabled && onOpen !== undefined}
+        {...grid.rowProps(index, id, r)}
       />
     );
   };
@@ -282,8 +336,24 @@ export function DataTable<T>(props: DataTableProps<T>) {
         />
         <ColumnMenu columns={columns} isVisible={isVisible} onToggle={toggleColumn} />
       </div>
-      <div className="dt-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label={`${props.label} rows`} onKeyDown={cursor.onKeyDown}>
-        <table className="dt" data-table={props.kind} aria-label={props.label} aria-rowcount={rows.total + 1}>
+      <div
+        className="dt-scroll"
+        ref={scrollRef}
+        tabIndex={0}
+        role="region"
+        aria-label={`${props.label} rows`}
+        style={frozenStyle}
+        onKeyDown={(e) => {
+          if (!grid.onKeyDown(e)) cursor.onKeyDown(e);
+        }}
+        onPaste={grid.onPaste}
+      >
+        <table
+          className={grid.enabled ? "dt cells" : "dt"}
+          data-table={props.kind}
+          aria-label={props.label}
+          aria-rowcount={rows.total + 1}
+        >
           <colgroup>
             {selectable && <col style={{ width: 30 }} />}
             {rowMarker && <col style={{ width: 92 }} />}
@@ -313,7 +383,12 @@ export function DataTable<T>(props: DataTableProps<T>) {
               {visible.map((c) => {
                 const dir = sort?.column === c.id ? (sort.descending ? "desc" : "asc") : null;
                 return (
-                  <th key={c.id} data-col={c.id} aria-sort={dir === "asc" ? "ascending" : dir === "desc" ? "descending" : "none"} className={c.align === "right" ? "num" : undefined}>
+                  <th
+                    key={c.id}
+                    data-col={c.id}
+                    aria-sort={dir === "asc" ? "ascending" : dir === "desc" ? "descending" : "none"}
+                    className={[c.align === "right" ? "num" : "", c === visible[0] ? "dt-frozen" : ""].join(" ").trim() || undefined}
+                  >
                     {c.sortable ? (
                       <button type="button" className="dt-sort" data-sort={c.id} onClick={() => toggleSort(c.id)}>
                         {c.header}
@@ -364,7 +439,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
         </table>
         {rows.loaded && rows.total === 0 && <div className="dt-empty">{rows.unfiltered === 0 ? (props.emptyText ?? "Nothing here yet.") : "No rows match the filter."}</div>}
       </div>
+      {grid.statusLine}
       {props.footer}
+      {grid.dialog}
     </div>
   );
 }

@@ -1,11 +1,12 @@
-import { useCallback, useId, useMemo, useState } from "react";
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { fetchCampaigns } from "../api/queries";
 import type { AnyRow, CampaignRow } from "../api/types";
-import { DataTable } from "../components/DataTable";
+import { DataTable, type GridCells } from "../components/DataTable";
 import { EntitySelect } from "../components/EntitySelect";
-import { type ParentHint, useNavActions, useNavigation } from "../state/navigation";
+import { type ParentHint, useEditor, useNavActions, useNavigation } from "../state/navigation";
 import { useReference } from "../state/reference";
 import { refKey } from "../util/refs";
+import { getPath } from "../util/path";
 import { useBulkActions } from "../bulk/BulkActions";
 import { useMenuCommand } from "../state/menu";
 import { NO_SELECTION, type Selection } from "../table/useSelection";
@@ -80,7 +81,27 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
     [sortable, makeColumns, zoneOf],
   );
   const open = useCallback((row: R) => openEditor(editorOf(row)), [editorOf, openEditor]);
+  // Cells are edited in place, by the core's facts of the kind's columns.
+  const cells = useMemo<GridCells<R>>(
+    () => ({ kind, rowRef, raw: (r, path) => ("value" in r ? getPath(r.value, path) : undefined), zone: (r) => zoneOf(r.timezone).iana, rowReadOnly: (r) => r.readOnly }),
+    [kind, zoneOf],
+  );
   const [active, setActive] = useState<R | null>(null);
+  // While the side panel shows a row of this table, it shows the cursor's row: moving the
+  // cursor opens the row moved to, so the panel, the cursor and the selection agree.
+  const { editor } = useEditor();
+  const shownKey = editor && editor.kind === kind && "row" in editor && editor.row ? refKey(editor.row.target) : null;
+  const shown = useRef(shownKey);
+  useEffect(() => {
+    shown.current = shownKey;
+  });
+  const onActiveChange = useCallback(
+    (row: R) => {
+      setActive(row);
+      if (shown.current !== null && shown.current !== refKey(row.target)) openEditor(editorOf(row));
+    },
+    [editorOf, openEditor],
+  );
   const [selection, setSelection] = useState<{ sel: Selection; count: number }>({ sel: NO_SELECTION, count: 0 });
   const onSelectionChange = useCallback((sel: Selection, count: number) => setSelection({ sel, count }), []);
   const bulk = useBulkActions({
@@ -130,7 +151,9 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
         rowMarker={rowMarker}
         rowPending={rowPending}
         onOpen={open}
-        onActiveChange={setActive}
+        cells={cells}
+        onPasteRows={bulk.paste}
+        onActiveChange={onActiveChange}
         onSelectionChange={onSelectionChange}
         filterWords={config.checks ? findingsWord : undefined}
         toolbar={

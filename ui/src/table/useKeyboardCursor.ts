@@ -67,5 +67,5 @@ export function useKeyboardCursor(resetKey: string, keys: CursorKeys) {
     e.preventDefault();
   };
 
-  return { active, setActive: setActiveState, onKeyDown };
+  return { active, setActive: setActiveState, moveTo, onKeyDown };
 }

@@ -27,6 +27,8 @@ export type SelectionApi = {
   /** A click on a row: plain selects it alone, Ctrl/Cmd toggles it, Shift selects from the last click. */
   click: (id: string, index: number, how: Click, between: (from: number, to: number) => string[]) => void;
   toggle: (id: string, index: number) => void;
+  /** Exactly these rows (the cell cursor's, or its range's); `index` is where a Shift-click stretches from. */
+  selectRows: (ids: readonly string[], index: number) => void;
   selectAll: (query: TableQuery) => void;
   clear: () => void;
   allSelected: boolean;
@@ -82,6 +84,11 @@ export function useSelection(scopeKey: string, total: number): SelectionApi {
     [toggle],
   );
 
+  const selectRows = useCallback((ids: readonly string[], index: number) => {
+    anchor.current = index;
+    setSelection((s) => (!s.all && s.ids.size === ids.length && ids.every((id) => s.ids.has(id)) ? s : { all: null, ids: new Set(ids), except: new Set() }));
+  }, []);
+
   const selectAll = useCallback((query: TableQuery) => setSelection({ all: query, ids: new Set(), except: new Set() }), []);
   const clear = useCallback(() => setSelection(NO_SELECTION), []);
 
@@ -93,10 +100,11 @@ export function useSelection(scopeKey: string, total: number): SelectionApi {
       count,
       click,
       toggle,
+      selectRows,
       selectAll,
       clear,
       allSelected: total > 0 && count === total,
     }),
-    [selection, count, click, toggle, selectAll, clear, total],
+    [selection, count, click, toggle, selectRows, selectAll, clear, total],
   );
 }

@@ -139,6 +139,8 @@ export const commands = {
   ),
   settleReview: vi.fn<Real["settleReview"]>(() => ok(null)),
   bulkEdit: vi.fn<Real["bulkEdit"]>(() => ok(EMPTY_PREVIEW)),
+  cellFacts: vi.fn<Real["cellFacts"]>(() => Promise.resolve([])),
+  editCells: vi.fn<Real["editCells"]>(() => ok(EMPTY_PREVIEW)),
   setStatus: vi.fn<Real["setStatus"]>(() => ok(EMPTY_PREVIEW)),
   findReplace: vi.fn<Real["findReplace"]>(() => ok(EMPTY_PREVIEW)),
   importSheet: vi.fn<Real["importSheet"]>(() => ok(EMPTY_PREVIEW)),

@@ -4,6 +4,7 @@
 //! `money_review.rs`) and runs the plans ([`crate::workspace::Workspace::run`] in
 //! `workspace/bulk.rs`).
 
+pub mod cells;
 pub mod money;
 pub mod ops;
 pub mod plan;

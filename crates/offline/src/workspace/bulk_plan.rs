@@ -7,6 +7,7 @@ use rusqlite::{Connection, params};
 use serde_json::Value;
 
 use super::{Asked, Planned, Preview, ReadCopy, Workspace, key_text, parse_json};
+use crate::bulk::cells::{self, RowCells};
 use crate::bulk::ops::{self, FieldEdit};
 use crate::bulk::plan::{DuplicateOptions, EDITABLE_KINDS, Scope};
 use crate::bulk::replace::{Counts, Find, Matcher};
@@ -132,6 +133,76 @@ impl Workspace {
                     format!("Edit {n} {}", t.kind.plural())
                 }
                 (n, _) => format!("Edit {n} entities"),
+            };
+            Ok((plan, label, move |p: &mut Preview| unchanged_of(p, reached)))
+        })
+    }
+
+    /// The plan of cells typed or pasted into a table: each row's cells as one change
+    /// of it. A row with a bad cell (or one refused up front) is refused with each bad
+    /// cell's error; a row its cells leave as it is stays out of the plan.
+    pub fn plan_cells(&self, rows: &[RowCells]) -> Result<Vec<Planned>> {
+        let targets: Vec<EntityRef> = rows.iter().map(|r| r.target.clone()).collect();
+        let by_target: std::collections::HashMap<&EntityRef, &RowCells> =
+            rows.iter().map(|r| (&r.target, r)).collect();
+        let plans = self.read_each(&targets, |conn, target| {
+            let Some(row) = by_target.get(target) else {
+                return Ok(None);
+            };
+            let Some(read) = read_copy(conn, target)? else {
+                return Err(Error::NotFound(format!(
+                    "{} {} is not in the workspace",
+                    target.kind.label(),
+                    target.key
+                )));
+            };
+            let tz = if row.needs_zone() {
+                super::validate::Timezones::default().of(conn, target.kind, &target.key)?
+            } else {
+                None
+            };
+            let failed = |errors| Planned::Failed {
+                target: Some(target.clone()),
+                kind: target.kind,
+                errors,
+                line: None,
+            };
+            let edits = match cells::row_edits(row, &read.value, tz.as_ref()) {
+                Ok(edits) => edits,
+                Err(errors) => return Ok(Some(failed(errors))),
+            };
+            let mut value = read.value.clone();
+            let errors = ops::apply(&mut value, &edits);
+            Ok(if !errors.is_empty() {
+                Some(failed(errors))
+            } else if !crate::diff::same(&read.value, &value) {
+                Some(Planned::Update {
+                    target: target.clone(),
+                    value,
+                    line: None,
+                    from: Some(read),
+                })
+            } else {
+                None
+            })
+        })?;
+        Ok(plans.into_iter().flatten().collect())
+    }
+
+    /// Cells typed or pasted into a table: previews them, or applies them as one undo
+    /// step (bulk edit's run: a row whose result breaks a rule is saved and held back
+    /// from posting, as a form save is; a refused row is not saved).
+    pub fn edit_rows(&mut self, rows: &[RowCells], apply: bool) -> Result<Preview> {
+        let asked = Asked::of("cells", &rows)?;
+        self.run_asked(asked, apply, |ws| {
+            let plan = ws.plan_cells(rows)?;
+            let reached = rows.len();
+            let label = match rows {
+                [one] => match one.cells.as_slice() {
+                    [cell] => format!("Edit {} of {}", cell.label, one.target.kind.label()),
+                    _ => format!("Edit {}", one.target.kind.label()),
+                },
+                many => format!("Edit cells of {} rows", many.len()),
             };
             Ok((plan, label, move |p: &mut Preview| unchanged_of(p, reached)))
         })

@@ -349,6 +349,55 @@ pub(crate) fn plan_sheet(
     Ok((plan, unchanged))
 }
 
+/// `text` with its header row's names put through `rename` (a label, "Max bid", as its
+/// wire path `max_bid`): a header `rename` answers `None` for stays as it is. The
+/// columns of the format's own (`kind`, `id`, `caps`, `status`, a parent's name) are
+/// taken in any case and never renamed. The rows after the header are left as they are.
+pub fn rename_headers<'a>(
+    text: &'a str,
+    delimiter: Delimiter,
+    rename: impl Fn(&str) -> Option<String>,
+) -> Result<Cow<'a, str>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter.byte())
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let header = reader.headers().map_err(csv_error)?.clone();
+    let rest = usize::try_from(reader.position().byte()).unwrap_or(text.len());
+    let mut changed = false;
+    let names: Vec<String> = header
+        .iter()
+        .map(|h| {
+            let name = text_of_cell(h.trim().trim_start_matches('\u{feff}')).0;
+            let own = [KIND_COLUMN, ID_COLUMN, CAPS_COLUMN, STATUS_COLUMN]
+                .into_iter()
+                .chain(Kind::tables().flat_map(|k| name_columns(k).iter().map(|(_, c, _)| *c)))
+                .find(|c| c.eq_ignore_ascii_case(name));
+            let new = match own {
+                Some(own) => (own != name).then(|| own.to_owned()),
+                None => rename(name).filter(|p| p != name),
+            };
+            changed |= new.is_some();
+            new.unwrap_or_else(|| h.to_owned())
+        })
+        .collect();
+    if !changed || rest > text.len() || !text.is_char_boundary(rest) {
+        return Ok(Cow::Borrowed(text));
+    }
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(delimiter.byte())
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    writer.write_record(&names).map_err(csv_error)?;
+    let mut out = writer
+        .into_inner()
+        .map_err(|e| Error::Invalid(format!("the sheet's header could not be written: {e}")))?;
+    out.extend_from_slice(&text.as_bytes()[rest..]);
+    String::from_utf8(out)
+        .map(Cow::Owned)
+        .map_err(|e| Error::Invalid(format!("the sheet's header could not be written: {e}")))
+}
+
 /// Whether a row has a date cell that needs its advertiser's timezone to be read.
 fn needs_zone(kind: Kind, cells: &[(&str, &str)]) -> bool {
     cells
@@ -611,6 +660,35 @@ fn change_of(
     // A cell's JSON as deep as serde_json reads would make a row that never reads back.
     validate::value_depth(column, &value)?;
     Ok(Some(Change::Set(value)))
+}
+
+/// What a table cell's text asks of the field `path` of `kind`, which now holds `now`,
+/// read as an import reads the cell (blank: `None`); else what the cell should have held
+/// ("a date like 2026-03-01 or 2026-03-01T09:00-05:00").
+pub(crate) fn read_cell(
+    kind: Kind,
+    path: &str,
+    text: &str,
+    now: Option<&Value>,
+    tz: Option<&TimezoneName>,
+) -> std::result::Result<Option<Change>, String> {
+    change_of(kind, path, text, now, tz).map_err(|_| {
+        readable::expected(kind, path).unwrap_or_else(|| {
+            match now {
+                Some(Value::Number(_)) => "a number",
+                Some(Value::Bool(_)) => "true or false",
+                Some(Value::Array(_) | Value::Object(_)) => "JSON",
+                _ => "a value",
+            }
+            .to_owned()
+        })
+    })
+}
+
+/// Whether the text `cell` of `path` is a date without an offset, read in the
+/// advertiser's timezone.
+pub(crate) fn needs_zone_at(kind: Kind, path: &str, cell: &str) -> bool {
+    readable::needs_zone(kind, path, cell)
 }
 
 fn bool_of(text: &str) -> Option<bool> {

@@ -188,6 +188,20 @@ pub(crate) fn read(
     })
 }
 
+/// What a cell of the readable column `path` holds, for an error naming a bad cell.
+pub(crate) fn expected(kind: Kind, path: &str) -> Option<String> {
+    Some(match column(kind, path)? {
+        Column::Date => "a date like 2026-03-01 or 2026-03-01T09:00-05:00".to_owned(),
+        Column::Money => "an amount like 1250.00".to_owned(),
+        Column::Texts => "a list like a; b; c".to_owned(),
+        Column::Ids => "ids like 1; 2; 3".to_owned(),
+        Column::Words(words) => format!(
+            "one of {}",
+            words.iter().map(|(_, w)| *w).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
 /// The items of `a; b; c`, trimmed, blanks left out.
 fn items(text: &str) -> impl Iterator<Item = &str> {
     text.split(';').map(str::trim).filter(|s| !s.is_empty())
