@@ -574,10 +574,18 @@ class Scenario:
         return row
 
     def open_row(self, kind: str, label: str) -> None:
-        """Opens the row's edit form (double click, as a buyer does)."""
+        """Opens the row's edit form as a buyer does: in a table whose cells edit in place
+        (a double click there edits the cell), a click on the row's name and then on its
+        open button; elsewhere a double click on the row."""
         row = self.wait_row(kind, label)
-        self.s.double_click(row)
-        self.s.wait_for(self.form_css(kind), f"the {kind} form of {label!r} (double click on its row)", timeout=10)
+        if row.find_all('button[data-action="open-row"]'):
+            self.click(row.find('td[data-cell]'))
+            self.click(row.find('button[data-action="open-row"]'))
+            how = "its open button"
+        else:
+            self.s.double_click(row)
+            how = "double click on its row"
+        self.s.wait_for(self.form_css(kind), f"the {kind} form of {label!r} ({how})", timeout=10)
 
     def pending_count(self) -> int:
         text = self.s.find("[data-pending-count]").text.strip()
