@@ -8,16 +8,19 @@
 //! the forms (a row whose result breaks a rule is saved and held back from posting; a
 //! row with a bad or read-only cell is refused, nothing saved for it). A cell's error is
 //! at its field's wire path in the row's errors, its message led by the field's label
-//! ("Start: expected a date like 2026-03-01 …"), and the row names the entity.
+//! ("Start: expected a date like 2026-03-01 …"), and the row names the entity. An ad
+//! order's Status cell sets its status (`updateStatus`), a change of its own after the
+//! row's, in the same step.
 
 use flightdeck_model::validate::{self, codes};
 use flightdeck_model::{
-    CreativeStatus, CreativeSubtype, CreativeType, DataType, FieldError, MediaType, Objective,
-    OpenEnum, OptimizationGoal, PacingMode, SegmentStatus, SiteListStrategy, TimezoneName,
+    AdOrderStatus, CreativeStatus, CreativeSubtype, CreativeType, DataType, FieldError, MediaType,
+    Objective, OpenEnum, OptimizationGoal, PacingMode, SegmentStatus, SiteListStrategy,
+    TimezoneName,
 };
-use flightdeck_offline::bulk::cells::{CellChange, CellInput, RowCells};
+use flightdeck_offline::bulk::cells::{CellChange, CellInput, RowCells, STATUS_PATH};
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::{Preview, Workspace};
+use flightdeck_offline::workspace::{Preview, StatusChoice, Workspace, status_word};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -125,10 +128,6 @@ fn derived(kind: Kind, column: &str) -> Option<(&'static str, &'static str)> {
         (Kind::Campaign, "flights") => ("flights", COUNTED),
         (Kind::AdOrder, "audiences") => ("audiences", COUNTED),
         (Kind::AdOrder, "freq") => ("frequencyCap", DERIVED),
-        (Kind::AdOrder, "status") => (
-            "status",
-            "changes with Launch, Pause, Archive or Make inactive",
-        ),
         (Kind::Creative, "size") => ("size", DERIVED),
         (Kind::SiteList, "count") => ("", COUNTED),
         (Kind::SiteList, "contents") => ("", DERIVED),
@@ -188,6 +187,18 @@ fn editor(kind: Kind, path: &str) -> CellEditor {
         (_, "type.mediaType") => words::<MediaType>(),
         (_, "dataType") => words::<DataType>(),
         (_, "strategy") => words::<SiteListStrategy>(),
+        (Kind::AdOrder, STATUS_PATH) => CellEditor::Enum {
+            choices: StatusChoice::ALL
+                .into_iter()
+                .map(|c| {
+                    let status = AdOrderStatus::from(c);
+                    CellChoice {
+                        value: Value::from(status_word(status)),
+                        label: status.label().to_owned(),
+                    }
+                })
+                .collect(),
+        },
         (Kind::Creative, "status") => words::<CreativeStatus>(),
         (Kind::AudienceSegment, "status") => words::<SegmentStatus>(),
         (_, "timezoneName") => CellEditor::Enum {
@@ -225,6 +236,10 @@ pub fn cell_facts(kind: Kind) -> Vec<CellFact> {
         .map(|c| {
             let (path, mut read_only) = match derived(kind, &c.id) {
                 Some((path, why)) => (path.to_owned(), Some(why.to_owned())),
+                // An ad order's status is kept apart from its JSON, so no field lists it.
+                None if kind == Kind::AdOrder && c.id == STATUS_PATH => {
+                    (STATUS_PATH.to_owned(), None)
+                }
                 None => (
                     paths
                         .iter()
@@ -268,7 +283,10 @@ fn field_of(
     let posted = !target.key.is_local();
     let blocked = |f: &CellFact| f.read_only.clone().filter(|_| posted || !f.once_posted);
     let name = field.trim();
-    if let Some(f) = facts.iter().find(|f| f.column == name) {
+    if let Some(f) = facts
+        .iter()
+        .find(|f| f.column == name || f.label.eq_ignore_ascii_case(name))
+    {
         return Some((f.path.clone(), f.label.clone(), blocked(f)));
     }
     let path = fields::resolve(target.kind, name)?;

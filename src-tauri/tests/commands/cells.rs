@@ -1,6 +1,7 @@
 //! Cell editing as the grid calls it: each column's fact, cells committed by column id
 //! or label as one undo step with the change event and pending count a form save gives,
-//! and a cell the service ignores on update refused with its reason at its wire path.
+//! a cell the service ignores on update refused with its reason at its wire path, and
+//! the Status cell as a status change in the same step.
 
 use super::tables::workspace_changed;
 use super::*;
@@ -72,6 +73,38 @@ fn cells_commit_by_column_or_label_as_one_undo_step_and_refuse_read_only_ones() 
         "the row by its name"
     );
     assert!(h.pending().is_empty());
+
+    // The Status cell sets the status (`updateStatus`) by its label, in the same step as
+    // the row's other cells: two pending changes, one undo.
+    let choices = fact("status")["editor"]["choices"].clone();
+    assert!(
+        choices
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["label"] == "Paused")),
+        "{choices}"
+    );
+    let paused = json!([
+        {"target": three[1], "field": "Status", "value": {"type": "text", "value": "Paused"}},
+        {"target": three[1], "field": "name", "value": {"type": "value", "value": "Paused order"}},
+    ]);
+    let applied = h.ok("edit_cells", json!({"cells": paused, "apply": true}));
+    assert_eq!(
+        (&applied["updates"], &applied["refused"]),
+        (&json!(2), &json!(0)),
+        "{applied}"
+    );
+    assert_eq!(h.pending().len(), 2);
+    let window = h.window("query_ad_orders", Value::Null, "Paused order", 0, 10);
+    assert_eq!(window["rows"][0]["status"]["text"], "paused", "{window}");
+    h.ok("undo", json!({}));
+    assert!(h.pending().is_empty());
+    let bad = json!([{"target": three[1], "field": "status", "value": {"type": "text", "value": "asleep"}}]);
+    let refused = h.ok("edit_cells", json!({"cells": bad, "apply": false}));
+    assert_eq!(
+        refused["rows"][0]["errors"][0]["message"],
+        "Status: expected one of inactive, active, archived, paused, completed, got “asleep”",
+        "{refused}"
+    );
 
     // A field the ad orders do not have is refused whole, with the nearest.
     let typo =
