@@ -122,9 +122,16 @@ const DERIVED: &str = "sums up other fields; edit them in the form";
 /// Why a count cannot be typed in.
 const COUNTED: &str = "is a count; edit the list in the form";
 
+/// Why a row's parent column cannot be typed in: a draft hangs where it was made (the
+/// workspace keeps its parent's id), and the service ignores the field on update.
+const PARENT: &str =
+    "a row stays under the parent it was made in; Duplicate copies it under another";
+
 /// Columns that show something other than one field as it is: (column id, path, why).
 fn derived(kind: Kind, column: &str) -> Option<(&'static str, &'static str)> {
     Some(match (kind, column) {
+        (Kind::Campaign, "advertiser") => ("advertiserId", PARENT),
+        (Kind::AdOrder, "campaign") => ("campaignId", PARENT),
         (Kind::Campaign, "flights") => ("flights", COUNTED),
         (Kind::AdOrder, "audiences") => ("audiences", COUNTED),
         (Kind::AdOrder, "freq") => ("frequencyCap", DERIVED),
@@ -311,6 +318,7 @@ fn rows_of(ws: &Workspace, cells: &[CellEdit]) -> Result<Vec<RowCells>> {
     let mut rows: Vec<RowCells> = Vec::new();
     let mut index: std::collections::HashMap<EntityRef, usize> = Default::default();
     let mut facts: Vec<(Kind, Vec<CellFact>)> = Vec::new();
+    let mut named = Named::new();
     for (i, cell) in cells.iter().enumerate() {
         let kind = cell.target.kind;
         let at = match facts.iter().position(|(k, _)| *k == kind) {
@@ -355,7 +363,7 @@ fn rows_of(ws: &Workspace, cells: &[CellEdit]) -> Result<Vec<RowCells>> {
             .map_or_else(|| editor(kind, &path), |f| f.editor.clone());
         let input = match &cell.value {
             CellValue::Value(v) => CellInput::Value(v.clone()),
-            CellValue::Text(t) => match read_text(ws, &editor, &label, &path, t)? {
+            CellValue::Text(t) => match read_text(ws, &mut named, &editor, &label, &path, t)? {
                 Ok(input) => input,
                 Err(e) => {
                     row.refused.push(e);
@@ -372,8 +380,13 @@ fn rows_of(ws: &Workspace, cells: &[CellEdit]) -> Result<Vec<RowCells>> {
 /// or value, an entity by its id or its name. Other text is read by the workspace as an
 /// import reads the cell. An enum's unknown word goes on as typed: the model's rules
 /// decide whether the service takes it.
+/// The entities of a kind found by a name, each name looked up once per edit (a name
+/// pasted down a column is one scan).
+type Named = std::collections::HashMap<(Kind, String), Vec<EntityRef>>;
+
 fn read_text(
     ws: &Workspace,
+    found: &mut Named,
     editor: &CellEditor,
     label: &str,
     path: &str,
@@ -401,7 +414,14 @@ fn read_text(
             if let Ok(id) = t.parse::<i64>() {
                 return Ok(Ok(CellInput::Value(Value::from(id))));
             }
-            let named = ws.find_where(*kind, &[("name".to_owned(), Value::from(t))])?;
+            let named = match found.get(&(*kind, t.to_owned())) {
+                Some(named) => named.clone(),
+                None => {
+                    let named = ws.find_where(*kind, &[("name".to_owned(), Value::from(t))])?;
+                    found.insert((*kind, t.to_owned()), named.clone());
+                    named
+                }
+            };
             let bad = |why: String| {
                 Ok(Err(FieldError::new(
                     path,
