@@ -6,6 +6,10 @@
 //!
 //! Run with `cargo bench -p flightdeck-core --bench cells`. `BENCH_RUNS` sets the runs
 //! (11); `BENCH_ROWS` the rows pasted (200).
+//!
+//! Last run (issue 26, two cores shared with other builds): preview median 18.8 ms, apply
+//! after it 22.0 ms, preview to applied median 37.0 ms, p95 76.6 ms. Under a heavier load
+//! the same paste took median 167 ms, p95 235 ms.
 
 mod common;
 

@@ -8,16 +8,19 @@
 //! the forms (a row whose result breaks a rule is saved and held back from posting; a
 //! row with a bad or read-only cell is refused, nothing saved for it). A cell's error is
 //! at its field's wire path in the row's errors, its message led by the field's label
-//! ("Start: expected a date like 2026-03-01 …"), and the row names the entity.
+//! ("Start: expected a date like 2026-03-01 …"), and the row names the entity. An ad
+//! order's Status cell sets its status (`updateStatus`), a change of its own after the
+//! row's, in the same step.
 
 use flightdeck_model::validate::{self, codes};
 use flightdeck_model::{
-    CreativeStatus, CreativeSubtype, CreativeType, DataType, FieldError, MediaType, Objective,
-    OpenEnum, OptimizationGoal, PacingMode, SegmentStatus, SiteListStrategy, TimezoneName,
+    AdOrderStatus, CreativeStatus, CreativeSubtype, CreativeType, DataType, FieldError, MediaType,
+    Objective, OpenEnum, OptimizationGoal, PacingMode, SegmentStatus, SiteListStrategy,
+    TimezoneName,
 };
-use flightdeck_offline::bulk::cells::{CellChange, CellInput, RowCells};
+use flightdeck_offline::bulk::cells::{CellChange, CellInput, RowCells, STATUS_PATH};
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::{Preview, Workspace};
+use flightdeck_offline::workspace::{Preview, StatusChoice, Workspace, status_word};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -119,16 +122,19 @@ const DERIVED: &str = "sums up other fields; edit them in the form";
 /// Why a count cannot be typed in.
 const COUNTED: &str = "is a count; edit the list in the form";
 
+/// Why a row's parent column cannot be typed in: a draft hangs where it was made (the
+/// workspace keeps its parent's id), and the service ignores the field on update.
+const PARENT: &str =
+    "a row stays under the parent it was made in; Duplicate copies it under another";
+
 /// Columns that show something other than one field as it is: (column id, path, why).
 fn derived(kind: Kind, column: &str) -> Option<(&'static str, &'static str)> {
     Some(match (kind, column) {
+        (Kind::Campaign, "advertiser") => ("advertiserId", PARENT),
+        (Kind::AdOrder, "campaign") => ("campaignId", PARENT),
         (Kind::Campaign, "flights") => ("flights", COUNTED),
         (Kind::AdOrder, "audiences") => ("audiences", COUNTED),
         (Kind::AdOrder, "freq") => ("frequencyCap", DERIVED),
-        (Kind::AdOrder, "status") => (
-            "status",
-            "changes with Launch, Pause, Archive or Make inactive",
-        ),
         (Kind::Creative, "size") => ("size", DERIVED),
         (Kind::SiteList, "count") => ("", COUNTED),
         (Kind::SiteList, "contents") => ("", DERIVED),
@@ -188,6 +194,18 @@ fn editor(kind: Kind, path: &str) -> CellEditor {
         (_, "type.mediaType") => words::<MediaType>(),
         (_, "dataType") => words::<DataType>(),
         (_, "strategy") => words::<SiteListStrategy>(),
+        (Kind::AdOrder, STATUS_PATH) => CellEditor::Enum {
+            choices: StatusChoice::ALL
+                .into_iter()
+                .map(|c| {
+                    let status = AdOrderStatus::from(c);
+                    CellChoice {
+                        value: Value::from(status_word(status)),
+                        label: status.label().to_owned(),
+                    }
+                })
+                .collect(),
+        },
         (Kind::Creative, "status") => words::<CreativeStatus>(),
         (Kind::AudienceSegment, "status") => words::<SegmentStatus>(),
         (_, "timezoneName") => CellEditor::Enum {
@@ -225,6 +243,10 @@ pub fn cell_facts(kind: Kind) -> Vec<CellFact> {
         .map(|c| {
             let (path, mut read_only) = match derived(kind, &c.id) {
                 Some((path, why)) => (path.to_owned(), Some(why.to_owned())),
+                // An ad order's status is kept apart from its JSON, so no field lists it.
+                None if kind == Kind::AdOrder && c.id == STATUS_PATH => {
+                    (STATUS_PATH.to_owned(), None)
+                }
                 None => (
                     paths
                         .iter()
@@ -268,7 +290,10 @@ fn field_of(
     let posted = !target.key.is_local();
     let blocked = |f: &CellFact| f.read_only.clone().filter(|_| posted || !f.once_posted);
     let name = field.trim();
-    if let Some(f) = facts.iter().find(|f| f.column == name) {
+    if let Some(f) = facts
+        .iter()
+        .find(|f| f.column == name || f.label.eq_ignore_ascii_case(name))
+    {
         return Some((f.path.clone(), f.label.clone(), blocked(f)));
     }
     let path = fields::resolve(target.kind, name)?;
@@ -293,6 +318,7 @@ fn rows_of(ws: &Workspace, cells: &[CellEdit]) -> Result<Vec<RowCells>> {
     let mut rows: Vec<RowCells> = Vec::new();
     let mut index: std::collections::HashMap<EntityRef, usize> = Default::default();
     let mut facts: Vec<(Kind, Vec<CellFact>)> = Vec::new();
+    let mut named = Named::new();
     for (i, cell) in cells.iter().enumerate() {
         let kind = cell.target.kind;
         let at = match facts.iter().position(|(k, _)| *k == kind) {
@@ -337,7 +363,7 @@ fn rows_of(ws: &Workspace, cells: &[CellEdit]) -> Result<Vec<RowCells>> {
             .map_or_else(|| editor(kind, &path), |f| f.editor.clone());
         let input = match &cell.value {
             CellValue::Value(v) => CellInput::Value(v.clone()),
-            CellValue::Text(t) => match read_text(ws, &editor, &label, &path, t)? {
+            CellValue::Text(t) => match read_text(ws, &mut named, &editor, &label, &path, t)? {
                 Ok(input) => input,
                 Err(e) => {
                     row.refused.push(e);
@@ -354,8 +380,13 @@ fn rows_of(ws: &Workspace, cells: &[CellEdit]) -> Result<Vec<RowCells>> {
 /// or value, an entity by its id or its name. Other text is read by the workspace as an
 /// import reads the cell. An enum's unknown word goes on as typed: the model's rules
 /// decide whether the service takes it.
+/// The entities of a kind found by a name, each name looked up once per edit (a name
+/// pasted down a column is one scan).
+type Named = std::collections::HashMap<(Kind, String), Vec<EntityRef>>;
+
 fn read_text(
     ws: &Workspace,
+    found: &mut Named,
     editor: &CellEditor,
     label: &str,
     path: &str,
@@ -383,7 +414,14 @@ fn read_text(
             if let Ok(id) = t.parse::<i64>() {
                 return Ok(Ok(CellInput::Value(Value::from(id))));
             }
-            let named = ws.find_where(*kind, &[("name".to_owned(), Value::from(t))])?;
+            let named = match found.get(&(*kind, t.to_owned())) {
+                Some(named) => named.clone(),
+                None => {
+                    let named = ws.find_where(*kind, &[("name".to_owned(), Value::from(t))])?;
+                    found.insert((*kind, t.to_owned()), named.clone());
+                    named
+                }
+            };
             let bad = |why: String| {
                 Ok(Err(FieldError::new(
                     path,

@@ -386,3 +386,29 @@ async fn a_sheet_whose_header_uses_the_grids_labels_reads_as_the_wire_names() {
     account.import_sheet(&text, &options, true).unwrap();
     assert_eq!(working(&account, &orders[1])["max_bid"].as_f64(), Some(7.0));
 }
+
+#[tokio::test]
+async fn a_parent_cell_says_why_it_cannot_be_typed_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_core, account) = open(dir.path()).await;
+    let orders = ad_orders(&account, 1);
+    let fact = cell_facts(Kind::AdOrder)
+        .into_iter()
+        .find(|f| f.column == "campaign")
+        .unwrap();
+    assert_eq!(
+        (fact.path.as_str(), fact.once_posted),
+        ("campaignId", false)
+    );
+    let why = fact.read_only.expect("the parent column is read-only");
+    // Even on a draft, by column id or by the grid's label.
+    for field in ["campaign", "Campaign"] {
+        let done = account
+            .edit_cells(&[text(&orders[0], field, "Spring sale")], true)
+            .unwrap();
+        let row = &done.preview.rows[0];
+        assert_eq!(row.outcome, RowOutcome::Refused);
+        assert_eq!(row.errors[0].field, "campaignId");
+        assert_eq!(row.errors[0].message, format!("Campaign: {why}"));
+    }
+}

@@ -26,6 +26,7 @@ use tauri::{App, Listener, Manager, WebviewWindow, WebviewWindowBuilder};
 const DAY: i64 = 86_400_000;
 
 mod audiences;
+mod cells;
 mod checks;
 mod files;
 mod forms;

@@ -139,15 +139,16 @@ impl Workspace {
     }
 
     /// The plan of cells typed or pasted into a table: each row's cells as one change
-    /// of it. A row with a bad cell (or one refused up front) is refused with each bad
-    /// cell's error; a row its cells leave as it is stays out of the plan.
+    /// of it (and an ad order's Status cell as its status change, after it). A row with
+    /// a bad cell (or one refused up front) is refused with each bad cell's error; a row
+    /// its cells leave as it is stays out of the plan.
     pub fn plan_cells(&self, rows: &[RowCells]) -> Result<Vec<Planned>> {
         let targets: Vec<EntityRef> = rows.iter().map(|r| r.target.clone()).collect();
         let by_target: std::collections::HashMap<&EntityRef, &RowCells> =
             rows.iter().map(|r| (&r.target, r)).collect();
         let plans = self.read_each(&targets, |conn, target| {
             let Some(row) = by_target.get(target) else {
-                return Ok(None);
+                return Ok(Vec::new());
             };
             let Some(read) = read_copy(conn, target)? else {
                 return Err(Error::NotFound(format!(
@@ -167,24 +168,30 @@ impl Workspace {
                 errors,
                 line: None,
             };
-            let edits = match cells::row_edits(row, &read.value, tz.as_ref()) {
-                Ok(edits) => edits,
-                Err(errors) => return Ok(Some(failed(errors))),
+            let (edits, status) = match cells::row_edits(row, &read.value, tz.as_ref()) {
+                Ok(done) => done,
+                Err(errors) => return Ok(vec![failed(errors)]),
             };
             let mut value = read.value.clone();
             let errors = ops::apply(&mut value, &edits);
-            Ok(if !errors.is_empty() {
-                Some(failed(errors))
+            let mut plan = Vec::with_capacity(2);
+            if !errors.is_empty() {
+                return Ok(vec![failed(errors)]);
             } else if !crate::diff::same(&read.value, &value) {
-                Some(Planned::Update {
+                plan.push(Planned::Update {
                     target: target.clone(),
                     value,
                     line: None,
                     from: Some(read),
-                })
-            } else {
-                None
-            })
+                });
+            }
+            // After the row's save, as a status change posts after its ad order's.
+            plan.extend(status.map(|status| Planned::SetStatus {
+                target: target.clone(),
+                status,
+                line: None,
+            }));
+            Ok(plan)
         })?;
         Ok(plans.into_iter().flatten().collect())
     }
