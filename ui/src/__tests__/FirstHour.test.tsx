@@ -3,9 +3,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
-import { APP_INFO, commands, ok, SIGNED_IN } from "../test/fakeBindings";
+import { APP_INFO, commands, ok, previewOf, SIGNED_IN } from "../test/fakeBindings";
 import { App } from "../App";
 import { clearToasts } from "../api/toast";
+import type { RowPreview } from "../bulk/types";
+import { PreviewTable } from "../bulk/PreviewTable";
+import { forgetEditFields } from "../bulk/fields";
 
 const SIGNED_OUT = { ...SIGNED_IN, session: null };
 
@@ -153,5 +156,30 @@ describe("the edit panel's width", () => {
     expect(commands.rememberPanelWidth).toHaveBeenLastCalledWith(360);
     fireEvent.keyDown(edge, { key: "End" });
     expect(panelWidth()).toBe("490px");
+  });
+});
+
+describe("fields named in previews", () => {
+  beforeEach(() => {
+    vi.clearAllMocks();
+    forgetEditFields();
+  });
+
+  it("shows a change's and an error's field by its label, with the wire path in the tooltip", async () => {
+    commands.editFields.mockImplementation((kind) =>
+      Promise.resolve(kind === "campaign" ? [{ path: "flights[*].endDate", label: "Flight end", aliases: [], serviceSet: false }] : [{ path: "max_bid", label: "Max bid", aliases: [], serviceSet: false }]),
+    );
+    const rows: RowPreview[] = [
+      { target: null, kind: "ad_order", label: "Spring display", line: 2, outcome: "update", diffs: [{ path: "max_bid", before: 2, after: 3.5 }], errors: [] },
+      { target: null, kind: "campaign", label: "Spring sale", line: 3, outcome: "refused", diffs: [], errors: [{ field: "flights[1].endDate", code: "ORDER", message: "must be after the start" }] },
+    ];
+    const { container } = render(<PreviewTable preview={previewOf(rows)} />);
+    await settle();
+    const diff = container.querySelector('[data-diff="max_bid"] [data-wire-path]')!;
+    expect(diff.textContent).toBe("Max bid");
+    expect(diff.getAttribute("title")).toBe("max_bid");
+    const error = container.querySelector('[data-error-field="flights[1].endDate"]')!;
+    expect(error.textContent).toBe("Flight end #2 must be after the start");
+    expect(error.querySelector("[title]")?.getAttribute("title")).toBe("flights[1].endDate");
   });
 });
