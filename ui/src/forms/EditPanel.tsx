@@ -99,10 +99,11 @@ export function EditPanel() {
   return (
     <aside className="edit-panel" aria-label="Edit panel">
       <PanelResizer />
-      <button type="button" className="icon-button panel-close" data-action="close-panel" aria-label="Close the edit panel" onClick={() => group.leave(closeEditor)}>
-        ×
-      </button>
       <div className="edit-panel-body">
+        {/* In the scrolling body, so it scrolls away with the form's head rather than over its fields. */}
+        <button type="button" className="icon-button panel-close" data-action="close-panel" aria-label="Close the edit panel" onClick={() => group.leave(closeEditor)}>
+          ×
+        </button>
         <LeaveGroupProvider value={group}>{body}</LeaveGroupProvider>
       </div>
     </aside>
