@@ -806,6 +806,61 @@ class Scenario:
         s.wait_until(lambda: "selected" not in s.find(f"{root} .dt-count").text, "the selection to clear", timeout=10)
         print(f"    preview of a select-all: {counted} (first {len(shown)} rows shown)")
 
+    def step_bulk_edit_by_label(self) -> None:
+        """p3. Beside an open form the toolbar keeps its filter; bulk-edit 3 ad orders by the label "Max bid"; the grid shows it; undo."""
+        s = self.s
+        k = "ad_order"
+        names = ["Acme Spring - Display Prospecting", "Acme Spring - Video", "Acme Spring - Second Wave"]
+        self.nav("ad_orders")
+        # With the edit panel open the table's tools wrap rather than squeeze the filter.
+        self.open_row(k, names[0])
+        sizes = s.execute(
+            "const f = document.querySelector(arguments[0]); const p = document.querySelector('.edit-panel');"
+            "const t = document.querySelector('[data-table-root=\"ad_order\"]');"
+            "return [f.getBoundingClientRect().width, p.getBoundingClientRect().width, t.getBoundingClientRect().width, window.innerWidth];",
+            f'[data-table-root="{k}"] input[data-filter]',
+        )
+        filter_w, panel_w, table_w, window_w = (round(float(x)) for x in sizes)
+        print(f"    window {window_w}px: table {table_w}px, edit panel {panel_w}px, filter {filter_w}px")
+        if filter_w < 150:
+            self.soft_fail(f"the filter box is squeezed to {filter_w}px beside the edit panel")
+        if not s.exists('[role="separator"][aria-label="Resize the edit panel"]'):
+            self.soft_fail("the edit panel has no resizable edge")
+        self.screenshot("12c-panel-open")
+        self.click('[data-action="close-panel"]')
+        s.wait_gone(self.form_css(k), "the edit panel to close", timeout=10)
+
+        self.filter_table(k, "Acme Spring")
+        self.select_only(k, names)
+        self.click('[data-action="bulk-edit"]')
+        s.wait_for('[data-form="bulk-edit"]', "the Edit 3 selected dialog", timeout=10)
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "Max bid")
+        s.wait_for('[data-form="bulk-edit"] [data-wire-path="max_bid"]', "the wire name max_bid beside the label Max bid", timeout=10)
+        self.set_input('[data-form="bulk-edit"] [name="edits[0].value"]', "4.75")
+        self.click('[role="dialog"] [data-action="preview"]')
+        s.wait_for('[role="dialog"] [data-diff="max_bid"]', "the preview's max_bid changes", timeout=20)
+        shown = {e.text for e in s.find_all('[role="dialog"] [data-diff="max_bid"] [data-wire-path]')}
+        if shown != {"Max bid"}:
+            self.soft_fail(f"the preview names the changed field {shown}, not by its label 'Max bid'")
+        self.preview_and_apply('[data-form="bulk-edit"]', "3 updates", "the bulk edit by label")
+        self.wait_pending(3, timeout=15)
+
+        def bids() -> dict[str, str]:
+            # The cell's own text (WebDriver's text is empty for a cell scrolled out of view).
+            return {
+                n: str(s.execute("const c = arguments[0].querySelector('td[data-col=\"maxbid\"]'); return c ? c.textContent.trim() : '';", self.wait_row(k, n, filter_first=False)))
+                for n in names
+            }
+
+        try:
+            s.wait_until(lambda: all("4.75" in b for b in bids().values()), "the grid's Max bid column to read 4.75 on the three rows", timeout=15)
+        except WaitTimeout as e:
+            raise StepFailed(f"{e}\n  Max bid cells: {bids()}") from None
+        self.screenshot("12d-bulk-edit-by-label")
+        self.key("\ue009z\ue000")
+        self.wait_pending(0, timeout=10)
+        print(f"    Max bid set to 4.75 by its label on {len(names)} rows, shown in the grid, undone")
+
     def step_bulk_replace(self) -> None:
         """q. Duplicate two creatives as drafts, replace their landing page URL, post."""
         s = self.s
@@ -914,6 +969,64 @@ class Scenario:
         bids = [o.get("max_bid") for o in self.sandbox_orders([target])[target]]
         if bids != [3.25]:
             raise StepFailed(f"{target!r} has max_bid {bids} on the sandbox, not 3.25")
+
+    def step_sheet_date(self) -> None:
+        """s2. Export campaigns as a spreadsheet, change one end date in the file, import: the preview shows exactly that change."""
+        import csv as csv_module
+        import io
+        from datetime import datetime
+
+        s = self.s
+        path = Path(self.cfg.tmp) / f"campaigns-dates-{self.names.run}.csv"
+        if path.exists():
+            path.unlink()
+        self.nav("campaigns")
+        self.click('[data-action="export"]')
+        self.click('[role="dialog"] [data-action="export-file"]')
+        self.answer_file_dialog("Export campaigns", path)
+        s.wait_until(lambda: path.exists() and path.stat().st_size > 0, f"the export to write {path}", timeout=20)
+        rows = list(csv_module.reader(io.StringIO(path.read_text())))
+        header = rows[0]
+        name_at, end_at = header.index("name"), header.index("endDate")
+        # A demo campaign without flights: its own end date is the buyer's to move (an
+        # ad order's dates change only through its flight caps once posted).
+        target = "Northwind Summer Getaways"
+        hits = [r for r in rows[1:] if r[name_at] == target]
+        if len(hits) != 1:
+            raise StepFailed(f"the export holds {len(hits)} rows named {target!r}")
+        old = hits[0][end_at]
+        try:
+            end = datetime.fromisoformat(old)
+        except ValueError:
+            raise StepFailed(f"the spreadsheet's end date {old!r} is not ISO 8601") from None
+        if end.tzinfo is None:
+            raise StepFailed(f"the spreadsheet's end date {old!r} carries no offset")
+        new = (end + timedelta(days=1)).isoformat()
+        hits[0][end_at] = new
+        out = io.StringIO()
+        csv_module.writer(out, lineterminator="\n").writerows(rows)
+        path.write_text(out.getvalue())
+        print(f"    {target}: endDate {old} -> {new} in the file ({len(rows) - 1} rows)")
+        self.click('[data-action="import"]')
+        self.answer_file_dialog("Import campaigns", path, open_file=True)
+        counts = s.wait_for('[role="dialog"] [data-preview-counts]', "the import preview", timeout=30)
+        s.wait_until(lambda: "update" in counts.text or "refused" in counts.text or "Nothing" in counts.text, "the import preview's counts", timeout=30)
+        changed = s.execute(
+            "return [...document.querySelectorAll('[role=\"dialog\"] [data-diff]')].map(d => "
+            "[d.closest('[data-preview-row]').getAttribute('data-preview-row'), d.getAttribute('data-diff'), "
+            "(d.querySelector('[data-wire-path]') || d).textContent.trim()]);"
+        )
+        problems = [e.text for e in s.find_all('[role="dialog"] [data-error-field]')]
+        counted = counts.text
+        self.screenshot("15b-import-one-date")
+        if not re.match(r"^1 update\b", counted) or [c[:2] for c in changed] != [[target, "endDate"]] or problems:
+            raise StepFailed(f"the preview should show exactly one change, {target!r} endDate; it reads {counted!r} with changes {changed} and errors {problems}")
+        if changed[0][2] == "endDate":
+            self.soft_fail("the preview names the changed date by its wire path, not its label")
+        self.s.execute("[...document.querySelectorAll('[role=\"dialog\"] button')].find(b => b.textContent.trim() === 'Cancel').click();")
+        s.wait_gone('[role="dialog"]', "the import dialog to close on Cancel", timeout=10)
+        self.wait_pending(0, timeout=10)
+        print(f"    import preview: {counted!r}, the one change labelled {changed[0][2]!r}")
 
     def step_bulk_duplicate_campaign(self) -> None:
         """t. Duplicate the e2e campaign with its flights into another advertiser; post."""
@@ -1104,9 +1217,17 @@ class Scenario:
         self.known_advertiser_id = int(acme["id"])
 
     def step_download(self) -> None:
-        """b. Download the demo account; the advertisers table lists the demo advertisers."""
+        """b. The first sign-in offers the download with the account's size; Download fills the tables."""
+        s = self.s
+        offer = s.wait_for('[role="dialog"] [data-offer="download"]', "the offer to download the account after its first sign-in", timeout=30)
+        size = offer.find("[data-offer-size]").text
+        advertisers = len(self.http().entity("/v1/advertiser"))
+        if f"{advertisers} advertiser" not in size:
+            raise StepFailed(f"the offer should count the {advertisers} advertisers the service lists; it says {size!r}")
+        self.screenshot("02a-download-offer")
+        self.click('[data-action="offer-download"]')
+        s.wait_gone('[data-offer="download"]', "the offer to close on Download", timeout=10)
         self.nav("advertisers")
-        self.click('[data-action="download"]')
         self.wait_row("advertiser", "Acme Outdoor", timeout=60, filter_first=False)
         for label in ("Bluebird Coffee", "Northwind Travel"):
             self.wait_row("advertiser", label, timeout=10, filter_first=False)
@@ -1903,6 +2024,13 @@ class Scenario:
             return s.exists("[data-nav]") and "demo-partner" in s.page_text(4000)
 
         s.wait_until(partner_shown, "the main screen with the partner account", timeout=30)
+        # The partner's first sign-in offers its download too; audiences are paged without
+        # a total, so no size is claimed. Later closes it.
+        offer = s.wait_for('[data-offer="download"]', "the offer to download the partner account", timeout=20)
+        if "does not say how large" not in offer.find("[data-offer-size]").text:
+            self.soft_fail(f"the partner's offer claims a size: {offer.find('[data-offer-size]').text!r}")
+        self.click('[data-action="offer-later"]')
+        s.wait_gone('[data-offer="download"]', "the offer to close on Later", timeout=10)
         if not s.exists("[data-session-kind]"):
             self.note(
                 "[data-session-kind] is missing: the top bar's account (Shell.tsx TopBar) should carry "
@@ -1958,7 +2086,7 @@ def main() -> int:
     if not cfg.smoke:
         steps += [
             ("a. sign in with the demo credentials", sc.step_sign_in),
-            ("b. download the demo account", sc.step_download),
+            ("b. the first sign-in offers the download; Download fills the tables", sc.step_download),
             ("c. create an advertiser", sc.step_advertiser),
             ("d. campaign: overlap flagged, fixed, saved", sc.step_campaign),
             ("d2. Escape and Cancel ask before discarding a typed campaign", sc.step_unsaved_form),
@@ -1974,9 +2102,11 @@ def main() -> int:
             ("m. segment upload of 1,200 hashed e-mails turns ACTIVE", sc.step_segment_upload),
             ("p. bulk edit of 3 ad orders, undo, redo, money review, post", sc.step_bulk_edit),
             ("p2. select all ad orders, untick one, preview an edit over the query", sc.step_bulk_select_all),
+            ("p3. bulk-edit by the label 'Max bid'; the grid shows it; undo", sc.step_bulk_edit_by_label),
             ("q. duplicate creatives, find and replace their URL, post", sc.step_bulk_replace),
             ("r. paste 5 rows as new ad orders, post", sc.step_bulk_paste),
             ("s. export CSV, edit a cell, import with preview, post", sc.step_bulk_csv),
+            ("s2. export a spreadsheet, change one date, import: exactly that change", sc.step_sheet_date),
             ("t. duplicate a campaign into another advertiser, post", sc.step_bulk_duplicate_campaign),
             ("u. service creatives; pause 3 ad orders, post, undo refused", sc.step_trafficking),
             ("v. import a 20-row tag sheet (XLSX): preview, apply, check, post", sc.step_tag_sheet),

@@ -251,8 +251,17 @@ export const commands = {
 	saveTagPreset: (name: string, columns: ColumnChoice[]) => typedError<string[], AppError>(__TAURI_INVOKE("save_tag_preset", { name, columns })),
 	/**  Settings and About: the version, the directories, the settings. */
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
-	/**  Saves the settings; the log level applies at once. */
+	/**
+	 *  Saves the settings form's choices (what the window remembers stays); the log level
+	 *  applies at once.
+	 */
 	saveSettings: (settings: Settings) => typedError<AppInfo, AppError>(__TAURI_INVOKE("save_settings", { settings })),
+	/**  Remembers the edit panel's width, dragged by the buyer, for the next start. */
+	rememberPanelWidth: (width: number) => typedError<null, AppError>(__TAURI_INVOKE("remember_panel_width", { width })),
+	/**  The offer to download the account after its first sign-in, if one is due. */
+	downloadOffer: () => typedError<DownloadOffer | null, AppError>(__TAURI_INVOKE("download_offer")),
+	/**  The offer was answered (downloaded or "Later"): it is not made again. */
+	answerDownloadOffer: () => typedError<null, AppError>(__TAURI_INVOKE("answer_download_offer")),
 	/**  Help → Open logs folder, for the UI's own button. */
 	openLogsFolder: () => typedError<null, AppError>(__TAURI_INVOKE("open_logs_folder")),
 	/**  Asks the update feed for a newer version (at start, and from Help). */
@@ -1027,6 +1036,17 @@ export type DisplayAsset = {
 export type DoohAsset = {
 	imageUrl?: string | null,
 	mediaUrls?: string[] | null,
+};
+
+/**  The offer as the window shows it. */
+export type DownloadOffer = {
+	/**  The account signed in (username or partner client id). */
+	account: string,
+	/**
+	 *  How many advertisers the service lists for it; `None` when not known (a data
+	 *  partner, or the listing failed).
+	 */
+	advertisers: number | null,
 };
 
 /**  A download's progress, after each listing and each batch of flight caps. */
@@ -2032,6 +2052,16 @@ export type Settings = {
 	logLevel?: LogLevel,
 	/**  The update channel. */
 	updateChannel?: UpdateChannel,
+	/**
+	 *  The edit panel's width in CSS pixels as the buyer last dragged it; `None` until
+	 *  then (the window's default). Remembered by the window, not chosen in the form.
+	 */
+	panelWidth?: number | null,
+	/**
+	 *  The accounts (`profile id/account`, see [`offer_key`]) whose offer to download
+	 *  after the first sign-in was answered, by a download or a "Later": it is made once.
+	 */
+	downloadOffersAnswered?: string[],
 };
 
 /**  What a file was read as. */

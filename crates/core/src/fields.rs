@@ -629,12 +629,21 @@ pub(crate) fn resolve_names(kinds: &[Kind], names: &[String]) -> Result<Vec<Stri
 /// dates are needed only on create.
 pub fn required(kind: Kind, value: &Value, create: bool, paths: &[String]) -> Vec<String> {
     let op = if create { Op::Create } else { Op::Update };
+    needed(value, paths, |without| model_errors(kind, without, op))
+}
+
+/// The `paths` that `errors` calls `REQUIRED` once each is taken out of `value`.
+fn needed(
+    value: &Value,
+    paths: &[String],
+    errors: impl Fn(&Value) -> Vec<FieldError>,
+) -> Vec<String> {
     paths
         .iter()
         .filter(|path| {
             let mut without = value.clone();
             remove(&mut without, path);
-            model_errors(kind, &without, op)
+            errors(&without)
                 .iter()
                 .any(|e| e.field == **path && e.code == flightdeck_model::validate::codes::REQUIRED)
         })
@@ -642,25 +651,62 @@ pub fn required(kind: Kind, value: &Value, create: bool, paths: &[String]) -> Ve
         .collect()
 }
 
-/// [`required`] for a form's draft: its kind and value as `save` takes them. Nothing
-/// for a draft without an entity's value (an upload's records).
+/// [`required`] for a form's draft: its kind and value as `save` takes them; a site
+/// list by the call it makes (each needs other members), flight caps by the caps'
+/// own rules. Nothing for a draft without an entity's value (an upload's records).
 pub fn required_in(
     draft: &flightdeck_offline::workspace::Draft,
     create: bool,
     paths: &[String],
 ) -> Vec<String> {
-    let Ok(json) = serde_json::to_value(draft) else {
-        return Vec::new();
-    };
-    let (Some(kind), Some(value)) = (
-        json.get("kind")
-            .and_then(Value::as_str)
-            .and_then(Kind::parse),
-        json.get("value"),
-    ) else {
-        return Vec::new();
-    };
-    required(kind, value, create, paths)
+    use flightdeck_model::validate;
+    use flightdeck_offline::workspace::Draft;
+    fn errors_of<T: serde::de::DeserializeOwned>(
+        v: &Value,
+        rules: impl Fn(&T) -> std::result::Result<(), flightdeck_model::ValidationErrors>,
+    ) -> Vec<FieldError> {
+        match serde_json::from_value::<T>(v.clone()).map(|t| rules(&t)) {
+            Ok(Err(errors)) => errors.0,
+            _ => Vec::new(),
+        }
+    }
+    match draft {
+        Draft::SiteList { op, value } => {
+            let op = validate::SiteListOp::from(*op);
+            let Ok(json) = serde_json::to_value(value) else {
+                return Vec::new();
+            };
+            needed(&json, paths, |v| {
+                errors_of(v, |s: &SiteList| validate::site_list(s, op, None))
+            })
+        }
+        Draft::FlightCaps { value, .. } => {
+            let Ok(json) = serde_json::to_value(value) else {
+                return Vec::new();
+            };
+            // Each cap's own flight counts as known: only what is missing is asked.
+            needed(&json, paths, |v| {
+                errors_of(v, |caps: &Vec<FlightCap>| {
+                    let ids: Vec<_> = caps.iter().filter_map(|c| c.flight_id).collect();
+                    validate::flight_caps(caps, &ids)
+                })
+            })
+        }
+        _ => {
+            let Ok(json) = serde_json::to_value(draft) else {
+                return Vec::new();
+            };
+            let (Some(kind), Some(value)) = (
+                json.get("kind")
+                    .and_then(Value::as_str)
+                    .and_then(Kind::parse),
+                json.get("value"),
+            ) else {
+                return Vec::new();
+            };
+            required(kind, value, create, paths)
+        }
+    }
 }
 
 /// Removes the member `path` names (`flights[1].startDate`), if present.

@@ -34,6 +34,7 @@ pub mod fields;
 pub mod files;
 pub mod forms;
 pub mod logging;
+pub mod offer;
 pub mod paths;
 pub mod pending;
 pub mod preview;

@@ -92,6 +92,14 @@ pub struct Settings {
     /// The update channel.
     #[serde(default)]
     pub update_channel: UpdateChannel,
+    /// The edit panel's width in CSS pixels as the buyer last dragged it; `None` until
+    /// then (the window's default). Remembered by the window, not chosen in the form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panel_width: Option<u32>,
+    /// The accounts (`profile id/account`, see [`offer_key`]) whose offer to download
+    /// after the first sign-in was answered, by a download or a "Later": it is made once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub download_offers_answered: Vec<String>,
 }
 
 impl Settings {
@@ -115,6 +123,44 @@ impl Settings {
         crate::paths::create_private_dir(dir)?;
         crate::files::write_json(&path(dir), self)
     }
+
+    /// Saves what the Settings form chooses (log level, update channel) and keeps what
+    /// the window remembered in the file: the form sends its whole value, read when it
+    /// opened, which would otherwise put back an older panel width or offer answered.
+    pub fn save_choices(dir: &Path, form: &Settings) -> Result<Settings> {
+        let mut saved = Settings::read(dir)?;
+        saved.log_level = form.log_level;
+        saved.update_channel = form.update_channel;
+        saved.write(dir)?;
+        Ok(saved)
+    }
+
+    /// Remembers the edit panel's width (read, changed, written whole).
+    pub fn remember_panel_width(dir: &Path, width: u32) -> Result<()> {
+        let mut saved = Settings::read(dir)?;
+        if saved.panel_width == Some(width) {
+            return Ok(());
+        }
+        saved.panel_width = Some(width);
+        saved.write(dir)
+    }
+
+    /// Records that the first-download offer of `key` ([`offer_key`]) was answered.
+    pub fn answer_download_offer(dir: &Path, key: &str) -> Result<()> {
+        let mut saved = Settings::read(dir)?;
+        if saved.download_offers_answered.iter().any(|k| k == key) {
+            return Ok(());
+        }
+        saved.download_offers_answered.push(key.to_owned());
+        saved.write(dir)
+    }
+}
+
+/// The name an account's first-download offer is remembered by: its profile and the
+/// account, a partner's client id marked apart (the two have separate workspaces).
+pub fn offer_key(profile_id: &str, account: &crate::profiles::LastAccount) -> String {
+    let partner = if account.partner { " (partner)" } else { "" };
+    format!("{profile_id}/{}{partner}", account.account)
 }
 
 fn path(dir: &Path) -> PathBuf {
@@ -175,9 +221,32 @@ mod tests {
         let chosen = Settings {
             log_level: LogLevel::Debug,
             update_channel: UpdateChannel::Beta,
+            ..Settings::default()
         };
         chosen.write(dir.path())?;
         assert_eq!(Settings::read(dir.path())?, chosen);
+        Ok(())
+    }
+
+    #[test]
+    fn the_form_keeps_what_the_window_remembered() -> Result<()> {
+        let dir = tempfile::tempdir()
+            .map_err(|e| Error::storage(Path::new("a temporary directory"), e))?;
+        // The Settings form opened before the panel was dragged and the offer answered.
+        let form = Settings::read(dir.path())?;
+        Settings::remember_panel_width(dir.path(), 512)?;
+        Settings::answer_download_offer(dir.path(), "local/demo")?;
+        Settings::save_choices(
+            dir.path(),
+            &Settings {
+                log_level: LogLevel::Warn,
+                ..form
+            },
+        )?;
+        let read = Settings::read(dir.path())?;
+        assert_eq!(read.log_level, LogLevel::Warn);
+        assert_eq!(read.panel_width, Some(512));
+        assert_eq!(read.download_offers_answered, vec!["local/demo".to_owned()]);
         Ok(())
     }
 

@@ -247,3 +247,48 @@ fn required_marks_follow_the_models_rules() {
     );
     assert!(fields::required(Kind::AdOrder, &order, false, &order_paths).is_empty());
 }
+
+#[test]
+fn site_lists_and_flight_caps_get_their_required_marks_from_the_model() {
+    let list: Draft = serde_json::from_value(
+        json!({"kind": "site_list", "op": "add", "value": {"name": "Blocked", "typeId": 5, "siteIds": [4]}}),
+    )
+    .unwrap();
+    let paths: Vec<String> = ["name", "typeId", "strategy"].map(String::from).to_vec();
+    // A new list needs its name and type; a strategy only when it is rule based (1).
+    assert_eq!(fields::required_in(&list, true, &paths), ["name", "typeId"]);
+    let rules: Draft = serde_json::from_value(json!({"kind": "site_list", "op": "add",
+        "value": {"name": "News", "typeId": 1, "strategy": "precise", "rules": [{"name": "news.test", "type": "web"}]}}))
+    .unwrap();
+    assert_eq!(
+        fields::required_in(&rules, true, &paths),
+        ["name", "typeId", "strategy"]
+    );
+    let rename: Draft = serde_json::from_value(
+        json!({"kind": "site_list", "op": "append", "value": {"id": 3, "name": "Blocked", "siteIds": [4]}}),
+    )
+    .unwrap();
+    // Appending to a list names it too, but its type is the stored one's.
+    assert_eq!(fields::required_in(&rename, false, &paths), ["name"]);
+
+    let caps: Draft = serde_json::from_value(json!({
+        "kind": "flight_caps",
+        "value": [{"flightId": 7, "maxBudget": 10.0}, {"id": 70, "flightId": 8, "maxBudget": 5.0}],
+        "campaignFlightIds": [7, 8]
+    }))
+    .unwrap();
+    let cap_paths: Vec<String> = [
+        "[0].flightId",
+        "[0].maxBudget",
+        "[0].dailyBudget",
+        "[1].flightId",
+        "[1].maxBudget",
+    ]
+    .map(String::from)
+    .to_vec();
+    // Every cap names its flight; a new cap needs its budget, a saved one keeps its own.
+    assert_eq!(
+        fields::required_in(&caps, false, &cap_paths),
+        ["[0].flightId", "[0].maxBudget", "[1].flightId"]
+    );
+}

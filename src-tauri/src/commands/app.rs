@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use flightdeck_core::logging::{self, LevelSource};
+use flightdeck_core::offer::DownloadOffer;
 use flightdeck_core::settings::Settings;
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -65,7 +66,8 @@ pub fn app_info<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> Re
     info(&app, state.dir())
 }
 
-/// Saves the settings; the log level applies at once.
+/// Saves the settings form's choices (what the window remembers stays); the log level
+/// applies at once.
 #[tauri::command]
 #[specta::specta]
 pub fn save_settings<R: Runtime>(
@@ -73,11 +75,32 @@ pub fn save_settings<R: Runtime>(
     state: State<'_, AppState>,
     settings: Settings,
 ) -> Result<AppInfo> {
-    settings.write(state.dir())?;
+    Settings::save_choices(state.dir(), &settings)?;
     if let Some(l) = logging::current() {
         l.set_level(settings.log_level)?;
     }
     info(&app, state.dir())
+}
+
+/// Remembers the edit panel's width, dragged by the buyer, for the next start.
+#[tauri::command]
+#[specta::specta]
+pub fn remember_panel_width(state: State<'_, AppState>, width: u32) -> Result<()> {
+    Ok(Settings::remember_panel_width(state.dir(), width)?)
+}
+
+/// The offer to download the account after its first sign-in, if one is due.
+#[tauri::command]
+#[specta::specta]
+pub async fn download_offer(state: State<'_, AppState>) -> Result<Option<DownloadOffer>> {
+    Ok(state.core().await?.download_offer().await?)
+}
+
+/// The offer was answered (downloaded or "Later"): it is not made again.
+#[tauri::command]
+#[specta::specta]
+pub async fn answer_download_offer(state: State<'_, AppState>) -> Result<()> {
+    Ok(state.core().await?.answer_download_offer()?)
 }
 
 /// Opens the logs folder in the file manager (Help → Open logs folder).

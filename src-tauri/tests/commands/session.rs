@@ -599,3 +599,49 @@ fn a_stopped_sandbox_is_sent_nothing_even_when_another_program_takes_its_port() 
     );
     h.close();
 }
+
+#[test]
+fn the_first_sign_in_offers_a_download_once_with_the_advertisers_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    assert_eq!(
+        h.ok("download_offer", json!({})),
+        Value::Null,
+        "nobody signed in"
+    );
+    h.sign_in_demo();
+    let offer = h.ok("download_offer", json!({}));
+    assert_eq!(offer["account"], "demo", "{offer}");
+    // The demo account's advertisers, as the service lists them.
+    assert_eq!(offer["advertisers"], 3, "{offer}");
+    // "Later": not offered again, after a restart either.
+    h.ok("answer_download_offer", json!({}));
+    assert_eq!(h.ok("download_offer", json!({})), Value::Null);
+    h.close();
+    let h = Harness::open(dir.path());
+    assert_eq!(h.ok("download_offer", json!({})), Value::Null);
+    // Remembering the panel's width keeps the answer, and the Settings form keeps both.
+    h.ok("remember_panel_width", json!({"width": 512}));
+    let info = h.ok("app_info", json!({}));
+    let form = json!({"logLevel": "debug", "updateChannel": "stable"});
+    h.ok("save_settings", json!({"settings": form}));
+    let saved = h.ok("app_info", json!({}));
+    assert_eq!(saved["settings"]["panelWidth"], 512, "{info} {saved}");
+    assert_eq!(saved["settings"]["logLevel"], "debug");
+    assert_eq!(
+        saved["settings"]["downloadOffersAnswered"],
+        json!(["local-sandbox/demo"]),
+        "{saved}"
+    );
+    h.close();
+}
+
+#[test]
+fn a_downloaded_account_is_not_offered_a_download() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::open(dir.path());
+    h.sign_in_demo();
+    h.refresh();
+    assert_eq!(h.ok("download_offer", json!({})), Value::Null);
+    h.close();
+}

@@ -76,6 +76,25 @@ describe("flight caps form", () => {
     expect(c.querySelectorAll("fieldset.cap")).toHaveLength(1);
   });
 
+  it("marks a cap's flight and budget required as the model's rules answer, asking with the caps draft", async () => {
+    commands.requiredFields.mockImplementation((draft, _create, paths) =>
+      Promise.resolve(draft.kind === "flight_caps" ? paths.filter((p) => p === "[0].flightId" || p === "[0].maxBudget") : []),
+    );
+    const { q } = await setup(null);
+    fireEvent.click(q('[data-action="add-cap"]')!);
+    await flush(400);
+    expect(commands.requiredFields).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "flight_caps" }), true, expect.arrayContaining(["[0].flightId", "[0].maxBudget", "[0].dailyBudget"]));
+    expect(q('select[name="[0].flightId"]')!.getAttribute("aria-required")).toBe("true");
+    expect(q('input[name="[0].maxBudget"]')!.getAttribute("aria-required")).toBe("true");
+    expect(q('input[name="[0].dailyBudget"]')!.getAttribute("aria-required")).toBeNull();
+    // When the rules need none, no mark is left over from a hard-coded list.
+    commands.requiredFields.mockImplementation(() => Promise.resolve([]));
+    fireEvent.change(q('input[name="[0].maxBudget"]')!, { target: { value: "200" } });
+    await flush(400);
+    expect(q('select[name="[0].flightId"]')!.getAttribute("aria-required")).toBeNull();
+    commands.requiredFields.mockImplementation(() => Promise.resolve([]));
+  });
+
   it("shows a saved cap on its new flight when opened again", async () => {
     commands.flightCapChoices.mockReturnValue(ok({ ...choices, caps: [fresh, posted] }));
     const row: FlightCapsRow = {

@@ -45,6 +45,8 @@ describe("site lists", () => {
   });
 
   it("remove sites sends the name the service requires, with the ids", async () => {
+    // The model's rules need a name on every site-list call.
+    commands.requiredFields.mockImplementation((_draft, _create, paths) => Promise.resolve(paths.filter((p) => p === "name")));
     const { container } = render(
       <AppProvider initial={SIGNED_IN}>
         <SiteListForm row={idList} />
@@ -60,6 +62,7 @@ describe("site lists", () => {
     const name = form.querySelector<HTMLInputElement>('input[name="name"]')!;
     expect(name).not.toBeNull();
     expect(name.value).toBe("Premium sites");
+    await flush(400);
     expect(name.getAttribute("aria-required")).toBe("true");
     fireEvent.change(name, { target: { value: "Premium sites (trimmed)" } });
     fireEvent.change(form.querySelector('textarea[name="siteIds"]')!, { target: { value: "102" } });

@@ -102,6 +102,7 @@ export type Settings = AppInfo["settings"];
 export type LogLevel = Settings["logLevel"];
 export type UpdateChannel = Settings["updateChannel"];
 export type UpdateRoute = AppInfo["updateRoute"];
+export type DownloadOffer = NonNullable<Ok<Cmds["downloadOffer"]>>;
 export type UpdateInfo = NonNullable<Ok<Cmds["checkForUpdate"]>>;
 export type MenuCommand = EventPayload<typeof events.menuAction>["command"];
 export type UpdateProgress = EventPayload<typeof events.updateProgress>;

@@ -62,6 +62,7 @@ export function BulkEditDialog({ scope, count, kind, onClose }: { scope: BulkSco
   const update = (i: number, patch: Partial<Draft>) => setDrafts((ds) => ds.map((d, j) => (j === i ? { ...d, ...patch } : d)));
   return (
     <PreviewDialog
+      kind={kind}
       title={`Edit ${plural(count, "selected row")}`}
       run={(apply) => commands.bulkEdit(scope, edits, apply)}
       onClose={onClose}

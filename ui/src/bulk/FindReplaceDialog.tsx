@@ -2,6 +2,7 @@ import { useId, useState } from "react";
 import { commands } from "../bindings";
 import type { Kind } from "../api/types";
 import { fieldNamed, useEditFields } from "./fields";
+import { FieldName } from "./FieldName";
 import { PreviewDialog } from "./PreviewDialog";
 import type { BulkScope, Find } from "./types";
 
@@ -41,6 +42,7 @@ export function FindReplaceDialog({ selection, count, kind, kindLabel, onClose }
   };
   return (
     <PreviewDialog
+      kind={kind}
       title="Find and replace"
       run={(apply) => commands.findReplace(scope, spec, apply)}
       onClose={onClose}
@@ -60,7 +62,7 @@ export function FindReplaceDialog({ selection, count, kind, kindLabel, onClose }
                 entries.map(([f, n]) => (
                   <tr key={f} data-match-field={f}>
                     <th scope="row">
-                      <code>{f}</code>
+                      <FieldName kind={where === "account" ? null : kind} path={f} />
                     </th>
                     <td className="num">{n.toLocaleString()}</td>
                   </tr>

@@ -1,6 +1,8 @@
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { type CommandResult, type UiError, call } from "../api/call";
 import { toast } from "../api/toast";
+import type { Kind } from "../api/types";
+import { FieldName } from "./FieldName";
 import { Modal } from "./Modal";
 import { PreviewTable, previewCounts } from "./PreviewTable";
 import type { Preview } from "./types";
@@ -20,6 +22,8 @@ export type PreviewDialogProps = {
   /** Extra lines above the rows (find and replace: matches per field). */
   extra?: (p: Preview) => ReactNode;
   wide?: boolean;
+  /** The kind the operation edits, whose labels name the fields of its errors. */
+  kind?: Kind | null;
 };
 
 /**
@@ -27,7 +31,7 @@ export type PreviewDialogProps = {
  * in a `PreviewTable`), then "Apply" as one undo step. Errors, the command's and each
  * row's, stay on screen; a result with refused or invalid rows stays open to show them.
  */
-export function PreviewDialog({ title, run, onClose, children, inputKey = "", autoPreview, ready = true, extra, wide = true }: PreviewDialogProps) {
+export function PreviewDialog({ title, run, onClose, children, inputKey = "", autoPreview, ready = true, extra, wide = true, kind = null }: PreviewDialogProps) {
   const [preview, setPreview] = useState<Preview | null>(null);
   const [applied, setApplied] = useState<Preview | null>(null);
   const [error, setError] = useState<UiError | null>(null);
@@ -84,7 +88,7 @@ export function PreviewDialog({ title, run, onClose, children, inputKey = "", au
             <ul className="errors">
               {error.fieldErrors.map((e, i) => (
                 <li key={i} data-error-field={e.field}>
-                  <code>{e.field}</code> {e.message}
+                  <FieldName kind={kind} path={e.field} /> {e.message}
                 </li>
               ))}
             </ul>

@@ -3,6 +3,7 @@ import { commands } from "../bindings";
 import { unwrap } from "../api/call";
 import type { Preview, RowOutcome, RowPreview } from "./types";
 import { plural, showJson } from "../util/format";
+import { FieldName } from "./FieldName";
 
 /** Rows a page of a preview shows: what the preview's answer carries first (FIRST_ROWS on the Rust side). */
 export const PREVIEW_PAGE = 50;
@@ -104,7 +105,7 @@ export function PreviewTable({ preview }: { preview: Preview }) {
                       <ul className="diffs">
                         {r.diffs.map((d) => (
                           <li key={d.path} data-diff={d.path}>
-                            <code>{d.path}</code> <span className="before mono">{showJson(d.before)}</span> → <span className="after mono">{showJson(d.after)}</span>
+                            <FieldName kind={r.kind} path={d.path} /> <span className="before mono">{showJson(d.before)}</span> → <span className="after mono">{showJson(d.after)}</span>
                           </li>
                         ))}
                       </ul>
@@ -115,7 +116,7 @@ export function PreviewTable({ preview }: { preview: Preview }) {
                       <ul className="errors">
                         {r.errors.map((e, j) => (
                           <li key={j} data-error-field={e.field}>
-                            <code>{e.field}</code> {e.message}
+                            <FieldName kind={r.kind} path={e.field} /> {e.message}
                           </li>
                         ))}
                       </ul>

@@ -17,6 +17,7 @@ export function PasteDialog({ initial, kind, parent, onClose }: { initial: strin
   return (
     <PreviewDialog
       title="Paste rows"
+      kind={kind}
       run={(apply) => commands.importSheet(text, { delimiter: "tab", kind, parent }, apply)}
       onClose={onClose}
       inputKey={text}
@@ -34,7 +35,7 @@ export function PasteDialog({ initial, kind, parent, onClose }: { initial: strin
 /** Import a CSV or TSV file picked in the dialog: previewed at once, then applied. */
 export function ImportFileDialog({ file, kind, parent, onClose }: { file: ChosenFile; kind: Kind; parent: EntityRef | null; onClose: () => void }) {
   return (
-    <PreviewDialog title="Import file" run={(apply) => commands.importFile(file.token, kind, parent, apply)} onClose={onClose} autoPreview>
+    <PreviewDialog title="Import file" kind={kind} run={(apply) => commands.importFile(file.token, kind, parent, apply)} onClose={onClose} autoPreview>
       <p className="muted mono">{file.path}</p>
     </PreviewDialog>
   );

@@ -39,20 +39,19 @@ export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
         buttons={readOnly && row ? <DuplicateButton target={row.target} /> : undefined}
       >
         <Section title="Segment">
-          <TextField path="name" label="Name" required={!existing} />
+          <TextField path="name" label="Name" />
           <TextField path="description" label="Description" multiline className="wide" />
           <SelectField path="dataType" label="Data type" options={options(DATA_TYPES, LABELS)} />
-          <NumberField path="accountId" label="Account id" kind="integer" required={!existing} />
+          <NumberField path="accountId" label="Account id" kind="integer" />
           <EntityIdsField<AdvertiserRow>
             path="advertiserIds"
             label="Advertisers"
-            required={!existing}
             className="wide"
             fetch={fetchAdvertisers}
             kind="advertiser"
             idOf={advertiserId}
           />
-          <TextField path="externalAudienceId" label="External audience id" required={!existing} />
+          <TextField path="externalAudienceId" label="External audience id" />
           <NumberField path="ttl" label="TTL" kind="integer" hint="seconds" />
         </Section>
         <Section title="From the service">

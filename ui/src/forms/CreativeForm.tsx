@@ -162,7 +162,9 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
   const cell = matrix.find((c) => c.creativeType === v.creativeType && c.creativeSubtype === v.creativeSubtype);
   const subtypes = matrix.filter((c) => c.creativeType === v.creativeType).map((c) => c.creativeSubtype);
   const required = useMemo(() => {
-    const s = new Set<string>(["name", "creativeType", "creativeSubtype", "type.mediaType"]);
+    // The cell's members, from the model's matrix; the rest (name, type, subtype, media
+    // type) the form kit asks the model about, as for every form.
+    const s = new Set<string>();
     for (const p of cell?.required ?? []) {
       s.add(p);
       if (p === "size") {

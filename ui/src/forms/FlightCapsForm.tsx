@@ -161,9 +161,10 @@ function CapsEditor({
  * the flights' references; a new flight is marked `data-new-flight`.
  */
 function FlightPicker({ index, flights, value, onPick }: { index: number; flights: CapFlight[]; value: string; onPick: (key: string) => void }) {
-  const { errorsAt, readOnly } = useField();
+  const { errorsAt, readOnly, required } = useField();
   const id = useId();
   const path = `[${index}].flightId`;
+  const isRequired = required.has(path);
   const errId = `${id}-err`;
   const invalid = errorsAt(path).length > 0;
   const known = value === "" || flights.some((f) => refKey(f.flight) === value);
@@ -171,10 +172,12 @@ function FlightPicker({ index, flights, value, onPick }: { index: number; flight
     <div className="field wide">
       <label htmlFor={id}>
         Flight
-        <span className="req" title="Required">
-          {" "}
-          *
-        </span>
+        {isRequired && (
+          <span className="req" title="Required">
+            {" "}
+            *
+          </span>
+        )}
       </label>
       <select
         id={id}
@@ -183,7 +186,7 @@ function FlightPicker({ index, flights, value, onPick }: { index: number; flight
         value={value}
         disabled={readOnly}
         aria-invalid={invalid || undefined}
-        aria-required
+        aria-required={isRequired || undefined}
         aria-describedby={invalid ? errId : undefined}
         onChange={(e) => onPick(e.target.value)}
       >

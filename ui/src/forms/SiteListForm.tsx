@@ -65,7 +65,7 @@ export function SiteListForm({ row }: { row?: SiteListRow }) {
           </div>
         )}
         <ReadOnly label="Id" value={v.id ?? (existing ? "not posted yet" : "new")} />
-        <TextField path="name" label="Name" required hint={existing ? (op === "remove" ? "sent with the removal as it is; rename with append or overwrite" : "sent with every call; the service renames the list with it") : undefined} />
+        <TextField path="name" label="Name" hint={existing ? (op === "remove" ? "sent with the removal as it is; rename with append or overwrite" : "sent with every call; the service renames the list with it") : undefined} />
         <SelectField
           path="typeId"
           label="Kind"

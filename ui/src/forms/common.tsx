@@ -66,7 +66,8 @@ export function ParentPicker<R extends AnyRow>({
     <div className="field">
       <label htmlFor={id}>
         {label}
-        {required && <span className="req"> *</span>}
+        {/* Refused without one on create (`Batch::save_draft`); a saved entity keeps its own. */}
+        {required && !select.disabled && <span className="req"> *</span>}
         {hint && <span className="hint"> {hint}</span>}
       </label>
       <EntitySelect<R> {...select} id={id} name={name} label={label} disabled={select.disabled || readOnly} invalid={errorsAt(name).length > 0} />

@@ -1,10 +1,10 @@
-import { type ReactNode, Suspense, memo, useEffect, useState } from "react";
+import { type CSSProperties, type ReactNode, Suspense, memo, useEffect, useState } from "react";
 import { deferred } from "../util/deferred";
 import { commands } from "../bindings";
-import { unwrap } from "../api/call";
+import { call, unwrap } from "../api/call";
 import { kindInfo } from "../api/kinds";
 import { fetchAdvertisers, fetchCampaigns } from "../api/queries";
-import type { AdvertiserRow, CampaignRow, Kind } from "../api/types";
+import type { AdvertiserRow, CampaignRow, DownloadOffer as DownloadOfferInfo, Kind } from "../api/types";
 import { useWorkspaceChanged } from "../state/events";
 import { SCREENS, useEditor, useNavActions, useNavigation, usePaletteOpen } from "../state/navigation";
 import { useSession } from "../state/session";
@@ -22,6 +22,8 @@ const exportAccount = () => import("../bulk/BulkActions").then((m) => m.exportAc
 const ExportHost = deferred(() => import("../bulk/SheetDialogs").then((m) => m.ExportHost));
 import { PostedNotice, UndoButtons, useUndoKeys } from "../bulk/history";
 import { useMenuCommand } from "../state/menu";
+import { PanelWidthProvider, usePanelWidth } from "../state/panel";
+const DownloadOfferDialog = deferred(() => import("./DownloadOffer").then((m) => m.DownloadOfferDialog));
 
 function ProfileSwitcher() {
   const { snapshot, setSnapshot } = useSession();
@@ -360,10 +362,38 @@ function EditPanelHost() {
   ) : null;
 }
 
-/** The window's frame: makes room for the edit panel when a form is open. */
+/**
+ * After the first sign-in to an account (nothing downloaded, the offer not answered),
+ * offers to download it at once. Asked once per session: the shell is mounted anew on
+ * each sign-in.
+ */
+function DownloadOffer() {
+  const [offer, setOffer] = useState<DownloadOfferInfo | null>(null);
+  useEffect(() => {
+    let live = true;
+    void call(commands.downloadOffer(), { quiet: true }).then((r) => {
+      if (live && r.ok && r.data) setOffer(r.data);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  return offer ? (
+    <Suspense fallback={null}>
+      <DownloadOfferDialog offer={offer} onDone={() => setOffer(null)} />
+    </Suspense>
+  ) : null;
+}
+
+/** The window's frame: makes room for the edit panel, at its width, when a form is open. */
 function Frame({ children }: { children: ReactNode }) {
   const { editor } = useEditor();
-  return <div className={editor ? "shell with-panel" : "shell"}>{children}</div>;
+  const { width } = usePanelWidth();
+  return (
+    <div className={editor ? "shell with-panel" : "shell"} style={editor ? ({ "--panel-width": `${width}px` } as CSSProperties) : undefined}>
+      {children}
+    </div>
+  );
 }
 
 /**
@@ -374,15 +404,18 @@ function Frame({ children }: { children: ReactNode }) {
 export const Shell = memo(function Shell() {
   useUndoKeys();
   return (
-    <Frame>
-      <Sidebar />
-      <TopBar />
-      <Content />
-      <EditPanelHost />
-      <StatusBar />
-      <PaletteHost />
-      <MenuScreens />
-      <PostedNotice />
-    </Frame>
+    <PanelWidthProvider>
+      <Frame>
+        <Sidebar />
+        <TopBar />
+        <Content />
+        <EditPanelHost />
+        <StatusBar />
+        <PaletteHost />
+        <MenuScreens />
+        <PostedNotice />
+        <DownloadOffer />
+      </Frame>
+    </PanelWidthProvider>
   );
 });
