@@ -513,5 +513,29 @@ describe("cell grid on an entity screen", () => {
     expect(nameInForm()).toBe("Order 1");
     expect(view.container.querySelector("[data-row].active")?.getAttribute("data-label")).toBe("Order 1");
     expect(view.container.querySelector("[data-row].selected")?.getAttribute("data-label")).toBe("Order 1");
+
+    // A name typed in the form is not lost when the cursor moves on: the form asks first.
+    const input = view.container.querySelector<HTMLInputElement>('form[data-form="ad_order"] input[name="name"]')!;
+    fireEvent.change(input, { target: { value: "Order 1 renamed" } });
+    await settle();
+    grid.focus();
+    fireEvent.keyDown(grid, { key: "ArrowDown" });
+    await settle();
+    expect(nameInForm()).toBe("Order 1 renamed");
+    const ask = view.container.querySelector('[data-confirm="discard"]');
+    expect(ask).not.toBeNull();
+    fireEvent.click(within(ask as HTMLElement).getByText("Keep editing"));
+    await settle();
+    expect(nameInForm()).toBe("Order 1 renamed");
+    // Back over the row the form shows (nothing to ask), then on to another: Discard.
+    grid.focus();
+    fireEvent.keyDown(grid, { key: "ArrowUp" });
+    await settle();
+    expect(view.container.querySelector('[data-confirm="discard"]')).toBeNull();
+    fireEvent.keyDown(grid, { key: "ArrowUp" });
+    await settle();
+    fireEvent.click(view.container.querySelector('[data-confirm="discard"] [data-action="discard"]')!);
+    await settle();
+    expect(nameInForm()).toBe("Order 0");
   });
 });

@@ -1,5 +1,5 @@
-import { useRef } from "react";
-import { useEditor } from "../state/navigation";
+import { useEffect, useRef } from "react";
+import { useEditor, useNavActions } from "../state/navigation";
 import { PANEL_MIN, PANEL_STEP, usePanelWidth } from "../state/panel";
 import { refKey } from "../util/refs";
 import { AdOrderForm } from "./AdOrderForm";
@@ -70,6 +70,12 @@ function PanelResizer() {
 export function EditPanel() {
   const { editor, closeEditor } = useEditor();
   const group = useLeaveGroup();
+  // Another form in the panel's place (the cursor moved, a row opened) asks first too.
+  const { setEditorGuard } = useNavActions();
+  useEffect(() => {
+    setEditorGuard(group.leave);
+    return () => setEditorGuard(null);
+  }, [group, setEditorGuard]);
   if (!editor) return null;
   const key = `${editor.kind}:${editor.kind === "flight_caps" ? refKey(editor.adOrder.target) : editor.row ? refKey(editor.row.target) : "new"}`;
   let body;

@@ -1,4 +1,4 @@
-import { type ReactNode, createContext, useContext, useEffect, useMemo, useState } from "react";
+import { type ReactNode, createContext, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { TABLE_KINDS, type TableKind, navId } from "../api/kinds";
 import type { AdOrderRow, AdvertiserRow, CampaignRow, CreativeRow, EntityRef, FlightCapsRow, SegmentRow, SiteListRow } from "../api/types";
 import { sessionKey, useSession } from "./session";
@@ -35,9 +35,16 @@ export type Scope = { target: EntityRef; label: string; timezone: string | null;
 export type NavActions = {
   setScreen: (s: Screen) => void;
   setScope: (s: Scope | null) => void;
+  /**
+   * Shows `e` in the side panel. A form already there with work not saved asks first
+   * (through the guard the panel sets), whoever asks: a cursor move the panel follows, a
+   * double click, the palette, "New".
+   */
   openEditor: (e: Editor) => void;
   closeEditor: () => void;
   setPaletteOpen: (open: boolean) => void;
+  /** What replacing the panel's form must pass first (the panel's "leave" of its forms). */
+  setEditorGuard: (guard: ((then: () => void) => void) | null) => void;
 };
 
 const ActionsCtx = createContext<NavActions | null>(null);
@@ -95,8 +102,22 @@ export function NavigationProvider({ children }: { children: ReactNode }) {
     if (!signedIn) setEditor(null);
   }, [signedIn]);
 
+  const guard = useRef<((then: () => void) => void) | null>(null);
   const actions = useMemo<NavActions>(
-    () => ({ setScreen, setScope, openEditor: setEditor, closeEditor: () => setEditor(null), setPaletteOpen }),
+    () => ({
+      setScreen,
+      setScope,
+      openEditor: (e) => {
+        const g = guard.current;
+        if (g) g(() => setEditor(e));
+        else setEditor(e);
+      },
+      closeEditor: () => setEditor(null),
+      setPaletteOpen,
+      setEditorGuard: (g) => {
+        guard.current = g;
+      },
+    }),
     [],
   );
   const where = useMemo(() => ({ screen, scope }), [screen, scope]);
