@@ -861,6 +861,90 @@ class Scenario:
         self.wait_pending(0, timeout=10)
         print(f"    Max bid set to 4.75 by its label on {len(names)} rows, shown in the grid, undone")
 
+    def grid_cells(self, kind: str, col: str, n: int = 3) -> list[str]:
+        """The text of column `col`'s cells in the table's first `n` rows (read from the DOM,
+        as WebDriver reads no text from a cell scrolled out of view)."""
+        return list(
+            self.s.execute(
+                "return [...document.querySelectorAll(arguments[0])].slice(0, arguments[1]).map(c => c.textContent.trim());",
+                f'{self.table_css(kind)} [data-row] td[data-cell="{col}"]',
+                n,
+            )
+        )
+
+    def grid_type(self, text: str) -> None:
+        """Types at the grid's cursor as a buyer does: the first key opens the cell's editor
+        with that key in it, the rest (an Enter, say) go to the editor."""
+        self.s.find(".dt-scroll").send_keys(text[0])
+        editor = self.s.wait_for("input[data-cell-editor]", f"the cell's editor after typing {text[0]!r}", timeout=5)
+        editor.send_keys(text[1:])
+
+    def step_grid_cells(self) -> None:
+        """p4. In the grid: a max bid typed into 3 cells with Enter, a name filled down, a 3x2 block pasted, all undone."""
+        s = self.s
+        k = "ad_order"
+        names = ["Acme Spring - Display Prospecting", "Acme Spring - Video", "Acme Spring - Second Wave"]
+        self.nav("ad_orders")
+        self.filter_table(k, "Acme Spring -")
+        s.wait_until(lambda: sorted(self.grid_cells(k, "name", 10)) == sorted(names), "the three Acme Spring orders alone in the grid", timeout=20)
+        pending0 = self.pending_count()
+
+        def amounts(col: str) -> list[Optional[float]]:
+            out: list[Optional[float]] = []
+            for text in self.grid_cells(k, col):
+                try:
+                    out.append(round(float(text.replace("$", "").replace(",", "")), 2))
+                except ValueError:
+                    out.append(None)
+            return out
+
+        before = {"name": self.grid_cells(k, "name"), "maxbid": amounts("maxbid"), "pacing": self.grid_cells(k, "pacing")}
+        first_row = f'{self.table_css(k)} [data-row]'
+
+        # 1. A new max bid typed into three cells, Enter moving down after each.
+        self.click(s.find_all(f'{first_row} td[data-cell="maxbid"]')[0])
+        s.wait_for(f'{first_row} td[data-cell="maxbid"][data-cursor]', "the cursor on the first max bid", timeout=5)
+        for bid in ("7.25", "7.5", "7.75"):
+            self.grid_type(bid + "\ue007")
+            s.wait_gone("[data-cell-editor]", f"the editor to close after Enter on {bid}", timeout=10)
+        s.wait_until(lambda: amounts("maxbid") == [7.25, 7.5, 7.75], f"three new max bids in the grid (it shows {amounts('maxbid')})", timeout=15)
+        self.wait_pending(pending0 + 3, timeout=15)
+        self.screenshot("12e-grid-typed")
+
+        # 2. The first name filled down: Shift+Down twice makes a range, Ctrl+D fills it.
+        self.click(s.find_all(f'{first_row} td[data-cell="name"]')[0])
+        s.find(".dt-scroll").send_keys("\ue008\ue015\ue015\ue000")
+        s.wait_until(lambda: len(s.find_all(f'{first_row} td.in-range[data-cell="name"]')) == 3, "a range over the three names", timeout=5)
+        s.find(".dt-scroll").send_keys("\ue009d\ue000")
+        s.wait_until(lambda: self.grid_cells(k, "name") == [before["name"][0]] * 3, f"the first name filled down (names: {self.grid_cells(k, 'name')})", timeout=15)
+
+        # 3. A 3x2 block (max bid, hourly pacing) pasted at the first max bid.
+        self.click(s.find_all(f'{first_row} td[data-cell="maxbid"]')[0])
+        s.wait_for(f'{first_row} td[data-cell="maxbid"][data-cursor]', "the cursor back on the first max bid", timeout=5)
+        s.execute(
+            "const dt = new DataTransfer(); dt.setData('text/plain', arguments[0]);"
+            "document.querySelector('.dt-scroll').dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true}));",
+            "6.5\tASAP\n6.6\tASAP\n6.7\tASAP",
+        )
+        self.preview_and_apply('[role="dialog"]', "3 updates", "the pasted block")
+        s.wait_until(lambda: amounts("maxbid") == [6.5, 6.6, 6.7], f"the pasted max bids (the grid shows {amounts('maxbid')})", timeout=15)
+        self.screenshot("12f-grid-pasted")
+
+        # 4. Undo it all, one step at a time: the paste, the fill, the three cells.
+        undo = "\ue009z\ue000"
+        self.key(undo)
+        s.wait_until(lambda: amounts("maxbid") == [7.25, 7.5, 7.75], f"Ctrl+Z to undo the paste (max bids {amounts('maxbid')})", timeout=15)
+        self.key(undo)
+        s.wait_until(lambda: self.grid_cells(k, "name") == before["name"], f"Ctrl+Z to undo the fill (names {self.grid_cells(k, 'name')})", timeout=15)
+        for left in (2, 1, 0):
+            self.key(undo)
+            s.wait_until(lambda left=left: amounts("maxbid")[left] == before["maxbid"][left], f"Ctrl+Z to undo max bid {left + 1} (max bids {amounts('maxbid')})", timeout=15)
+        self.wait_pending(pending0, timeout=20)
+        after = {"name": self.grid_cells(k, "name"), "maxbid": amounts("maxbid"), "pacing": self.grid_cells(k, "pacing")}
+        if after != before:
+            raise StepFailed(f"after undoing everything the grid reads {after}, not {before}")
+        print(f"    typed 3 max bids, filled a name down, pasted 3x2, undid all 5 steps: {before['maxbid']}")
+
     def step_bulk_replace(self) -> None:
         """q. Duplicate two creatives as drafts, replace their landing page URL, post."""
         s = self.s
@@ -2103,6 +2187,7 @@ def main() -> int:
             ("p. bulk edit of 3 ad orders, undo, redo, money review, post", sc.step_bulk_edit),
             ("p2. select all ad orders, untick one, preview an edit over the query", sc.step_bulk_select_all),
             ("p3. bulk-edit by the label 'Max bid'; the grid shows it; undo", sc.step_bulk_edit_by_label),
+            ("p4. grid: 3 max bids typed with Enter, a name filled down, a 3x2 paste, all undone", sc.step_grid_cells),
             ("q. duplicate creatives, find and replace their URL, post", sc.step_bulk_replace),
             ("r. paste 5 rows as new ad orders, post", sc.step_bulk_paste),
             ("s. export CSV, edit a cell, import with preview, post", sc.step_bulk_csv),
