@@ -142,7 +142,11 @@ function UploadData({ segment, dataType, archived }: { segment: EntityRef; dataT
       saveLabel={n > 0 ? `Upload ${plural(n, "identifier")}` : "Upload"}
       onSubmit={async () => {
         const saved = await flow.save(() => commands.save(null, segment, { kind: "audience_data", value: form.value }));
-        if (saved && saved.errors.length === 0) reset();
+        // Sent: the emptied form is the new baseline, so leaving it asks nothing.
+        if (saved && saved.errors.length === 0) {
+          reset();
+          form.markSaved({ ...form.value, values: [] });
+        }
       }}
       busy={flow.busy || reading}
       autoFocus={false}
