@@ -523,6 +523,13 @@ impl Cutter {
                                 self.dropped += self.pos;
                                 self.pos = 0;
                             }
+                            // Room for a whole run at once. Grown a piece at a time, a
+                            // buffer whose front is still being decoded was reallocated
+                            // from 64 KiB up, doubling, and its bytes copied each time:
+                            // about twice the listing copied again, into fresh pages.
+                            if self.buf.capacity() - self.buf.len() < chunk.len() {
+                                self.buf.reserve(chunk.len() + RUN_BYTES + FEED_PIECE);
+                            }
                             self.buf.extend_from_slice(&chunk);
                         }
                         None => self.last = true,
