@@ -21,6 +21,17 @@ use tauri_specta::Builder;
 
 use crate::state::AppState;
 
+/// When `run` began, for the start's step timings in the log (`since_start`).
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Milliseconds since `run` began: each step of the start logs it ("start: …"), so the
+/// time to the first screen can be split from a log (docs/performance.md).
+pub fn since_start() -> f64 {
+    STARTED
+        .get()
+        .map_or(0.0, |t| t.elapsed().as_secs_f64() * 1000.0)
+}
+
 /// Where the app keeps its data when `FLIGHTDECK_DATA_DIR` does not say otherwise
 /// (tests and e2e runs point it at a temporary directory). The CLI reads the same.
 pub use flightdeck_core::paths::DATA_DIR_ENV;
@@ -287,8 +298,11 @@ fn link_handler_registered<R: Runtime>(app: &AppHandle<R>) -> bool {
 
 /// Runs the desktop app.
 pub fn run() {
+    let _ = STARTED.set(std::time::Instant::now());
     start_logging();
+    tracing::info!(ms = since_start(), "start: logging");
     let builder = specta_builder!(tauri::Wry);
+    tracing::info!(ms = since_start(), "start: commands");
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             // A second start (often the OS handing over a deep link) focuses this one.
@@ -310,7 +324,9 @@ pub fn run() {
         .menu(menu::build)
         .on_menu_event(menu::on_event)
         .setup(move |app| {
+            tracing::info!(ms = since_start(), "start: plugins");
             setup(app, &builder)?;
+            tracing::info!(ms = since_start(), "start: state");
             {
                 use tauri_plugin_deep_link::DeepLinkExt;
                 // Per OS: macOS registers the scheme from the bundle's Info.plist and
@@ -343,11 +359,19 @@ pub fn run() {
                     handle_urls(app.handle(), urls.iter().map(|u| u.to_string()).collect());
                 }
             }
+            tracing::info!(ms = since_start(), "start: links");
             Ok(())
         })
+        .on_page_load(|_, payload| {
+            tracing::info!(ms = since_start(), event = ?payload.event(), "start: page");
+        })
         .build(tauri::generate_context!());
+    tracing::info!(ms = since_start(), "start: window");
     match app {
         Ok(app) => app.run(|handle, event| {
+            if let tauri::RunEvent::Ready = event {
+                tracing::info!(ms = since_start(), "start: event loop");
+            }
             if let tauri::RunEvent::Exit = event
                 && let Some(state) = handle.try_state::<AppState>()
             {

@@ -75,12 +75,14 @@ impl AppState {
                 flightdeck_core::paths::create_private_dir(dir)?;
                 let previous = Profiles::read(dir)?.embedded_addr();
                 let running = start_sandbox(dir, previous).await?;
+                tracing::info!(ms = crate::since_start(), "start: sandbox");
                 let options = OpenOptions {
                     embedded_url: Some(format!("http://{}/", running.addr)),
                     warm_tables: true,
                     ..OpenOptions::default()
                 };
                 let core = Core::open(dir, Selection::Active, options).await?;
+                tracing::info!(ms = crate::since_start(), "start: core");
                 Ok(Ready {
                     core,
                     sandbox: tokio::sync::Mutex::new(Some(running)),

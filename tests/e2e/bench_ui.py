@@ -328,7 +328,7 @@ class Bench(Scenario):
         if parts is not None:
             split = {"process and window until the page starts": m["origin"] - t0, "page start until its script has run": m["loaded"]}
             if m["asked"] is not None and m["answered"] is not None:
-                split["  snapshot asked (after the first render)"] = m["asked"]
+                split["  snapshot asked (while the bundle evaluates)"] = m["asked"]
                 split["  snapshot asked until answered (app state ready)"] = m["answered"] - m["asked"]
                 split["  answered until the screen is painted"] = m["ready"] - m["answered"]
             for k, v in split.items():

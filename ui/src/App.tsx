@@ -1,6 +1,5 @@
 import { useEffect, useLayoutEffect, useState } from "react";
-import { commands } from "./bindings";
-import { call } from "./api/call";
+import type { Outcome } from "./api/call";
 import { Toaster } from "./api/toast";
 import type { AppSnapshot } from "./api/types";
 import { AppProvider } from "./state/app";
@@ -11,6 +10,7 @@ import { ErrorBoundary } from "./app/ErrorBoundary";
 import { SignIn } from "./screens/SignIn";
 import { afterNextPaint, mark } from "./util/timing";
 import { preloadDeferred } from "./util/deferred";
+import { takeSnapshot } from "./app/firstSnapshot";
 
 /** How long after the first screen is painted the deferred parts start loading. */
 const PRELOAD_AFTER_MS = 500;
@@ -36,19 +36,25 @@ function Gate() {
   );
 }
 
-export function App() {
-  const [snapshot, setSnapshot] = useState<AppSnapshot | null>(null);
-  const [error, setError] = useState<string | null>(null);
+/**
+ * `initial`: the first snapshot, when it came before the first render (main.tsx waits a
+ * moment for it), so that render shows the screen; without it the app asks, showing
+ * "Loading…" meanwhile.
+ */
+export function App({ initial }: { initial?: Outcome<AppSnapshot> }) {
+  const [snapshot, setSnapshot] = useState<AppSnapshot | null>(initial?.ok ? initial.data : null);
+  const [error, setError] = useState<string | null>(initial && !initial.ok ? initial.error.message : null);
   const load = () => {
     setError(null);
-    mark("fd:snapshot-asked");
-    void call(commands.appSnapshot(), { quiet: true }).then((r) => {
-      mark("fd:snapshot-answered");
+    void takeSnapshot().then((r) => {
       if (r.ok) setSnapshot(r.data);
       else setError(r.error.message);
     });
   };
-  useEffect(load, []);
+  useEffect(() => {
+    if (!initial) load();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on mount: `initial` is only the first render's
+  }, []);
 
   return (
     <ErrorBoundary>

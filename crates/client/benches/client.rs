@@ -19,6 +19,10 @@ use flightdeck_model::{AdOrder, Envelope};
 use flightdeck_sandbox::testing;
 use serde_json::Value;
 
+/// The allocator the app and the CLI, which call `all_ad_orders()`, run with.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 fn env_or(name: &str, default: usize) -> usize {

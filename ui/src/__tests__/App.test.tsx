@@ -138,3 +138,27 @@ describe("main window", () => {
     expect(container.querySelector('[data-nav="site_lists"]')?.getAttribute("aria-current")).toBe("page");
   });
 });
+
+describe("start", () => {
+  beforeEach(() => vi.clearAllMocks());
+
+  it("shows the screen in the first render when the first snapshot came before it, and asks no second time", async () => {
+    const { container } = render(<App initial={{ ok: true, data: { ...SIGNED_IN, pendingCount: 2 } }} />);
+    expect(container.querySelector('[aria-label="Loading"]')).toBeNull();
+    expect(container.querySelector('[data-nav="advertisers"]')).not.toBeNull();
+    await settle();
+    expect(container.querySelector("[data-pending-count]")?.textContent).toBe("2");
+    expect(commands.appSnapshot).not.toHaveBeenCalled();
+  });
+
+  it("shows why a start failed, and Try again asks again", async () => {
+    commands.appSnapshot.mockReturnValue(ok(SIGNED_IN));
+    const { container } = render(<App initial={{ ok: false, error: { code: "storage", message: "The disk is full.", fieldErrors: [] } }} />);
+    expect(container.querySelector("[data-toast]")?.textContent).toBe("The disk is full.");
+    const retry = [...container.querySelectorAll("button")].find((b) => b.textContent === "Try again");
+    fireEvent.click(retry!);
+    await settle();
+    expect(commands.appSnapshot).toHaveBeenCalledTimes(1);
+    expect(container.querySelector('[data-nav="advertisers"]')).not.toBeNull();
+  });
+});

@@ -149,6 +149,34 @@ fn an_item_that_is_not_the_type_asks_for_the_fallback() {
     assert!(decode_cut::<AdOrder>(br#"{"entity":[{"id":1}]}"#, &[]).is_some());
 }
 
+/// Text beyond ASCII decodes as the whole body does, wherever the chunks are cut, and a
+/// byte that is not UTF-8 is refused naming its item, with the error parsing that
+/// item's bytes gives.
+#[test]
+fn text_beyond_ascii_and_bytes_that_are_not_utf8() {
+    let good =
+        "{\"entity\":[{\"name\":\"Caf\u{e9} \u{2615} \u{1f680}\"},{\"name\":\"x\"}]}".as_bytes();
+    let expected = whole::<Value>(good);
+    assert!(expected.as_ref().is_some_and(|(items, _)| items.len() == 2));
+    for cut in 0..=good.len() {
+        assert_eq!(
+            parts(decode_cut::<Value>(good, &[cut])),
+            expected,
+            "cut at {cut}"
+        );
+    }
+
+    let mut bad = br#"{"entity":[{"name":"ok"},{"name":"#.to_vec();
+    bad.extend_from_slice(b"\"\xff\"}]}");
+    let (feed, input) = feed::channel(2);
+    feed.blocking_send(Some(Bytes::from(bad.clone()))).unwrap();
+    feed.blocking_send(None).unwrap();
+    let refused = decode::<Value>(input, None).err().unwrap();
+    let item = bad.iter().rposition(|&b| b == b'{').unwrap()..bad.len() - 2;
+    let item_error = serde_json::from_slice::<Value>(&bad[item]).unwrap_err();
+    assert_eq!(refused.detail, format!("entity[1]: {item_error}"));
+}
+
 #[test]
 fn a_download_that_stops_asks_for_the_fallback() {
     let (feed, input) = feed::channel(2);
