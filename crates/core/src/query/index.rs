@@ -7,11 +7,13 @@
 use super::*;
 
 mod build;
+mod persist;
 mod sort;
 
 #[cfg(test)]
 pub(super) use build::column_slots;
 pub(super) use build::index_row;
+pub(super) use persist::{Unusable, index_path, read as read_index, write as write_index};
 
 /// Cell types are two bits a column in one `u32` a row.
 pub(super) const MAX_COLUMNS: usize = 16;
@@ -129,6 +131,11 @@ pub(super) struct KindTable {
     /// Changes whenever a row changes, unique across tables: a column sorted with no
     /// lock held is kept only if the table is still the one it was copied from.
     version: u64,
+    /// A workspace change stamp every change up to which this index holds (read before
+    /// it was built or loaded, moved on by saves known to be the only change since), or
+    /// `None` when unknown. What the file on disk is stamped with, so it is never
+    /// stamped later than what it holds.
+    pub(super) stamp: Option<i64>,
 }
 
 /// The source of [`KindTable::version`]s.
@@ -191,6 +198,7 @@ impl KindTable {
             last: None,
             findings_missing: true,
             version: next_version(),
+            stamp: None,
         }
     }
 
