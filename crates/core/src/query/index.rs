@@ -14,6 +14,7 @@ mod sort;
 pub(super) use build::column_slots;
 pub(super) use build::index_row;
 pub(super) use persist::{Unusable, index_path, read as read_index, write as write_index};
+use sort::{Codes, Value};
 
 /// Cell types are two bits a column in one `u32` a row.
 pub(super) const MAX_COLUMNS: usize = 16;
@@ -30,8 +31,9 @@ const EDITED: u32 = 1 << 31;
 /// Bytes of re-read rows' text kept before dead text in [`KindTable::edits`] is dropped.
 const EDITS_SLACK: usize = 1 << 16;
 
-/// Distinct values a column may have and still be sorted again on each ask rather than
-/// kept: a sort of few values is a few passes over the rows, a kept order 4 bytes a row.
+/// Distinct values a column may have and still be coded a byte a row ([`Codes`]) rather
+/// than have its order kept (4 bytes a row): sorted on each ask by counting, a few
+/// passes over the rows.
 const KEEP_DISTINCT: usize = 256;
 
 /// Kinds with at least this many rows are filtered, and sorted while a view waits, on
@@ -48,7 +50,7 @@ pub(super) enum Cell<'t> {
 
 impl Cell<'_> {
     /// Ascending: numbers before text, empty cells last.
-    fn cmp_asc(&self, other: &Cell<'_>) -> Ordering {
+    pub(super) fn cmp_asc(&self, other: &Cell<'_>) -> Ordering {
         match (self, other) {
             (Cell::Empty, Cell::Empty) => Ordering::Equal,
             (Cell::Empty, _) => Ordering::Greater,
@@ -117,9 +119,10 @@ pub(super) struct KindTable {
     default: Arc<Vec<u32>>,
     /// Row numbers per column in ascending order, for columns with many values,
     /// computed on first use (or ahead, by [`Tables::presort`]) and kept up to date.
-    sorted: HashMap<usize, Arc<Vec<u32>>>,
-    /// Columns found to have few values: sorted again on each ask, never kept.
-    cheap: u32,
+    pub(super) sorted: HashMap<usize, Arc<Vec<u32>>>,
+    /// Per column found to have few values: each row's value as a byte, sorted on each
+    /// ask by counting (computed on first use or ahead, and kept up to date).
+    pub(super) codes: HashMap<usize, Codes>,
     /// The last order computed and not kept (a descending one, or a column of few
     /// values); dropped by any change.
     transient: Option<Transient>,
@@ -193,7 +196,7 @@ impl KindTable {
             findings: Vec::new(),
             default: Arc::new(Vec::new()),
             sorted: HashMap::new(),
-            cheap: 0,
+            codes: HashMap::new(),
             transient: None,
             last: None,
             findings_missing: true,
@@ -367,6 +370,9 @@ impl KindTable {
         let mut default = std::mem::take(&mut self.default);
         place(Arc::make_mut(&mut default), &|x| self.order_key(x) < key);
         self.default = default;
+        let mut codes = std::mem::take(&mut self.codes);
+        codes.retain(|&col, c| c.set(i, self.cell(i, col)));
+        self.codes = codes;
         let mut sorted = std::mem::take(&mut self.sorted);
         for (&col, perm) in &mut sorted {
             let cell = self.cell(i, col);
@@ -497,7 +503,9 @@ impl KindTable {
                     perm(l)
                 }
             });
-        others + lineages + columns + self.text.capacity() + self.edits.capacity() + orders
+        let codes = map(size_of::<(usize, Codes)>(), self.codes.capacity())
+            + self.codes.values().map(Codes::heap_bytes).sum::<usize>();
+        others + lineages + columns + self.text.capacity() + self.edits.capacity() + orders + codes
     }
 }
 

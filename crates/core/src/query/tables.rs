@@ -286,7 +286,8 @@ impl Tables {
     }
 
     /// Sorts every column of `kind` with many values ahead of the first click on its
-    /// header (a column of few values is sorted again on each ask, in a few passes), a
+    /// header (a column of few values is coded a byte a row, and sorted on each ask by
+    /// counting), a
     /// column at a time on this thread, so the window keeps a core to paint with. The
     /// sort itself holds no lock: the column's cells are copied out, sorted, and the
     /// order kept if no row changed meanwhile, so a view asking waits for a copy at most.
@@ -296,11 +297,13 @@ impl Tables {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
             let copy = {
-                let kinds = self.kinds.lock().map_err(|_| poisoned())?;
-                let Some(table) = kinds.get(&kind) else {
+                let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+                let Some(table) = kinds.get_mut(&kind) else {
                     return Ok(());
                 };
-                if !table.needs_presort(col) {
+                // A column of few values is coded in one pass (given up early for one
+                // of many): as quick as copying it out.
+                if !table.needs_presort(col) || table.code(col) {
                     continue;
                 }
                 table.copy_column(col)

@@ -93,6 +93,16 @@ fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
     a
 }
 
+impl Le for u8 {
+    const SIZE: usize = 1;
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(self);
+    }
+    fn get(b: &[u8]) -> Self {
+        b[0]
+    }
+}
+
 impl Le for u32 {
     const SIZE: usize = 4;
     fn put(self, out: &mut Vec<u8>) {
@@ -408,7 +418,28 @@ fn write_kind<W: Write>(out: &mut Out<W>, kind: Kind, t: &KindTable) -> std::io:
         out.one(*col as u32)?;
         out.column(perm)?;
     }
-    out.one(t.cheap)
+    let mut codes: Vec<(&usize, &Codes)> = t.codes.iter().collect();
+    codes.sort_by_key(|(c, _)| **c);
+    out.one(codes.len() as u32)?;
+    for (col, c) in codes {
+        out.one(*col as u32)?;
+        out.one(c.values.len() as u32)?;
+        for v in &c.values {
+            match v {
+                Value::Empty => out.one(0u32)?,
+                Value::Num(n) => {
+                    out.one(1u32)?;
+                    out.one(*n)?;
+                }
+                Value::Text(t) => {
+                    out.one(2u32)?;
+                    out.text(t)?;
+                }
+            }
+        }
+        out.column(&c.of)?;
+    }
+    Ok(())
 }
 
 /// The kinds of the index at `path`, if it was written by this build at `stamp` and
@@ -520,7 +551,27 @@ fn read_kind<R: Read>(input: &mut In<R>) -> Loaded<(Kind, KindTable)> {
         }
         t.sorted.insert(col, Arc::new(perm));
     }
-    t.cheap = input.one()?;
+    for _ in 0..input.count()? {
+        let col = input.one::<u32>()? as usize;
+        let k = input.count()?;
+        if k > KEEP_DISTINCT || col >= t.columns.len() {
+            return damaged("a coded column that is not one");
+        }
+        let mut values = Vec::with_capacity(k);
+        for _ in 0..k {
+            values.push(match input.one::<u32>()? {
+                0 => Value::Empty,
+                1 => Value::Num(input.one()?),
+                2 => Value::Text(input.text()?.into()),
+                _ => return damaged("an unknown value"),
+            });
+        }
+        let of: Vec<u8> = input.column()?;
+        if of.len() != n || of.iter().any(|&c| c as usize >= k) {
+            return damaged("a coded column that is not one");
+        }
+        t.codes.insert(col, Codes { values, of });
+    }
     Ok((kind, t))
 }
 
