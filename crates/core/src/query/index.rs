@@ -8,6 +8,7 @@ use super::*;
 
 mod build;
 mod persist;
+mod place;
 mod sort;
 
 #[cfg(test)]
@@ -300,6 +301,8 @@ impl KindTable {
             }
         };
         let existing = self.position(&fresh.target.key);
+        // Where the row sits in each order, found from its old value before it changes.
+        let places = existing.map(|i| self.places(i));
         let i = match existing {
             Some(i) => {
                 let old = self.spans[i as usize];
@@ -330,7 +333,7 @@ impl KindTable {
                 i
             }
         };
-        self.reposition(i, existing.is_some());
+        self.reposition(i, places);
         if self.edits.len() > EDITS_SLACK && self.edits_live * 2 < self.edits.len() {
             self.compact_edits();
         }
@@ -349,41 +352,6 @@ impl KindTable {
         }
         self.edits_live = fresh.len();
         self.edits = fresh;
-    }
-
-    /// Puts row `i` at its place in every order kept; `existed` when it was in them.
-    fn reposition(&mut self, i: u32, existed: bool) {
-        self.version = next_version();
-        // Dropped first, so the kept orders are not shared and change in place.
-        self.transient = None;
-        self.last = None;
-        self.findings_missing = true;
-        let place = |perm: &mut Vec<u32>, before: &dyn Fn(u32) -> bool| {
-            if existed && let Some(at) = perm.iter().position(|&x| x == i) {
-                perm.remove(at);
-            }
-            let at = perm.partition_point(|&x| before(x));
-            room(perm);
-            perm.insert(at, i);
-        };
-        let key = self.order_key(i);
-        let mut default = std::mem::take(&mut self.default);
-        place(Arc::make_mut(&mut default), &|x| self.order_key(x) < key);
-        self.default = default;
-        let mut codes = std::mem::take(&mut self.codes);
-        codes.retain(|&col, c| c.set(i, self.cell(i, col)));
-        self.codes = codes;
-        let mut sorted = std::mem::take(&mut self.sorted);
-        for (&col, perm) in &mut sorted {
-            let cell = self.cell(i, col);
-            place(Arc::make_mut(perm), &|x| {
-                self.cell(x, col)
-                    .cmp_asc(&cell)
-                    .then_with(|| self.order_key(x).cmp(&key))
-                    == Ordering::Less
-            });
-        }
-        self.sorted = sorted;
     }
 
     pub(super) fn select(&mut self, sig: &Signature) -> Arc<Vec<u32>> {
