@@ -67,6 +67,7 @@ fn views(tables: &Tables, ws: &Workspace) -> Vec<Vec<String>> {
         query("", Some(("name", false))),
         query("", Some(("budget", true))),
         query("", Some(("start", false))),
+        query("", Some(("status", true))),
     ]
     .iter()
     .map(|q| {
@@ -177,6 +178,29 @@ async fn a_change_made_while_the_app_was_closed_shows_after_a_restart() {
     let (loaded, shown) = restart(&path);
     assert!(!loaded, "the saved index misses the CLI's change: not used");
     assert!(shown[0].iter().any(|n| n == "Renamed by the CLI"));
+    assert_eq!(shown, built(&path));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_set_while_the_app_was_closed_shows_after_a_restart() {
+    let (_dir, path) = downloaded().await;
+    session(&path, None);
+    {
+        let mut cli = Workspace::open(&path).unwrap();
+        let first = Tables::default()
+            .window::<AdOrder>(&cli, Kind::AdOrder, &query("order", None))
+            .unwrap()
+            .rows
+            .remove(0);
+        cli.set_status(
+            std::slice::from_ref(&first.target),
+            flightdeck_model::AdOrderStatus::Paused,
+            true,
+        )
+        .unwrap();
+    }
+    let (loaded, shown) = restart(&path);
+    assert!(!loaded, "the saved index misses the new status: not used");
     assert_eq!(shown, built(&path));
 }
 
