@@ -1,6 +1,9 @@
 //! What a table view costs on the Rust side of the app, at 100,000 ad orders (or
-//! `BENCH_AD_ORDERS`): the first window (building the kind's index), scrolling, a filter
-//! keystroke, a sort, and a save until the open sorted view shows it; the bytes one
+//! `BENCH_AD_ORDERS`): the first window (building the kind's index), the index file
+//! saved and a restart's first window from it (load against build), scrolling, a filter
+//! keystroke, a click on any column's header as the app holds the index (columns of few
+//! values apart), a save seen by the open view (the index, then the same window again),
+//! a first sort, and a save until the open sorted view shows it; the bytes one
 //! window sends over the IPC; and the index's memory: its bytes per row as
 //! [`Tables::stats`] counts them (every capacity it holds), after the first window, after
 //! every column is sorted ahead (what the app holds once `warm_tables` is done), and
