@@ -191,11 +191,15 @@ impl AppState {
         Ok(())
     }
 
-    /// Stops the sandbox before the app exits, so its database closes cleanly.
+    /// Stops the sandbox before the app exits, so its database closes cleanly, and
+    /// saves the table indexes for the next start if they changed.
     pub async fn shutdown(&self) {
         let Some(ready) = self.ready.get() else {
             return;
         };
+        if let Ok(account) = ready.core.active() {
+            account.save_tables();
+        }
         if let Some(r) = ready.sandbox.lock().await.take() {
             let _ = r.stop().await;
         }

@@ -7,11 +7,15 @@
 use super::*;
 
 mod build;
+mod persist;
+mod place;
 mod sort;
 
 #[cfg(test)]
 pub(super) use build::column_slots;
 pub(super) use build::index_row;
+pub(super) use persist::{Unusable, index_path, read as read_index, write as write_index};
+use sort::{Codes, Value};
 
 /// Cell types are two bits a column in one `u32` a row.
 pub(super) const MAX_COLUMNS: usize = 16;
@@ -28,8 +32,9 @@ const EDITED: u32 = 1 << 31;
 /// Bytes of re-read rows' text kept before dead text in [`KindTable::edits`] is dropped.
 const EDITS_SLACK: usize = 1 << 16;
 
-/// Distinct values a column may have and still be sorted again on each ask rather than
-/// kept: a sort of few values is a few passes over the rows, a kept order 4 bytes a row.
+/// Distinct values a column may have and still be coded a byte a row ([`Codes`]) rather
+/// than have its order kept (4 bytes a row): sorted on each ask by counting, a few
+/// passes over the rows.
 const KEEP_DISTINCT: usize = 256;
 
 /// Kinds with at least this many rows are filtered, and sorted while a view waits, on
@@ -46,7 +51,7 @@ pub(super) enum Cell<'t> {
 
 impl Cell<'_> {
     /// Ascending: numbers before text, empty cells last.
-    fn cmp_asc(&self, other: &Cell<'_>) -> Ordering {
+    pub(super) fn cmp_asc(&self, other: &Cell<'_>) -> Ordering {
         match (self, other) {
             (Cell::Empty, Cell::Empty) => Ordering::Equal,
             (Cell::Empty, _) => Ordering::Greater,
@@ -115,9 +120,10 @@ pub(super) struct KindTable {
     default: Arc<Vec<u32>>,
     /// Row numbers per column in ascending order, for columns with many values,
     /// computed on first use (or ahead, by [`Tables::presort`]) and kept up to date.
-    sorted: HashMap<usize, Arc<Vec<u32>>>,
-    /// Columns found to have few values: sorted again on each ask, never kept.
-    cheap: u32,
+    pub(super) sorted: HashMap<usize, Arc<Vec<u32>>>,
+    /// Per column found to have few values: each row's value as a byte, sorted on each
+    /// ask by counting (computed on first use or ahead, and kept up to date).
+    pub(super) codes: HashMap<usize, Codes>,
     /// The last order computed and not kept (a descending one, or a column of few
     /// values); dropped by any change.
     transient: Option<Transient>,
@@ -129,6 +135,11 @@ pub(super) struct KindTable {
     /// Changes whenever a row changes, unique across tables: a column sorted with no
     /// lock held is kept only if the table is still the one it was copied from.
     version: u64,
+    /// A workspace change stamp every change up to which this index holds (read before
+    /// it was built or loaded, moved on by saves known to be the only change since), or
+    /// `None` when unknown. What the file on disk is stamped with, so it is never
+    /// stamped later than what it holds.
+    pub(super) stamp: Option<i64>,
 }
 
 /// The source of [`KindTable::version`]s.
@@ -186,11 +197,12 @@ impl KindTable {
             findings: Vec::new(),
             default: Arc::new(Vec::new()),
             sorted: HashMap::new(),
-            cheap: 0,
+            codes: HashMap::new(),
             transient: None,
             last: None,
             findings_missing: true,
             version: next_version(),
+            stamp: None,
         }
     }
 
@@ -289,6 +301,8 @@ impl KindTable {
             }
         };
         let existing = self.position(&fresh.target.key);
+        // Where the row sits in each order, found from its old value before it changes.
+        let places = existing.map(|i| self.places(i));
         let i = match existing {
             Some(i) => {
                 let old = self.spans[i as usize];
@@ -319,7 +333,7 @@ impl KindTable {
                 i
             }
         };
-        self.reposition(i, existing.is_some());
+        self.reposition(i, places);
         if self.edits.len() > EDITS_SLACK && self.edits_live * 2 < self.edits.len() {
             self.compact_edits();
         }
@@ -338,38 +352,6 @@ impl KindTable {
         }
         self.edits_live = fresh.len();
         self.edits = fresh;
-    }
-
-    /// Puts row `i` at its place in every order kept; `existed` when it was in them.
-    fn reposition(&mut self, i: u32, existed: bool) {
-        self.version = next_version();
-        // Dropped first, so the kept orders are not shared and change in place.
-        self.transient = None;
-        self.last = None;
-        self.findings_missing = true;
-        let place = |perm: &mut Vec<u32>, before: &dyn Fn(u32) -> bool| {
-            if existed && let Some(at) = perm.iter().position(|&x| x == i) {
-                perm.remove(at);
-            }
-            let at = perm.partition_point(|&x| before(x));
-            room(perm);
-            perm.insert(at, i);
-        };
-        let key = self.order_key(i);
-        let mut default = std::mem::take(&mut self.default);
-        place(Arc::make_mut(&mut default), &|x| self.order_key(x) < key);
-        self.default = default;
-        let mut sorted = std::mem::take(&mut self.sorted);
-        for (&col, perm) in &mut sorted {
-            let cell = self.cell(i, col);
-            place(Arc::make_mut(perm), &|x| {
-                self.cell(x, col)
-                    .cmp_asc(&cell)
-                    .then_with(|| self.order_key(x).cmp(&key))
-                    == Ordering::Less
-            });
-        }
-        self.sorted = sorted;
     }
 
     pub(super) fn select(&mut self, sig: &Signature) -> Arc<Vec<u32>> {
@@ -489,7 +471,9 @@ impl KindTable {
                     perm(l)
                 }
             });
-        others + lineages + columns + self.text.capacity() + self.edits.capacity() + orders
+        let codes = map(size_of::<(usize, Codes)>(), self.codes.capacity())
+            + self.codes.values().map(Codes::heap_bytes).sum::<usize>();
+        others + lineages + columns + self.text.capacity() + self.edits.capacity() + orders + codes
     }
 }
 

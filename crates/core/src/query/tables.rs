@@ -23,6 +23,9 @@ pub struct Tables {
     /// [`HAS_WARNINGS`], and kept across rebuilds of the index (a download, a post), so
     /// only creatives whose JSON changed are checked again.
     findings: Mutex<HashMap<EntityRef, Counted>>,
+    /// The stamp of the index file as last read or written: saving again is skipped
+    /// while it is still the one.
+    saved: Mutex<Option<i64>>,
 }
 
 /// One kind's index as [`Tables::stats`] measures it.
@@ -283,7 +286,8 @@ impl Tables {
     }
 
     /// Sorts every column of `kind` with many values ahead of the first click on its
-    /// header (a column of few values is sorted again on each ask, in a few passes), a
+    /// header (a column of few values is coded a byte a row, and sorted on each ask by
+    /// counting), a
     /// column at a time on this thread, so the window keeps a core to paint with. The
     /// sort itself holds no lock: the column's cells are copied out, sorted, and the
     /// order kept if no row changed meanwhile, so a view asking waits for a copy at most.
@@ -293,11 +297,13 @@ impl Tables {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
             let copy = {
-                let kinds = self.kinds.lock().map_err(|_| poisoned())?;
-                let Some(table) = kinds.get(&kind) else {
+                let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+                let Some(table) = kinds.get_mut(&kind) else {
                     return Ok(());
                 };
-                if !table.needs_presort(col) {
+                // A column of few values is coded in one pass (given up early for one
+                // of many): as quick as copying it out.
+                if !table.needs_presort(col) || table.code(col) {
                     continue;
                 }
                 table.copy_column(col)
@@ -361,7 +367,10 @@ impl Tables {
                 return Ok(());
             }
             let started = std::time::Instant::now();
-            let table = KindTable::build(ws, kind)?;
+            // Read before the rows: the index then holds every change up to it.
+            let stamp = ws.change_stamp().ok();
+            let mut table = KindTable::build(ws, kind)?;
+            table.stamp = stamp;
             let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
             if self.generation.load(AtomicOrdering::SeqCst) == generation {
                 let (rows, bytes) = (table.len(), table.heap_bytes());
@@ -384,8 +393,40 @@ impl Tables {
     /// already computed. A row that is gone rebuilds its kind on next use, and a renamed
     /// parent rebuilds the kind that shows its label.
     pub fn touched(&self, ws: &Workspace, targets: &[EntityRef]) -> Result<()> {
+        self.touched_since(ws, targets, None)
+    }
+
+    /// [`Tables::touched`] after an edit on `ws` before which the workspace's change
+    /// stamp was `before` (read on `ws`, with nothing else writing through it
+    /// meanwhile): an index that held every change up to `before` then holds every
+    /// change up to the stamp after the edit, and the file saved later is stamped so.
+    /// Without `before` the kinds keep their stamps, older than what they hold: their
+    /// file is then stale at the next start, never wrong.
+    pub fn touched_since(
+        &self,
+        ws: &Workspace,
+        targets: &[EntityRef],
+        before: Option<i64>,
+    ) -> Result<()> {
         let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
         self.generation.fetch_add(1, AtomicOrdering::SeqCst);
+        Self::take_in(&mut kinds, ws, targets)?;
+        if let Some(before) = before {
+            let after = ws.change_stamp().ok();
+            for table in kinds.values_mut() {
+                if table.stamp == Some(before) {
+                    table.stamp = after;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn take_in(
+        kinds: &mut HashMap<Kind, KindTable>,
+        ws: &Workspace,
+        targets: &[EntityRef],
+    ) -> Result<()> {
         for target in targets {
             if let Some(child) = [Kind::Campaign, Kind::AdOrder]
                 .into_iter()
@@ -441,6 +482,92 @@ impl Tables {
             }
         }
         Ok(())
+    }
+
+    /// Loads the indexes from the file kept beside the workspace at `workspace` (see
+    /// [`Tables::save`]), if it is this build's and its change stamp is the workspace's:
+    /// a start then finds them ready instead of building them. Kinds already built stay.
+    /// Whether it loaded them; a missing, stale or damaged file is no error, only not
+    /// loaded (the indexes are built as without it).
+    pub fn load(&self, ws: &Workspace, workspace: &std::path::Path) -> Result<bool> {
+        let locks: Vec<Arc<Mutex<()>>> = {
+            let mut building = self.building.lock().map_err(|_| poisoned())?;
+            TABLE_KINDS
+                .iter()
+                .map(|k| building.entry(*k).or_default().clone())
+                .collect()
+        };
+        // A view opening meanwhile waits for the load, as for a build, rather than
+        // building what the file holds.
+        let _building = locks
+            .iter()
+            .map(|l| l.lock().map_err(|_| poisoned()))
+            .collect::<Result<Vec<_>>>()?;
+        let generation = self.generation.load(AtomicOrdering::SeqCst);
+        let stamp = ws.change_stamp()?;
+        let started = std::time::Instant::now();
+        let path = index_path(workspace);
+        let loaded = match read_index(&path, stamp) {
+            Ok(loaded) => loaded,
+            Err(Unusable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(why) => {
+                tracing::info!(path = %path.display(), %why, "table index file not used");
+                return Ok(false);
+            }
+        };
+        let mut kinds = self.kinds.lock().map_err(|_| poisoned())?;
+        if self.generation.load(AtomicOrdering::SeqCst) != generation {
+            // A save came first: the file misses it.
+            return Ok(false);
+        }
+        let mut rows = 0;
+        for (kind, mut table) in loaded {
+            rows += table.len();
+            table.stamp = Some(stamp);
+            kinds.entry(kind).or_insert(table);
+        }
+        *self.saved.lock().map_err(|_| poisoned())? = Some(stamp);
+        tracing::info!(
+            rows,
+            ms = started.elapsed().as_millis() as u64,
+            "table index loaded"
+        );
+        Ok(true)
+    }
+
+    /// Writes the indexes to the file beside the workspace at `workspace`, for the next
+    /// start to load: only when every kind with a table is built, and only if they
+    /// changed since the file was last read or written. The file's stamp is the oldest
+    /// change stamp the kinds are known to hold every change up to, so a change they
+    /// may miss (another program's) leaves the file stale, never wrong. Whether it wrote.
+    pub fn save(&self, workspace: &std::path::Path) -> Result<bool> {
+        let kinds = self.kinds.lock().map_err(|_| poisoned())?;
+        let mut saved = self.saved.lock().map_err(|_| poisoned())?;
+        let mut all = Vec::with_capacity(TABLE_KINDS.len());
+        let mut stamp = i64::MAX;
+        for kind in TABLE_KINDS {
+            let Some(table) = kinds.get(&kind) else {
+                return Ok(false);
+            };
+            let Some(s) = table.stamp else {
+                return Ok(false);
+            };
+            stamp = stamp.min(s);
+            all.push((kind, table));
+        }
+        if *saved == Some(stamp) {
+            return Ok(false);
+        }
+        let started = std::time::Instant::now();
+        let path = index_path(workspace);
+        write_index(&path, stamp, &all).map_err(|e| Error::storage(&path, e))?;
+        *saved = Some(stamp);
+        tracing::info!(
+            path = %path.display(),
+            ms = started.elapsed().as_millis() as u64,
+            "table index saved"
+        );
+        Ok(true)
     }
 
     /// What each built index holds, largest first: for the log when a kind is built and

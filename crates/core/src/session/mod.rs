@@ -140,6 +140,14 @@ pub struct Account {
     pinned: bool,
 }
 
+impl Drop for Account {
+    /// The account closes (another profile, a sign-out, the app's end): its table
+    /// indexes are saved for the next start if they changed.
+    fn drop(&mut self) {
+        self.save_tables();
+    }
+}
+
 fn unavailable() -> Error {
     crate::error::State::Unavailable("the workspace").into()
 }
@@ -222,6 +230,7 @@ impl Account {
             return Ok(());
         }
         let ws = Workspace::open(&path)?;
+        self.save_tables();
         *self.workspace()? = ws;
         self.tables.clear();
         if let Ok(mut p) = self.workspace_path.write() {
@@ -399,9 +408,12 @@ impl Account {
         self.online.load(Ordering::SeqCst)
     }
 
-    /// Builds the table indexes on a background thread with a connection of its own, so
-    /// the first view of a large account finds them ready. Saves go on meanwhile; a build
-    /// that raced one is redone.
+    /// Makes the table indexes ready on a background thread with a connection of its
+    /// own, so the first view of a large account finds them: loaded at once from the
+    /// file kept beside the workspace when it is current (a fraction of a second at
+    /// 1,000,000 rows), else built after the window's first view and then saved there.
+    /// Saves go on meanwhile; a build that raced one is redone, a load that did is
+    /// dropped.
     pub fn warm_tables(self: &Arc<Self>) {
         if !self.warm {
             return;
@@ -410,14 +422,38 @@ impl Account {
         let _ = std::thread::Builder::new()
             .name("table-index".into())
             .spawn(move || {
-                // At start, after the window's first view (or a moment): see
-                // `Tables::wait_for_first_view`. Later calls find a view answered.
-                account.tables.wait_for_first_view(WARM_AFTER);
-                if let Ok(ws) = account.open_workspace() {
-                    // A failure shows when a view asks: it builds the index itself.
-                    let _ = account.tables.prebuild(&ws, &crate::query::TABLE_KINDS);
+                let (Ok(path), Ok(ws)) = (account.workspace_path(), account.open_workspace())
+                else {
+                    return;
+                };
+                // Failures show when a view asks: it builds the index itself.
+                let loaded = account.tables.load(&ws, &path).unwrap_or(false);
+                if !loaded {
+                    // At start, after the window's first view (or a moment): see
+                    // `Tables::wait_for_first_view`. Later calls find a view answered.
+                    account.tables.wait_for_first_view(WARM_AFTER);
+                }
+                if account
+                    .tables
+                    .prebuild(&ws, &crate::query::TABLE_KINDS)
+                    .is_ok()
+                    && account.workspace_path().ok().as_ref() == Some(&path)
+                {
+                    account.save_tables();
                 }
             });
+    }
+
+    /// Saves the table indexes beside the workspace for the next start, if they changed
+    /// since they were loaded or last saved ([`Tables::save`]): when the account closes
+    /// or switches workspaces. A failure only costs the next start a build: logged.
+    pub fn save_tables(&self) {
+        let Ok(path) = self.workspace_path() else {
+            return;
+        };
+        if let Err(e) = self.tables.save(&path) {
+            tracing::warn!(error = %e, "the table index could not be saved");
+        }
     }
 
     /// The rows of `kind` a table view shows.
@@ -446,8 +482,11 @@ impl Account {
         f: impl FnOnce(&mut Workspace) -> Result<(T, Vec<EntityRef>)>,
     ) -> Result<(T, Vec<EntityRef>)> {
         let mut ws = self.workspace()?;
+        // The only writer through this connection meanwhile is `f`: see
+        // `Tables::touched_since`.
+        let before = ws.change_stamp().ok();
         let (out, changed) = f(&mut ws)?;
-        self.tables.touched(&ws, &changed)?;
+        self.tables.touched_since(&ws, &changed, before)?;
         Ok((out, changed))
     }
 

@@ -109,6 +109,7 @@ fn migrations() -> Migrations<'static> {
         )),
         M::up(include_str!("../../migrations/0009_ad_order_creatives.sql")),
         M::up(include_str!("../../migrations/0010_ad_order_status.sql")),
+        M::up(include_str!("../../migrations/0011_change_stamp.sql")),
     ])
 }
 

@@ -35,6 +35,17 @@ fn parent_of(kind: Option<String>, key: Option<String>) -> Result<Option<EntityR
 }
 
 impl Workspace {
+    /// The workspace's change stamp: a counter SQLite triggers bump on every write to
+    /// the rows an index kept outside reads (entities, ad-order statuses, the outbox),
+    /// by any program. An index built or saved at one stamp still holds while it is the
+    /// stamp.
+    pub fn change_stamp(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT n FROM change_stamp WHERE id = 1")?
+            .query_row([], |r| r.get(0))?)
+    }
+
     /// Calls `f` with every entity of `kind`, in no particular order.
     pub fn scan(&self, kind: Kind, mut f: impl FnMut(Scanned<'_>) -> Result<()>) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(SCAN)?;

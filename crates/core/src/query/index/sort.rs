@@ -1,8 +1,159 @@
-//! Sorting a kind's index by a column: kept orders for columns of many values, orders
-//! computed on each ask for the others, descending orders, and columns copied out to be
-//! sorted with no lock held.
+//! Sorting a kind's index by a column: kept orders for columns of many values, a byte a
+//! row for the others (sorted on each ask by counting), descending orders, and columns
+//! copied out to be sorted with no lock held.
+
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::*;
+
+/// A value of a column of few values, as [`Codes`] keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::query) enum Value {
+    Empty,
+    Num(f64),
+    Text(Box<str>),
+}
+
+impl Value {
+    fn of(cell: Cell<'_>) -> Value {
+        match cell {
+            Cell::Empty => Value::Empty,
+            Cell::Num(n) => Value::Num(n),
+            Cell::Text(t) => Value::Text(t.into()),
+        }
+    }
+
+    fn cell(&self) -> Cell<'_> {
+        match self {
+            Value::Empty => Cell::Empty,
+            Value::Num(n) => Cell::Num(*n),
+            Value::Text(t) => Cell::Text(t),
+        }
+    }
+}
+
+/// A column of at most [`KEEP_DISTINCT`] distinct values: each row's value as a byte,
+/// an index into them. Sorting it is counting: O(rows), stable in the default order,
+/// either direction, for a byte a row where a kept order costs four.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::query) struct Codes {
+    /// The distinct values, in the order first met.
+    pub(in crate::query) values: Vec<Value>,
+    /// Per row: its value's index in `values`.
+    pub(in crate::query) of: Vec<u8>,
+}
+
+impl Codes {
+    /// Codes row `i` (an existing row, or the next one) as `cell`; `false` when that is
+    /// one value too many, and the column must be sorted as one of many values.
+    pub(in crate::query) fn set(&mut self, i: u32, cell: Cell<'_>) -> bool {
+        let code = match self
+            .values
+            .iter()
+            .position(|v| v.cell().cmp_asc(&cell) == Ordering::Equal)
+        {
+            Some(c) => c,
+            None if self.values.len() < KEEP_DISTINCT => {
+                self.values.push(Value::of(cell));
+                self.values.len() - 1
+            }
+            None => return false,
+        };
+        let code = u8::try_from(code).unwrap_or(u8::MAX);
+        match self.of.get_mut(i as usize) {
+            Some(c) => *c = code,
+            None => {
+                room(&mut self.of);
+                self.of.push(code);
+            }
+        }
+        true
+    }
+
+    pub(in crate::query) fn heap_bytes(&self) -> usize {
+        self.of.capacity()
+            + self.values.capacity() * std::mem::size_of::<Value>()
+            + self
+                .values
+                .iter()
+                .map(|v| match v {
+                    Value::Text(t) => t.len(),
+                    _ => 0,
+                })
+                .sum::<usize>()
+    }
+
+    /// The rows of `default` ordered by value (descending: high to low, empty cells
+    /// still last), rows of equal value in the order of `default`.
+    fn counted(&self, default: &[u32], descending: bool) -> Vec<u32> {
+        let k = self.values.len();
+        let mut by: Vec<usize> = (0..k).collect();
+        let cmp = |a: usize, b: usize| self.values[a].cell().cmp_asc(&self.values[b].cell());
+        by.sort_by(|&a, &b| cmp(a, b));
+        let mut rank = [0usize; KEEP_DISTINCT];
+        let mut ranks = 0;
+        for (p, &c) in by.iter().enumerate() {
+            if p > 0 && cmp(by[p - 1], c) != Ordering::Equal {
+                ranks += 1;
+            }
+            rank[c] = ranks;
+        }
+        let ranks = if k == 0 { 0 } else { ranks + 1 };
+        if descending {
+            let filled = ranks - usize::from(self.values.contains(&Value::Empty));
+            for (c, v) in self.values.iter().enumerate() {
+                if *v != Value::Empty {
+                    rank[c] = filled - 1 - rank[c];
+                }
+            }
+        }
+        let mut start = vec![0usize; ranks + 1];
+        for &i in default {
+            start[rank[self.of[i as usize] as usize] + 1] += 1;
+        }
+        for r in 1..start.len() {
+            start[r] += start[r - 1];
+        }
+        let mut out = vec![0u32; default.len()];
+        for &i in default {
+            let r = rank[self.of[i as usize] as usize];
+            out[start[r]] = i;
+            start[r] += 1;
+        }
+        out
+    }
+}
+
+/// A cell as its bytes in the index, to tell values apart quickly: numbers in the
+/// search text by their text, not parsed on every row.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Raw<'t> {
+    Empty,
+    Bits(u64),
+    Num(&'t [u8]),
+    Text(&'t [u8]),
+}
+
+/// FNV-1a for [`Raw`]s: short keys, hashed once a row while coding a column.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// A column's cells copied out of an index (text cells into one string), so it can be
 /// sorted while views go on reading the index.
@@ -55,17 +206,76 @@ impl KindTable {
         sort_pairs(pairs, parallel)
     }
 
-    /// Whether `col` needs sorting ahead: its order is not kept, nor known to be cheap.
+    /// Whether `col` needs sorting ahead: its order is not kept, nor is it coded.
     pub(in crate::query) fn needs_presort(&self, col: usize) -> bool {
-        !self.sorted.contains_key(&col) && self.cheap >> col & 1 == 0
+        !self.sorted.contains_key(&col) && !self.codes.contains_key(&col)
     }
 
     fn keep(&mut self, col: usize, perm: Vec<u32>, keep: bool) {
         if keep {
             self.sorted.insert(col, Arc::new(perm));
         } else {
-            self.cheap |= 1 << col;
+            self.code(col);
         }
+    }
+
+    /// Row `i`'s cell in `col` as its bytes.
+    fn raw(&self, i: u32, col: usize) -> Raw<'_> {
+        match self.types[i as usize] >> (2 * col) & 3 {
+            NUM => match self.columns.get(col).copied().flatten() {
+                Some(slot) => Raw::Bits(self.hidden[slot as usize][i as usize].to_bits()),
+                None => Raw::Num(segment(self.row_text(i), col)),
+            },
+            TEXT => Raw::Text(segment(self.row_text(i), col)),
+            _ => Raw::Empty,
+        }
+    }
+
+    /// Codes `col` ([`Codes`]) if it has at most [`KEEP_DISTINCT`] distinct values: one
+    /// pass over the rows, given up at the first value too many. Whether it is coded.
+    pub(in crate::query) fn code(&mut self, col: usize) -> bool {
+        if self.codes.contains_key(&col) {
+            return true;
+        }
+        let mut seen: HashMap<Raw<'_>, u8, BuildHasherDefault<Fnv>> = HashMap::default();
+        let mut raws: Vec<Raw<'_>> = Vec::new();
+        let mut of = Vec::with_capacity(self.len());
+        let mut last: Option<(Raw<'_>, u8)> = None;
+        for i in 0..index(self.len()) {
+            let r = self.raw(i, col);
+            let code = match last {
+                Some((l, c)) if l == r => c,
+                _ => {
+                    let c = match seen.get(&r) {
+                        Some(&c) => c,
+                        None if raws.len() < KEEP_DISTINCT => {
+                            let c = u8::try_from(raws.len()).unwrap_or(u8::MAX);
+                            raws.push(r);
+                            seen.insert(r, c);
+                            c
+                        }
+                        None => return false,
+                    };
+                    last = Some((r, c));
+                    c
+                }
+            };
+            of.push(code);
+        }
+        let values = raws
+            .into_iter()
+            .map(|r| match r {
+                Raw::Empty => Value::Empty,
+                Raw::Bits(b) => Value::Num(f64::from_bits(b)),
+                Raw::Num(t) => std::str::from_utf8(t)
+                    .ok()
+                    .and_then(|t| t.parse().ok())
+                    .map_or(Value::Empty, Value::Num),
+                Raw::Text(t) => Value::Text(String::from_utf8_lossy(t).into()),
+            })
+            .collect();
+        self.codes.insert(col, Codes { values, of });
+        true
     }
 
     /// Copies `col`'s cells out, to be sorted with no lock held ([`ColumnCopy::sort`])
@@ -113,15 +323,25 @@ impl KindTable {
         {
             return perm.clone();
         }
-        let (perm, keep) = self.sort_column(col, true);
-        let perm = Arc::new(perm);
-        if keep {
-            self.sorted.insert(col, perm.clone());
-        } else {
-            self.cheap |= 1 << col;
-            self.transient = Some(((col, false), perm.clone()));
+        if let Some(perm) = self.counted(col, false) {
+            return perm;
         }
+        let (perm, _) = self.sort_column(col, true);
+        let perm = Arc::new(perm);
+        self.sorted.insert(col, perm.clone());
         perm
+    }
+
+    /// The order of `col` by counting, if it is coded (or can be: a column of few
+    /// values), kept as the transient order.
+    fn counted(&mut self, col: usize, descending: bool) -> Option<Arc<Vec<u32>>> {
+        if !self.code(col) {
+            return None;
+        }
+        let codes = self.codes.get(&col)?;
+        let perm = Arc::new(codes.counted(&self.default, descending));
+        self.transient = Some(((col, descending), perm.clone()));
+        Some(perm)
     }
 
     pub(in crate::query) fn order(&mut self, sort: Option<(usize, bool)>) -> Arc<Vec<u32>> {
@@ -133,6 +353,11 @@ impl KindTable {
                     && *s == (col, true)
                 {
                     return perm.clone();
+                }
+                if !self.sorted.contains_key(&col)
+                    && let Some(perm) = self.counted(col, true)
+                {
+                    return perm;
                 }
                 let asc = self.ascending(col);
                 let d = Arc::new(self.descending_of(&asc, col));
