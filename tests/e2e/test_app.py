@@ -866,7 +866,9 @@ class Scenario:
         as WebDriver reads no text from a cell scrolled out of view)."""
         return list(
             self.s.execute(
-                "return [...document.querySelectorAll(arguments[0])].slice(0, arguments[1]).map(c => c.textContent.trim());",
+                # The cell's own text, without the name cell's open button (↗).
+                "return [...document.querySelectorAll(arguments[0])].slice(0, arguments[1]).map(c => "
+                "[...c.childNodes].filter(n => !(n.nodeType === 1 && n.matches('button'))).map(n => n.textContent).join('').trim());",
                 f'{self.table_css(kind)} [data-row] td[data-cell="{col}"]',
                 n,
             )

@@ -310,9 +310,11 @@ impl Account {
         f: impl FnOnce(&mut Workspace) -> flightdeck_offline::Result<Option<Undone>>,
     ) -> Result<Option<Undone>> {
         let mut ws = self.workspace()?;
+        // As `Account::edit`: the index file stays current after an undo or a redo.
+        let before = ws.change_stamp().ok();
         let done = f(&mut ws)?;
         if let Some(d) = &done {
-            self.tables.touched(&ws, &d.targets)?;
+            self.tables.touched_since(&ws, &d.targets, before)?;
         }
         Ok(done)
     }

@@ -480,9 +480,10 @@ impl Account {
         let mut ws = self.workspace()?;
         let target = ws.change(seq)?.map(|c| c.target);
         let picks: Vec<(String, Pick)> = picks.into_iter().map(|p| (p.path, p.pick)).collect();
+        let before = ws.change_stamp().ok();
         ws.resolve_conflict(seq, &picks)?;
         if let Some(t) = target {
-            self.tables.touched(&ws, &[t])?;
+            self.tables.touched_since(&ws, &[t], before)?;
         }
         Ok(())
     }
