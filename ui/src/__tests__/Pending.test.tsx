@@ -6,6 +6,7 @@ vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
 import { clearToasts, Toaster } from "../api/toast";
 import { commands, events, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
+import { forgetEditFields } from "../bulk/fields";
 import { ConflictPicker, PendingScreen, ReviewPanel } from "../screens/Pending";
 import { AppProvider } from "../state/app";
 
@@ -235,6 +236,33 @@ describe("pending changes view", () => {
     expect(commands.postChanges).toHaveBeenLastCalledWith(null);
     // Ticked rows only: no query for the seqs.
     expect(commands.pendingSeqs).not.toHaveBeenCalled();
+  });
+
+  it("names a change's fields and errors by their labels, the wire path in the tooltip", async () => {
+    forgetEditFields();
+    commands.editFields.mockImplementation((kind) => Promise.resolve(kind === "ad_order" ? [{ path: "max_bid", label: "Max bid", aliases: [], serviceSet: false }] : []));
+    const order: ChangeView = {
+      ...plain,
+      seq: 9,
+      target: { kind: "ad_order", key: { type: "id", value: 9 } },
+      label: "Spring display",
+      kindLabel: "ad order",
+      marker: "invalid",
+      op: "update",
+      diff: [{ path: "max_bid", before: 2, after: -1 }],
+      errors: [{ field: "max_bid", code: "RANGE", message: "must be at least 0" }],
+      messages: [],
+    };
+    commands.queryPendingChanges.mockImplementation(tableOf([order], searchText));
+    const { container } = renderScreen(1);
+    await settle();
+    fireEvent.click(screen.getByLabelText("Details of Spring display"));
+    await settle();
+    const named = [...container.querySelectorAll('.change-details [data-wire-path="max_bid"]')];
+    expect(named.map((n) => n.textContent)).toEqual(["Max bid", "Max bid"]);
+    expect(named.every((n) => n.getAttribute("title") === "max_bid")).toBe(true);
+    expect(container.querySelector(".change-details .errors")?.textContent).toContain("Max bid must be at least 0");
+    forgetEditFields();
   });
 
   it("asks only for the window on screen and refetches it when the workspace changes", async () => {

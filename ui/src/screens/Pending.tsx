@@ -14,6 +14,7 @@ import { plural, showJson } from "../util/format";
 import type { CheckSummary } from "../bindings";
 import { FindingList, findingsText } from "../checks/Findings";
 import { PostConfirm } from "../checks/PostConfirm";
+import { FieldName } from "../bulk/FieldName";
 
 const OP_TEXT: Record<Op, string> = {
   create: "Create",
@@ -201,7 +202,7 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
             {change.diff.map((d) => (
               <tr key={d.path}>
                 <th scope="row">
-                  <code>{d.path}</code>
+                  <FieldName kind={change.target.kind} path={d.path} />
                 </th>
                 <td className="before mono">{showJson(d.before)}</td>
                 <td aria-hidden="true">→</td>
@@ -215,7 +216,7 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
         <ul className="errors">
           {change.errors.map((e, i) => (
             <li key={i}>
-              <code>{e.field}</code> {e.message}
+              <FieldName kind={change.target.kind} path={e.field} /> {e.message}
             </li>
           ))}
         </ul>
@@ -225,7 +226,7 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
         <ul className="messages">
           {change.messages.map((m, i) => (
             <li key={i} className={`msg-${m.level.toLowerCase()}`}>
-              <b>{m.level}</b> {m.code && <code>{m.code}</code>} {m.field && <code>{m.field}</code>} {m.message}
+              <b>{m.level}</b> {m.code && <code>{m.code}</code>} {m.field && <FieldName kind={change.target.kind} path={m.field} />} {m.message}
             </li>
           ))}
         </ul>
