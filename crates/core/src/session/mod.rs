@@ -428,11 +428,20 @@ impl Account {
                 };
                 // Failures show when a view asks: it builds the index itself.
                 let loaded = account.tables.load(&ws, &path).unwrap_or(false);
-                if !loaded {
+                let ws = if loaded {
+                    ws
+                } else {
                     // At start, after the window's first view (or a moment): see
                     // `Tables::wait_for_first_view`. Later calls find a view answered.
                     account.tables.wait_for_first_view(WARM_AFTER);
-                }
+                    // A sign-in may have switched the account to another workspace while
+                    // this waited: that switch warms its own. Building from the one
+                    // opened before would show another workspace's rows.
+                    match (account.workspace_path(), account.open_workspace()) {
+                        (Ok(now), Ok(ws)) if now == path => ws,
+                        _ => return,
+                    }
+                };
                 if account
                     .tables
                     .prebuild(&ws, &crate::query::TABLE_KINDS)
