@@ -237,6 +237,11 @@ class Check:
         if opened.returncode != 0:
             raise Failed(f"xdg-open failed ({opened.returncode}): {opened.stderr[-400:]}")
         s.wait_until(lambda: s.exists('[data-session-kind="partner"]'), "the partner signed in in the running window", timeout=30)
+        # The account's first sign-in offers its download: Later, remembered, so the
+        # restarted app after the update shows its banner with nothing over it.
+        s.wait_for('[data-offer="download"]', "the offer to download the partner account after its first sign-in", timeout=30)
+        s.find('[data-action="offer-later"]').click()
+        s.wait_until(lambda: not s.exists('[data-offer="download"]'), "the offer to close on Later", timeout=10)
         after = wait("the second instance to exit", lambda: (p := app_processes()) and len(p) == 1 and p, timeout=20)
         if after != before:
             raise Failed(f"app processes were {before}, now {after}: the link did not reach the running instance")
