@@ -691,9 +691,10 @@ return true;
         times: list[float] = []
         sent: list[float] = []
         answered: list[float] = []
-        t0 = self.now()
-        self.filter_table("ad_order", "")
-        self.painted_after("ad_order", t0, lambda st: st["filter"] == "" and st["total"] >= ORDERS, "the filter cleared")
+        if (self.table("ad_order") or {}).get("filter", "") != "":
+            t0 = self.now()
+            self.filter_table("ad_order", "")
+            self.painted_after("ad_order", t0, lambda st: st["filter"] == "" and st["total"] >= ORDERS, "the filter cleared")
         enter_js = """
 const ed = document.querySelector('[data-cell-editor]');
 if (!ed) throw new Error('no cell editor open');

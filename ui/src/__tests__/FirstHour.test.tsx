@@ -69,6 +69,29 @@ describe("the first sign-in to an account", () => {
     expect(container.querySelector('[data-offer="download"]')).toBeNull();
   });
 
+  it("is not shown over a download the buyer started from the toolbar, nor after it", async () => {
+    // The offer asks the service for the account's size: its answer comes late.
+    type Answer = Awaited<ReturnType<typeof commands.downloadOffer>>;
+    let answer: (v: Answer) => void = () => {};
+    commands.downloadOffer.mockReturnValue(new Promise<Answer>((r) => (answer = r)));
+    const { container } = await signIn();
+    // Signed in from here on, as the app's snapshot after the download says.
+    commands.appSnapshot.mockReturnValue(ok(SIGNED_IN));
+    await act(async () => {
+      fireEvent.click(container.querySelector('[data-action="download"]')!);
+    });
+    await settle();
+    expect(commands.refresh).toHaveBeenCalledTimes(1);
+    await act(async () => {
+      answer({ status: "ok", data: { account: "demo", advertisers: 3 } });
+    });
+    await settle();
+    await settle();
+    expect(commands.downloadOffer).toHaveBeenCalledTimes(1);
+    expect(container.querySelector('[data-table-root], [data-nav]')).not.toBeNull();
+    expect(container.ownerDocument.querySelector('[data-offer="download"]')).toBeNull();
+  });
+
   it("Later closes the offer without downloading, and the answer is remembered", async () => {
     commands.downloadOffer.mockReturnValue(ok({ account: "demo", advertisers: 3 }));
     const { container } = await signIn();

@@ -369,6 +369,12 @@ function EditPanelHost() {
  */
 function DownloadOffer() {
   const [offer, setOffer] = useState<DownloadOfferInfo | null>(null);
+  // A download started another way (the toolbar's Download) answers the offer: it is
+  // not shown over that download, nor after it (its answer can come late: it asks the
+  // service for the account's size).
+  const { download } = useSync();
+  const [downloaded, setDownloaded] = useState(false);
+  if (download !== null && !downloaded) setDownloaded(true);
   useEffect(() => {
     let live = true;
     void call(commands.downloadOffer(), { quiet: true }).then((r) => {
@@ -378,7 +384,7 @@ function DownloadOffer() {
       live = false;
     };
   }, []);
-  return offer ? (
+  return offer && !downloaded ? (
     <Suspense fallback={null}>
       <DownloadOfferDialog offer={offer} onDone={() => setOffer(null)} />
     </Suspense>
