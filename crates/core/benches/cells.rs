@@ -13,28 +13,14 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use flightdeck_core::cells::{CellEdit, CellValue};
 use flightdeck_core::{Core, OpenOptions, Selection};
 use flightdeck_offline::bulk::plan::Scope;
 use flightdeck_offline::change::{EntityRef, Kind};
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn stats(label: &str, mut v: Vec<Duration>) {
-    v.sort();
-    let p = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
-    println!(
-        "{label:<40} median {:>8.2} ms   p95 {:>8.2} ms   max {:>8.2} ms   ({} runs)",
-        p(0.5),
-        p(0.95),
-        p(1.0),
-        v.len()
-    );
-}
+use common::stats;
 
 /// Run `run`'s block: every row's five cells, each row's text its own.
 fn block(rows: &[EntityRef], run: usize) -> Vec<CellEdit> {

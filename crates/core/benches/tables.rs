@@ -14,28 +14,14 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use flightdeck_core::query::{Row, SortBy, TABLE_KINDS, TableQuery, Tables};
 use flightdeck_model::AdOrder;
 use flightdeck_offline::change::{EntityRef, Key, Kind};
 use flightdeck_offline::workspace::Workspace;
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn stats(label: &str, mut v: Vec<Duration>) {
-    v.sort();
-    let p = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
-    println!(
-        "{label:<44} median {:>8.2} ms   p95 {:>8.2} ms   max {:>8.2} ms   ({} runs)",
-        p(0.5),
-        p(0.95),
-        p(1.0),
-        v.len()
-    );
-}
+use common::{ms, stats};
 
 fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/statm")

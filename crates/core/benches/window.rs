@@ -18,20 +18,7 @@ use flightdeck_model::AdOrder;
 use flightdeck_offline::change::{EntityRef, Kind};
 use flightdeck_offline::workspace::Workspace;
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn stats(label: &str, mut v: Vec<Duration>) {
-    v.sort();
-    let p = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
-    println!(
-        "{label:<52} median {:>8.2} ms   p95 {:>8.2} ms   ({} runs)",
-        p(0.5),
-        p(0.95),
-        v.len()
-    );
-}
+use common::stats;
 
 fn q(filter: &str, sort: Option<&str>, limit: u32) -> TableQuery {
     TableQuery {

@@ -41,3 +41,21 @@ pub async fn downloaded(
     running.stop().await?;
     Ok((ws, campaign, now))
 }
+
+/// Milliseconds of `d`.
+pub fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// One figure's line: median, p95 and max of `v`.
+pub fn stats(label: &str, mut v: Vec<std::time::Duration>) {
+    v.sort();
+    let p = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
+    println!(
+        "{label:<44} median {:>8.2} ms   p95 {:>8.2} ms   max {:>8.2} ms   ({} runs)",
+        p(0.5),
+        p(0.95),
+        p(1.0),
+        v.len()
+    );
+}
