@@ -5,22 +5,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{advertiser, campaign, working};
+
 use flightdeck_core::cells::{CellEdit, CellEditor, CellValue, READ_ONLY, cell_facts};
 use flightdeck_core::{Account, Core, Error, OpenOptions, Selection};
-use flightdeck_model::{AdOrder, Advertiser, Campaign, TimezoneName};
+use flightdeck_model::{AdOrder, TimezoneName};
 use flightdeck_offline::change::{EntityRef, Kind};
 use flightdeck_offline::workspace::{Draft, RowOutcome};
 use serde_json::{Value, json};
-
-fn working(account: &Account, target: &EntityRef) -> Value {
-    account
-        .workspace()
-        .unwrap()
-        .get(target)
-        .unwrap()
-        .expect("the entity")
-        .working
-}
 
 fn text(target: &EntityRef, field: &str, text: &str) -> CellEdit {
     CellEdit {
@@ -40,33 +34,8 @@ fn value(target: &EntityRef, field: &str, value: Value) -> CellEdit {
 
 /// A campaign under an advertiser in New York, and `n` ad order drafts under it.
 fn ad_orders(account: &Account, n: usize) -> Vec<EntityRef> {
-    let advertiser = account
-        .save(
-            None,
-            None,
-            Draft::Advertiser {
-                value: Advertiser {
-                    name: Some("Acme Outdoor".into()),
-                    timezone_name: Some(TimezoneName::ET),
-                    ..Advertiser::default()
-                },
-            },
-        )
-        .unwrap()
-        .target;
-    let campaign = account
-        .save(
-            None,
-            Some(&advertiser),
-            Draft::Campaign {
-                value: Campaign {
-                    name: Some("Spring sale".into()),
-                    ..Campaign::default()
-                },
-            },
-        )
-        .unwrap()
-        .target;
+    let advertiser = advertiser(account, Some(TimezoneName::ET));
+    let campaign = campaign(account, &advertiser);
     (0..n)
         .map(|i| {
             let order: AdOrder = serde_json::from_value(

@@ -6,10 +6,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{advertiser, campaign, working};
+
 use flightdeck_core::bulk::BulkScope;
 use flightdeck_core::fields::{self, UNKNOWN_FIELD};
 use flightdeck_core::{Account, Core, Error, OpenOptions, Selection};
-use flightdeck_model::{AdOrder, Advertiser, Campaign, FlightCap};
+use flightdeck_model::{AdOrder, FlightCap};
 use flightdeck_offline::bulk::ops::{Change, FieldEdit};
 use flightdeck_offline::bulk::replace::Find;
 use flightdeck_offline::change::{EntityRef, Kind};
@@ -23,45 +27,11 @@ fn set(field: &str, value: Value) -> FieldEdit {
     }
 }
 
-fn working(account: &Account, target: &EntityRef) -> Value {
-    account
-        .workspace()
-        .unwrap()
-        .get(target)
-        .unwrap()
-        .expect("the entity")
-        .working
-}
-
 /// An ad order draft under a campaign under an advertiser; the order holds a member
 /// the model does not know, as one the service sent would.
 fn ad_order(account: &Account) -> EntityRef {
-    let advertiser = account
-        .save(
-            None,
-            None,
-            Draft::Advertiser {
-                value: Advertiser {
-                    name: Some("Acme Outdoor".into()),
-                    ..Advertiser::default()
-                },
-            },
-        )
-        .unwrap()
-        .target;
-    let campaign = account
-        .save(
-            None,
-            Some(&advertiser),
-            Draft::Campaign {
-                value: Campaign {
-                    name: Some("Spring sale".into()),
-                    ..Campaign::default()
-                },
-            },
-        )
-        .unwrap()
-        .target;
+    let advertiser = advertiser(account, None);
+    let campaign = campaign(account, &advertiser);
     let order: AdOrder =
         serde_json::from_value(json!({"name": "Prospecting", "max_bid": 2.0, "serviceFlag": "a"}))
             .unwrap();

@@ -5,44 +5,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use flightdeck_client::{Client, ClientConfig, Credentials};
 use flightdeck_core::query::{SortBy, TABLE_KINDS, TableQuery, Tables};
 use flightdeck_model::AdOrder;
 use flightdeck_offline::change::Kind;
-use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
-use flightdeck_sandbox::testing;
+use flightdeck_offline::workspace::Workspace;
 
 const ORDERS: usize = 150;
 
 async fn downloaded() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let sandbox = testing::demo_sandbox().unwrap();
-    let now = sandbox.state().clock.now_ms();
-    let campaign = testing::demo_campaign(&sandbox).unwrap();
-    testing::load_ad_orders(&sandbox, campaign, ORDERS, now).unwrap();
-    let running = sandbox
-        .clone()
-        .spawn("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let client = Client::new(
-        ClientConfig::new(&running.base_url()).unwrap(),
-        Credentials::basic("demo", "demo"),
-    )
-    .unwrap();
-    let path = dir.path().join("w.db");
-    let mut ws = Workspace::open(&path).unwrap();
-    let options = PullOptions {
-        flight_caps: false,
-        audiences: false,
-        ..PullOptions::default()
-    };
-    ws.pull_with(&client, PullScope::All, options, |_| {})
-        .await
-        .unwrap();
-    running.stop().await.unwrap();
+    let (dir, path, _) = common::downloaded(ORDERS).await;
     (dir, path)
 }
 

@@ -3,11 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use flightdeck_client::{Client, ClientConfig, Credentials};
+mod common;
+
 use flightdeck_core::query::{SortBy, TableQuery, Tables};
 use flightdeck_model::AdOrder;
 use flightdeck_offline::change::{EntityRef, Key, Kind};
-use flightdeck_offline::workspace::{PullOptions, PullScope, Workspace};
+use flightdeck_offline::workspace::Workspace;
 use flightdeck_sandbox::testing;
 
 const ORDERS: usize = 120;
@@ -15,32 +16,8 @@ const ORDERS: usize = 120;
 /// A workspace holding `ORDERS` downloaded ad orders ("Order 0" … "Order 119") under
 /// the demo campaign, plus the demo account's own.
 async fn downloaded() -> (tempfile::TempDir, Workspace, i64) {
-    let dir = tempfile::tempdir().unwrap();
-    let sandbox = testing::demo_sandbox().unwrap();
-    let now = sandbox.state().clock.now_ms();
-    let campaign = testing::demo_campaign(&sandbox).unwrap();
-    testing::load_ad_orders(&sandbox, campaign, ORDERS, now).unwrap();
-    let running = sandbox
-        .clone()
-        .spawn("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let client = Client::new(
-        ClientConfig::new(&running.base_url()).unwrap(),
-        Credentials::basic("demo", "demo"),
-    )
-    .unwrap();
-    let mut ws = Workspace::open(dir.path().join("w.db")).unwrap();
-    let options = PullOptions {
-        flight_caps: false,
-        audiences: false,
-        ..PullOptions::default()
-    };
-    ws.pull_with(&client, PullScope::All, options, |_| {})
-        .await
-        .unwrap();
-    running.stop().await.unwrap();
-    (dir, ws, campaign)
+    let (dir, path, campaign) = common::downloaded(ORDERS).await;
+    (dir, Workspace::open(path).unwrap(), campaign)
 }
 
 fn query(filter: &str, sort: Option<(&str, bool)>, offset: u32, limit: u32) -> TableQuery {

@@ -5,11 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::advertiser;
+
 use flightdeck_core::tagsheet::{self, TagMapping, Thumbnail};
 use flightdeck_core::{Core, OpenOptions, Selection};
-use flightdeck_model::Advertiser;
 use flightdeck_offline::change::Kind;
-use flightdeck_offline::workspace::Draft;
 use flightdeck_workbench::tagsheet::{ColumnChoice, Field};
 
 fn fixture(name: &str) -> std::path::PathBuf {
@@ -25,19 +27,7 @@ async fn a_20_row_xlsx_previews_then_lands_as_20_drafts_in_one_undo_step() {
         .await
         .unwrap();
     let account = core.active().unwrap();
-    let advertiser = account
-        .save(
-            None,
-            None,
-            Draft::Advertiser {
-                value: Advertiser {
-                    name: Some("Acme Outdoor".into()),
-                    ..Advertiser::default()
-                },
-            },
-        )
-        .unwrap()
-        .target;
+    let advertiser = advertiser(&account, None);
     let before = account.pending_count().unwrap();
 
     // The preview: the preset detected, counts, and a window of rows; nothing saved.
