@@ -22,8 +22,6 @@ export type RowWindowOptions = {
   count: number;
   rowHeight: number;
   overscan: number;
-  /** The scroll area's height before it is measured. */
-  initialHeight?: number;
 };
 
 export type RowWindow = {
@@ -87,7 +85,8 @@ export function useRowWindow(scroll: React.RefObject<HTMLElement | null>, opts: 
   const [extras, setExtras] = useState<Extras>([]);
   const extrasRef = useRef(extras);
   extrasRef.current = extras;
-  const [view, setView] = useState({ top: 0, height: opts.initialHeight ?? 600 });
+  // 600 px until the scroll area is measured (the first layout effect).
+  const [view, setView] = useState({ top: 0, height: 600 });
   const viewRef = useRef(view);
   viewRef.current = view;
 
