@@ -653,6 +653,15 @@ class Scenario:
             box = row.find('input[type="checkbox"]')
             if not box.prop("checked"):
                 self.click(box)
+            self.s.wait_until(lambda: box.prop("checked"), f"row {label!r} to be ticked", timeout=5)
+
+    def check_selected(self, what: str, n: int) -> None:
+        """The open bulk dialog acts on `n` rows, as its title says (read at once: the
+        toolbar must know of every tick by the time the buyer's next click lands)."""
+        title = self.s.find('[role="dialog"] h2').text
+        if f"Edit {n} selected" not in title:
+            picked = self.s.execute("return [...document.querySelectorAll('tr[aria-selected=\"true\"]')].map(r => r.getAttribute('data-label'));")
+            raise StepFailed(f"{what} reads {title!r}, not 'Edit {n} selected rows'; the table has ticked {picked}")
 
     def select_only(self, kind: str, labels: list[str]) -> None:
         """A plain click on the first row selects it alone; the others' checkboxes add them."""
@@ -728,6 +737,7 @@ class Scenario:
         self.select_only(k, names)
         self.click('[data-action="bulk-edit"]')
         s.wait_for('[data-form="bulk-edit"]', "the Edit 3 selected dialog", timeout=10)
+        self.check_selected("the bulk edit dialog", 3)
         self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "max_bid")
         self.set_input('[data-form="bulk-edit"] [name="edits[0].op"]', "percent")
         s.wait_until(
@@ -834,6 +844,7 @@ class Scenario:
         self.select_only(k, names)
         self.click('[data-action="bulk-edit"]')
         s.wait_for('[data-form="bulk-edit"]', "the Edit 3 selected dialog", timeout=10)
+        self.check_selected("the bulk edit dialog", 3)
         self.set_input('[data-form="bulk-edit"] [name="edits[0].field"]', "Max bid")
         s.wait_for('[data-form="bulk-edit"] [data-wire-path="max_bid"]', "the wire name max_bid beside the label Max bid", timeout=10)
         self.set_input('[data-form="bulk-edit"] [name="edits[0].value"]', "4.75")

@@ -2,6 +2,7 @@
 // editing in place with the field's own control, Enter and Tab committing, Escape
 // cancelling, Shift ranges, fill down and paste, read-only cells and errors on the cell.
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AdOrderRow, EntityRef, Marker, TableQuery } from "../api/types";
 
@@ -282,6 +283,69 @@ describe("cell grid", () => {
     expect(g.container.querySelectorAll("td.in-range")).toHaveLength(0);
     expect([...onSelectionChange.mock.calls.at(-1)![0].ids]).toEqual([refKey(ref(5))]);
     expect(g.container.querySelector("[data-row].active")!.getAttribute("data-row-id")).toBe(refKey(ref(5)));
+  });
+
+  it("lets a click or a tick made while the cursor's row loads win over that row", async () => {
+    const onSelectionChange = vi.fn<(sel: Selection, count: number) => void>();
+    const many = Array.from({ length: 400 }, (_, i) => rowOf(i));
+    const g = renderGrid(many, { onSelectionChange });
+    await settle();
+    fireEvent.click(g.cell(0, "name"));
+    g.grid.focus();
+    // Ctrl+End moves the cursor to a row not fetched yet: it is selected once it arrives...
+    g.key("End", { ctrlKey: true });
+    expect(g.container.querySelector('[data-row][aria-rowindex="401"]')).toBeNull();
+    // ...unless the buyer picks rows before it does.
+    fireEvent.click(g.cell(1, "name"));
+    fireEvent.click(g.container.querySelector<HTMLInputElement>('[data-row][aria-rowindex="4"] input[type="checkbox"]')!);
+    let top = 0;
+    Object.defineProperty(g.grid, "scrollTop", { configurable: true, get: () => top, set: (v: number) => (top = v) });
+    top = 399 * 26;
+    fireEvent.scroll(g.grid);
+    await settle();
+    expect(g.container.querySelector('[data-row][aria-rowindex="401"]')).not.toBeNull();
+    expect([...onSelectionChange.mock.calls.at(-1)![0].ids].sort()).toEqual([refKey(ref(1)), refKey(ref(2))].sort());
+  });
+
+  it("selects the cursor's row once it loads when nothing was picked meanwhile", async () => {
+    const onSelectionChange = vi.fn<(sel: Selection, count: number) => void>();
+    const many = Array.from({ length: 400 }, (_, i) => rowOf(i));
+    const g = renderGrid(many, { onSelectionChange });
+    await settle();
+    fireEvent.click(g.cell(0, "name"));
+    g.grid.focus();
+    g.key("End", { ctrlKey: true });
+    let top = 0;
+    Object.defineProperty(g.grid, "scrollTop", { configurable: true, get: () => top, set: (v: number) => (top = v) });
+    top = 399 * 26;
+    fireEvent.scroll(g.grid);
+    await settle();
+    expect([...onSelectionChange.mock.calls.at(-1)![0].ids]).toEqual([refKey(ref(399))]);
+  });
+
+  it("tells the screen of a tick before the next click lands: the toolbar acts on every ticked row", async () => {
+    const acted: number[] = [];
+    function Screen() {
+      const [count, setCount] = useState(0);
+      return <DataTable<R> kind="ad_order" label="Ad orders" fetch={(q) => tableOf(rows)(q).then((r) => r.data)} columns={columns} rowId={(r) => refKey(r.target)} rowLabel={(r) => r.label} onSelectionChange={(_, n) => setCount(n)} toolbar={<button type="button" data-action="bulk-edit" onClick={() => acted.push(count)}>Edit {count} selected</button>} />;
+    }
+    const view = render(<Screen />);
+    await settle();
+    const box = (i: number) => view.container.querySelector<HTMLInputElement>(`[data-row][aria-rowindex="${i + 2}"] input[type="checkbox"]`)!;
+    // As a browser delivers them: each event its own task, so React commits in between
+    // (a microtask) but its passive effects may not have run yet.
+    const act = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+    act.IS_REACT_ACT_ENVIRONMENT = false;
+    try {
+      box(0).click();
+      await Promise.resolve();
+      box(1).click();
+      await Promise.resolve();
+      view.container.querySelector<HTMLButtonElement>('[data-action="bulk-edit"]')!.click();
+    } finally {
+      act.IS_REACT_ACT_ENVIRONMENT = true;
+    }
+    expect(acted).toEqual([2]);
   });
 
   it("selects every filtered row by query with Ctrl+A", async () => {

@@ -187,13 +187,15 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // Report the cursor's row once it is loaded (a keyboard move may land on a row not fetched yet).
   const reported = useRef<string | null>(null);
   const callbacks = useRef({ onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, onCountsChange: props.onCountsChange, rowId });
-  useEffect(() => {
+  // Layout effects, here and for the reports below: a click in the next task must find
+  // the screen told of this render (a ticked row, the cursor), not a render behind.
+  useLayoutEffect(() => {
     callbacks.current = { onActiveChange: props.onActiveChange, onSelectionChange: props.onSelectionChange, onCountsChange: props.onCountsChange, rowId };
   });
   // What a row does, read when it is used: one object for every render, so a memoised
   // row is not rendered again because a handler was made anew.
   const handlers = useRef({ cursor, sel, onOpen, selectable, rowId, grid });
-  useEffect(() => {
+  useLayoutEffect(() => {
     handlers.current = { cursor, sel, onOpen, selectable, rowId, grid };
   });
   const actions = useMemo<RowActions<T>>(
@@ -230,7 +232,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     callbacks.current.onActiveChange?.(activeRow);
   }, [activeRow]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     callbacks.current.onSelectionChange?.(sel.selection, sel.count);
   }, [sel.selection, sel.count]);
 

@@ -21,7 +21,7 @@ import { errorIsAt, useCellFacts } from "./cells/facts";
 import { parseTsv } from "./cells/tsv";
 import { type CellEdit, type CellFact, lockedWhy } from "./cells/types";
 import { type Column, displayValue } from "./columns";
-import type { SelectionApi } from "./useSelection";
+import type { Selection, SelectionApi } from "./useSelection";
 
 /** What a table needs to edit its cells in place. */
 export type GridCells<T> = {
@@ -101,9 +101,14 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
     setEditingState(e);
   };
 
+  // The row selection follows the cursor and the range; rows not loaded yet are selected
+  // when they arrive, unless the buyer picked rows meanwhile (a click, a tick) or the
+  // query changed: `since` is the selection the move left.
+  const waiting = useRef<{ from: number; to: number; since: Selection } | null>(null);
   const [seen, setSeen] = useState(p.resetKey);
   if (seen !== p.resetKey) {
     setSeen(p.resetKey);
+    waiting.current = null;
     setAnchor(null);
     setStatus(null);
     if (editing !== null) setEditingState(null);
@@ -112,8 +117,6 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
     if (seen === p.resetKey && editing === null) editingRef.current = null;
   }, [seen, p.resetKey, editing]);
 
-  // The row selection follows the cursor and the range; rows not loaded yet are selected when they arrive.
-  const waiting = useRef<{ from: number; to: number } | null>(null);
   const { loadedBetween, rowId, sel } = p;
   const follow = (from: number, to: number) => {
     const loaded = loadedBetween(from, to);
@@ -123,11 +126,15 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
         loaded.map((x) => rowId(x.row)),
         to,
       );
-    } else waiting.current = { from, to };
+    } else waiting.current = { from, to, since: sel.selection };
   };
   useEffect(() => {
     const w = waiting.current;
     if (w === null) return;
+    if (sel.selection !== w.since) {
+      waiting.current = null;
+      return;
+    }
     const loaded = loadedBetween(w.from, w.to);
     if (loaded.length !== Math.abs(w.to - w.from) + 1) return;
     waiting.current = null;
@@ -487,6 +494,7 @@ export function useCellGrid<T>(p: CellGridInput<T>) {
       follow(a.row, index);
       return;
     }
+    waiting.current = null;
     setAnchor(null);
     setCol(c);
     p.moveTo(index);
