@@ -209,11 +209,21 @@ class Session:
         """The page's visible text, whitespace squeezed, cut to `limit` characters."""
         try:
             with self.patience(5):
-                text = str(self.execute("return document.body ? document.body.innerText : '';"))
+                text, asking = self.execute(
+                    "return [document.body ? document.body.innerText : '',"
+                    " [...document.querySelectorAll('[role=dialog], [role=alertdialog]')].map(d => d.innerText)];"
+                )
         except Exception as e:  # noqa: BLE001 - used in failure messages; must not fail itself
             return f"(page text unavailable: {e})"
-        squeezed = " | ".join(line.strip() for line in text.splitlines() if line.strip())
-        return squeezed if len(squeezed) <= limit else squeezed[:limit] + " …"
+
+        def squeeze(t: str, n: int) -> str:
+            s = " | ".join(line.strip() for line in str(t).splitlines() if line.strip())
+            return s if len(s) <= n else s[:n] + " …"
+
+        # An open dialog or question explains most waits that time out; the page's text
+        # is cut before a side panel's, so each is named first.
+        open_ = "".join(f"[dialog: {squeeze(d, 300)}] " for d in asking or [])
+        return open_ + squeeze(text, limit)
 
     def double_click(self, element: Element) -> None:
         """A double click through the Actions API (a synthetic `dblclick` if the driver lacks it)."""
