@@ -68,18 +68,26 @@ async fn main() -> Result<(), BoxError> {
     let mut client_times = Vec::new();
     let mut curl_transfer = Vec::new();
     let mut curl_wall = Vec::new();
+    // This process's CPU time (its sandbox serving, plus the client when it runs): what
+    // each side costs, which bounds the wall time a machine of few cores can reach.
+    let mut cpu_with_client = Duration::ZERO;
+    let mut cpu_with_curl = Duration::ZERO;
     for _ in 0..runs {
+        let c = cpu_time();
         let t = Instant::now();
         let reply = client.all_ad_orders().await?;
         client_times.push(t.elapsed());
+        cpu_with_client += cpu_time().saturating_sub(c);
         if reply.entity.len() != expected {
             return Err(format!("listing changed: {} ad orders", reply.entity.len()).into());
         }
         drop(reply);
         if with_curl {
+            let c = cpu_time();
             let t = Instant::now();
             let run = curl(&url).await?;
             curl_wall.push(t.elapsed());
+            cpu_with_curl += cpu_time().saturating_sub(c);
             curl_transfer.push(run.total);
             if Some(run.bytes) != expected_bytes {
                 return Err(format!("curl got {} bytes", run.bytes).into());
@@ -107,6 +115,16 @@ async fn main() -> Result<(), BoxError> {
             "ratio client / curl: {:.2} (against curl with start-up: {:.2})",
             client_median.as_secs_f64() / transfer.as_secs_f64(),
             client_median.as_secs_f64() / wall.as_secs_f64(),
+        );
+        let per_run = |d: Duration| ms(d) / runs as f64;
+        let serving = per_run(cpu_with_curl);
+        let client_cpu = (per_run(cpu_with_client) - serving).max(0.0);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        println!(
+            "CPU per listing: the sandbox serving it {serving:.0} ms, the client reading and decoding it {client_cpu:.0} ms; \
+             on {cores} cores both need at least {:.0} ms of wall time ({:.2} x curl)",
+            (serving + client_cpu) / cores as f64,
+            (serving + client_cpu) / cores as f64 / ms(transfer),
         );
     }
 
@@ -154,6 +172,23 @@ async fn main() -> Result<(), BoxError> {
     );
     running.stop().await?;
     Ok(())
+}
+
+/// This process's CPU time so far, user and system, from `/proc/self/stat` (Linux; zero
+/// elsewhere), in clock ticks of 10 ms: summed over the runs, not read per run.
+fn cpu_time() -> Duration {
+    let ticks = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // Fields after the command's closing parenthesis; utime and stime are the 12th
+            // and 13th of them.
+            let rest = s.get(s.rfind(')')? + 1..)?;
+            let mut fields = rest.split_whitespace().skip(11);
+            let user: u64 = fields.next()?.parse().ok()?;
+            let system: u64 = fields.next()?.parse().ok()?;
+            Some(user + system)
+        });
+    Duration::from_millis(ticks.unwrap_or(0) * 10)
 }
 
 fn curl_available() -> bool {
