@@ -1111,7 +1111,8 @@ class Scenario:
         changed = s.execute(
             "return [...document.querySelectorAll('[role=\"dialog\"] [data-diff]')].map(d => "
             "[d.closest('[data-preview-row]').getAttribute('data-preview-row'), d.getAttribute('data-diff'), "
-            "(d.querySelector('[data-wire-path]') || d).textContent.trim()]);"
+            "(d.querySelector('[data-wire-path]') || d).textContent.trim(), "
+            "d.querySelector('.before').textContent.trim(), d.querySelector('.after').textContent.trim()]);"
         )
         problems = [e.text for e in s.find_all('[role="dialog"] [data-error-field]')]
         counted = counts.text
@@ -1120,10 +1121,13 @@ class Scenario:
             raise StepFailed(f"the preview should show exactly one change, {target!r} endDate; it reads {counted!r} with changes {changed} and errors {problems}")
         if changed[0][2] == "endDate":
             self.soft_fail("the preview names the changed date by its wire path, not its label")
+        # The preview reads the dates as the file wrote them, not as epoch milliseconds.
+        if changed[0][3:5] != [old, new]:
+            self.soft_fail(f"the preview shows the end date as {changed[0][3]!r} -> {changed[0][4]!r}, not {old!r} -> {new!r} as in the file")
         self.s.execute("[...document.querySelectorAll('[role=\"dialog\"] button')].find(b => b.textContent.trim() === 'Cancel').click();")
         s.wait_gone('[role="dialog"]', "the import dialog to close on Cancel", timeout=10)
         self.wait_pending(0, timeout=10)
-        print(f"    import preview: {counted!r}, the one change labelled {changed[0][2]!r}")
+        print(f"    import preview: {counted!r}, the one change labelled {changed[0][2]!r}: {changed[0][3]} -> {changed[0][4]}")
 
     def step_bulk_duplicate_campaign(self) -> None:
         """t. Duplicate the e2e campaign with its flights into another advertiser; post."""

@@ -1233,6 +1233,14 @@ export type FieldDiff = {
 	before: Value | null,
 	/**  Value now (`None`: absent). */
 	after: Value | null,
+	/**
+	 *  `before` as the spreadsheet format writes it, where that differs from its JSON:
+	 *  a date in the advertiser's timezone, money with two decimals, a list as `a; b`.
+	 *  Set on the rows a preview shows ([`crate::workspace::Workspace::readable_diffs`]).
+	 */
+	beforeText?: string | null,
+	/**  `after`, likewise. */
+	afterText?: string | null,
 };
 
 /**

@@ -495,7 +495,11 @@ pub fn print_preview(p: &Preview, json: bool) -> Result<(), CliError> {
                 println!("{at}{verb}{}{key} \"{}\"", row.kind.label(), row.label);
                 if row.outcome == RowOutcome::Update {
                     for d in &row.diffs {
-                        println!("  {}: {} -> {}", d.path, shown(&d.before), shown(&d.after));
+                        // As the core writes them for a buyer (dates in the advertiser's
+                        // timezone, money with cents), else as JSON.
+                        let before = d.before_text.clone().unwrap_or_else(|| shown(&d.before));
+                        let after = d.after_text.clone().unwrap_or_else(|| shown(&d.after));
+                        println!("  {}: {before} -> {after}", d.path);
                     }
                 }
                 for e in &row.errors {

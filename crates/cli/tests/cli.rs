@@ -718,7 +718,7 @@ async fn bulk_edit_export_import_undo_and_redo() {
     ]);
     let (stdout, err) = text(&out);
     assert!(out.status.success(), "{err}");
-    assert!(stdout.contains("max_bid: 10.0 -> 2"), "{stdout}");
+    assert!(stdout.contains("max_bid: 10.00 -> 2.00"), "{stdout}");
     assert!(err.contains("nothing was saved"), "{err}");
     let ws = Workspace::open(&file).expect("workspace");
     assert!(ws.pending().expect("pending").is_empty());
@@ -1472,7 +1472,7 @@ async fn edit_takes_labels_and_refuses_unknown_fields() {
     ]);
     let (stdout, err) = text(&out);
     assert!(out.status.success(), "{err}");
-    assert!(stdout.contains("max_bid: 10.0 -> 11.5"), "{stdout}");
+    assert!(stdout.contains("max_bid: 10.00 -> 11.50"), "{stdout}");
     assert_eq!(member("max_bid"), Some(serde_json::json!(11.5)));
     assert_eq!(member("Max bid"), None);
 

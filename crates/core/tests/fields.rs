@@ -262,3 +262,60 @@ fn site_lists_and_flight_caps_get_their_required_marks_from_the_model() {
         ["[0].flightId", "[0].maxBudget", "[1].flightId"]
     );
 }
+
+/// A preview shows dates, money and lists as the spreadsheet format writes them, with
+/// the row's advertiser's timezone, not as the wire's epoch milliseconds: on its first
+/// page and on the pages asked after it.
+#[tokio::test]
+async fn previews_show_dates_in_the_advertisers_timezone_and_money_with_cents() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = Core::open(dir.path(), Selection::Active, OpenOptions::default())
+        .await
+        .unwrap();
+    let account = core.active().unwrap();
+    let advertiser = advertiser(&account, Some(flightdeck_model::TimezoneName::ET));
+    let campaign = campaign(&account, &advertiser);
+    let order: AdOrder =
+        serde_json::from_value(json!({"name": "Prospecting", "max_bid": 2.0})).unwrap();
+    let order = account
+        .save(None, Some(&campaign), Draft::AdOrder { value: order })
+        .unwrap()
+        .target;
+    // 2026-03-01 14:00 UTC is 09:00 in New York (EST, before the clocks change).
+    let start = 1_772_373_600_000_i64;
+    let done = account
+        .bulk_edit(
+            &BulkScope::Ids(vec![order.clone()]),
+            &[set("startDate", json!(start)), set("max_bid", json!(2.5))],
+            false,
+        )
+        .unwrap();
+    let diffs = &done.preview.rows[0].diffs;
+    let of = |path: &str| diffs.iter().find(|d| d.path == path).unwrap();
+    let date = of("startDate");
+    assert_eq!(date.after, Some(json!(start)), "the value stays the wire's");
+    assert_eq!(
+        date.after_text.as_deref(),
+        Some("2026-03-01T09:00:00-05:00")
+    );
+    assert_eq!(date.before_text, None, "no start date before");
+    let bid = of("max_bid");
+    assert_eq!(
+        (bid.before_text.as_deref(), bid.after_text.as_deref()),
+        (Some("2.00"), Some("2.50"))
+    );
+    assert_eq!(of("startDate").path, "startDate");
+
+    // A later page of the kept rows reads the same.
+    let rows_id = done.preview.rows_id.unwrap();
+    let page = account.preview_rows(rows_id, 0, 10).unwrap();
+    let again = page.rows[0]
+        .diffs
+        .iter()
+        .find(|d| d.path == "startDate")
+        .unwrap();
+    assert_eq!(
+        again.after_text.as_deref(),
+        Some("2026-03-01T09:00:00-05:00")
+    );
+}

@@ -32,6 +32,31 @@ pub struct FieldDiff {
     pub before: Option<Value>,
     /// Value now (`None`: absent).
     pub after: Option<Value>,
+    /// `before` as the spreadsheet format writes it, where that differs from its JSON:
+    /// a date in the advertiser's timezone, money with two decimals, a list as `a; b`.
+    /// Set on the rows a preview shows ([`crate::workspace::Workspace::readable_diffs`]).
+    #[serde(
+        default,
+        rename = "beforeText",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub before_text: Option<String>,
+    /// `after`, likewise.
+    #[serde(default, rename = "afterText", skip_serializing_if = "Option::is_none")]
+    pub after_text: Option<String>,
+}
+
+impl FieldDiff {
+    /// A diff of the value at `path`, with no display texts.
+    pub fn new(path: impl Into<String>, before: Option<Value>, after: Option<Value>) -> Self {
+        FieldDiff {
+            path: path.into(),
+            before,
+            after,
+            before_text: None,
+            after_text: None,
+        }
+    }
 }
 
 /// The fields that differ from `base` (every field of `after` when there is no base).
@@ -220,11 +245,7 @@ fn push_index(path: &mut String, i: usize) -> usize {
 }
 
 fn added(path: &str, value: &Value) -> FieldDiff {
-    FieldDiff {
-        path: path.to_owned(),
-        before: None,
-        after: Some(value.clone()),
-    }
+    FieldDiff::new(path, None, Some(value.clone()))
 }
 
 fn walk(path: &mut String, before: &Value, after: &Value, out: &mut Vec<FieldDiff>) {
@@ -251,31 +272,23 @@ fn walk(path: &mut String, before: &Value, after: &Value, out: &mut Vec<FieldDif
             for (key, bv) in b {
                 if !a.contains_key(key) {
                     let len = push_key(path, key);
-                    out.push(FieldDiff {
-                        path: path.clone(),
-                        before: Some(bv.clone()),
-                        after: None,
-                    });
+                    out.push(FieldDiff::new(path.clone(), Some(bv.clone()), None));
                     path.truncate(len);
                 }
             }
         }
         _ if same(before, after) => {}
         (Value::Array(b), Value::Array(a)) if object_items(&[b, a]) => walk_items(path, b, a, out),
-        _ => out.push(FieldDiff {
-            path: path.clone(),
-            before: Some(before.clone()),
-            after: Some(after.clone()),
-        }),
+        _ => out.push(FieldDiff::new(
+            path.clone(),
+            Some(before.clone()),
+            Some(after.clone()),
+        )),
     }
 }
 
 fn walk_items(path: &mut String, b: &[Value], a: &[Value], out: &mut Vec<FieldDiff>) {
-    let removed_diff = |path: &str, v: &Value| FieldDiff {
-        path: path.to_owned(),
-        before: Some(v.clone()),
-        after: None,
-    };
+    let removed_diff = |path: &str, v: &Value| FieldDiff::new(path, Some(v.clone()), None);
     if let Some(matches) = match_ids(b, a) {
         let mut matched = vec![false; b.len()];
         for (i, m) in matches.iter().enumerate() {
@@ -451,11 +464,7 @@ pub(crate) mod tests {
     use serde_json::json;
 
     fn d(path: &str, before: Option<Value>, after: Option<Value>) -> FieldDiff {
-        FieldDiff {
-            path: path.into(),
-            before,
-            after,
-        }
+        FieldDiff::new(path, before, after)
     }
 
     #[test]

@@ -468,3 +468,52 @@ proptest! {
         prop_assert_eq!(snapshot(&path), before);
     }
 }
+
+/// A preview's diffs read as the spreadsheet writes them: a flight's date in the
+/// advertiser's timezone, its budget with cents; a member the format writes as JSON
+/// (a whole new flight) gets no text.
+#[test]
+fn a_previews_diffs_read_as_the_sheet_writes_them_flights_included() {
+    use flightdeck_offline::diff::FieldDiff;
+    use flightdeck_offline::workspace::{RowOutcome, RowPreview};
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = workspace(&dir);
+    let adv = advertiser(&mut ws, "Acme", Some("ET"));
+    let camp = campaign(&mut ws, &adv, json!({}));
+    let mut rows = vec![RowPreview {
+        target: Some(camp),
+        kind: Kind::Campaign,
+        label: "Spring".into(),
+        line: None,
+        outcome: RowOutcome::Update,
+        diffs: vec![
+            FieldDiff::new(
+                "flights[1].endDate",
+                Some(json!(MARCH_1_ET)),
+                Some(json!(MARCH_1_ET + DAY)),
+            ),
+            FieldDiff::new("flights[1].maxBudget", None, Some(json!(250))),
+            FieldDiff::new("flights[2]", None, Some(json!({"startDate": MARCH_1_ET}))),
+            FieldDiff::new("name", Some(json!("Spring")), Some(json!("Summer"))),
+        ],
+        errors: vec![],
+    }];
+    ws.readable_diffs(&mut rows).unwrap();
+    let texts: Vec<(Option<&str>, Option<&str>)> = rows[0]
+        .diffs
+        .iter()
+        .map(|d| (d.before_text.as_deref(), d.after_text.as_deref()))
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            (
+                Some("2026-03-01T00:00:00-05:00"),
+                Some("2026-03-02T00:00:00-05:00")
+            ),
+            (None, Some("250.00")),
+            (None, None),
+            (None, None),
+        ]
+    );
+}

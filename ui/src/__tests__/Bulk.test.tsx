@@ -97,7 +97,7 @@ describe("undo and redo", () => {
       ...EMPTY_PREVIEW,
       updates: 1,
       rowCount: 1,
-      rows: [{ target: acme.target, kind: "ad_order", label: "Order A", line: null, outcome: "update", diffs: [{ path: "max_bid", before: 2.2, after: 2 }], errors: [] }],
+      rows: [{ target: acme.target, kind: "ad_order", label: "Order A", line: null, outcome: "update", diffs: [{ path: "max_bid", before: 2.2, after: 2, beforeText: "2.20", afterText: "2.00" }], errors: [] }],
     };
     commands.revertStep.mockReturnValue(ok(preview));
     const { container } = await openAdvertisers();
@@ -113,7 +113,8 @@ describe("undo and redo", () => {
     expect(commands.revertStep).toHaveBeenCalledWith(5, false);
     const row = dialog()?.querySelector('[data-preview-row="Order A"]');
     expect(row?.textContent).toContain("max_bid");
-    expect(row?.textContent).toContain("2.2 → 2");
+    // As the Rust side writes them for a buyer (money with cents), not as JSON.
+    expect(row?.textContent).toContain("2.20 → 2.00");
 
     await click(dialog()!.querySelector('[data-action="apply"]'));
     expect(commands.revertStep).toHaveBeenLastCalledWith(5, true);

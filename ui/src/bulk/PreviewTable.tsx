@@ -105,7 +105,7 @@ export function PreviewTable({ preview }: { preview: Preview }) {
                       <ul className="diffs">
                         {r.diffs.map((d) => (
                           <li key={d.path} data-diff={d.path}>
-                            <FieldName kind={r.kind} path={d.path} /> <span className="before mono">{showJson(d.before)}</span> → <span className="after mono">{showJson(d.after)}</span>
+                            <FieldName kind={r.kind} path={d.path} /> <span className="before mono">{d.beforeText ?? showJson(d.before)}</span> → <span className="after mono">{d.afterText ?? showJson(d.after)}</span>
                           </li>
                         ))}
                       </ul>

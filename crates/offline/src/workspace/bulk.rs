@@ -497,11 +497,11 @@ impl Batch<'_> {
                             Value::from(super::status::status_word(s))
                         };
                         row.outcome = RowOutcome::Update;
-                        row.diffs = vec![diff::FieldDiff {
-                            path: "status".to_owned(),
-                            before: set.before.map(word),
-                            after: Some(word(status)),
-                        }];
+                        row.diffs = vec![diff::FieldDiff::new(
+                            "status",
+                            set.before.map(word),
+                            Some(word(status)),
+                        )];
                     }
                     Ok(_) => {}
                     Err(e) => {
@@ -559,11 +559,11 @@ impl Batch<'_> {
                         if let Some(status) = status {
                             // The draft stands; a status it cannot take is said beside it.
                             match self.set_status(&target, status) {
-                                Ok(_) => diffs.push(diff::FieldDiff {
-                                    path: "status".to_owned(),
-                                    before: None,
-                                    after: Some(Value::from(super::status::status_word(status))),
-                                }),
+                                Ok(_) => diffs.push(diff::FieldDiff::new(
+                                    "status",
+                                    None,
+                                    Some(Value::from(super::status::status_word(status))),
+                                )),
                                 Err(e) => errors.extend(refusal(e)?),
                             }
                         }

@@ -238,6 +238,39 @@ impl Workspace {
         self.kept.get_or_insert_default().rows = Some(Rows { id, rows });
     }
 
+    /// Gives the diffs of `rows` (the ones a preview shows) the texts a buyer reads, as
+    /// the spreadsheet format writes them: dates in the row's advertiser's timezone,
+    /// money with two decimals, lists as `a; b`.
+    pub fn readable_diffs(&self, rows: &mut [RowPreview]) -> Result<()> {
+        let mut zones = std::collections::HashMap::new();
+        for row in rows {
+            for d in &mut row.diffs {
+                let text =
+                    |v: &Option<serde_json::Value>, tz: Option<&flightdeck_model::TimezoneName>| {
+                        v.as_ref().and_then(|v| {
+                            crate::bulk::sheet::display_text(row.kind, &d.path, v, tz)
+                        })
+                    };
+                if text(&d.before, None).is_none() && text(&d.after, None).is_none() {
+                    continue;
+                }
+                let tz = match &row.target {
+                    Some(t) => {
+                        if !zones.contains_key(t) {
+                            let tz = self.timezone_of(t)?;
+                            zones.insert(t.clone(), tz);
+                        }
+                        zones.get(t).cloned().flatten()
+                    }
+                    None => None,
+                };
+                d.before_text = text(&d.before, tz.as_ref());
+                d.after_text = text(&d.after, tz.as_ref());
+            }
+        }
+        Ok(())
+    }
+
     /// The kept rows `rows_id` names, from `offset` (clamped), at most `limit`, and how
     /// many there are; refused once other rows were kept since.
     pub fn preview_rows(

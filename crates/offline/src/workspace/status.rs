@@ -448,11 +448,11 @@ pub(super) fn status_diff(
 ) -> Result<Vec<crate::diff::FieldDiff>> {
     let to = status_of_payload(&payload.to_string())?;
     let known = ws.ad_order_status(target)?.known;
-    Ok(vec![crate::diff::FieldDiff {
-        path: "status".to_owned(),
-        before: known.map(|s| Value::from(status_word(s))),
-        after: Some(Value::from(status_word(to))),
-    }])
+    Ok(vec![crate::diff::FieldDiff::new(
+        "status",
+        known.map(|s| Value::from(status_word(s))),
+        Some(Value::from(status_word(to))),
+    )])
 }
 
 /// Records the status the service answered for an applied status change of ad order

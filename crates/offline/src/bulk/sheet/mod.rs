@@ -184,6 +184,31 @@ fn text_cell(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// How the spreadsheet format writes `v`, the value at `path` of a `kind` entity whose
+/// advertiser is in `tz`, for a buyer to read (a preview's diff): `None` where that is
+/// the value's JSON. A flight's members read as the campaign's of the same name.
+pub(crate) fn display_text(
+    kind: Kind,
+    path: &str,
+    v: &Value,
+    tz: Option<&TimezoneName>,
+) -> Option<String> {
+    let member = match kind {
+        Kind::Campaign => flight_member(path).unwrap_or(path),
+        _ => path,
+    };
+    let cell = readable::cell(kind, member, v, tz)?;
+    Some(text_of_cell(&cell).0.to_owned())
+}
+
+/// `startDate` of `flights[2].startDate`.
+fn flight_member(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("flights[")?;
+    let (index, member) = rest.split_once("].")?;
+    (!index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) && !member.contains(['.', '[']))
+        .then_some(member)
+}
+
 /// The text of a cell: a cell with a leading [`TEXT_MARK`] is text, whatever the field,
 /// and loses exactly that one mark (the one [`text_cell`] or a spreadsheet user put
 /// there). Returns the text and whether the cell was marked.
