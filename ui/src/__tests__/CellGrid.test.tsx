@@ -285,42 +285,41 @@ describe("cell grid", () => {
     expect(g.container.querySelector("[data-row].active")!.getAttribute("data-row-id")).toBe(refKey(ref(5)));
   });
 
-  it("lets a click or a tick made while the cursor's row loads win over that row", async () => {
+  /** 400 rows, the cursor on the first, then Ctrl+End to the last, which is not fetched yet; `scrollThere` brings it in. */
+  async function atTheEndStillLoading() {
     const onSelectionChange = vi.fn<(sel: Selection, count: number) => void>();
-    const many = Array.from({ length: 400 }, (_, i) => rowOf(i));
-    const g = renderGrid(many, { onSelectionChange });
+    const g = renderGrid(
+      Array.from({ length: 400 }, (_, i) => rowOf(i)),
+      { onSelectionChange },
+    );
     await settle();
     fireEvent.click(g.cell(0, "name"));
     g.grid.focus();
-    // Ctrl+End moves the cursor to a row not fetched yet: it is selected once it arrives...
     g.key("End", { ctrlKey: true });
     expect(g.container.querySelector('[data-row][aria-rowindex="401"]')).toBeNull();
-    // ...unless the buyer picks rows before it does.
+    const scrollThere = async () => {
+      let top = 399 * 26;
+      Object.defineProperty(g.grid, "scrollTop", { configurable: true, get: () => top, set: (v: number) => (top = v) });
+      fireEvent.scroll(g.grid);
+      await settle();
+      expect(g.container.querySelector('[data-row][aria-rowindex="401"]')).not.toBeNull();
+    };
+    const selected = () => [...onSelectionChange.mock.calls.at(-1)![0].ids].sort();
+    return { g, scrollThere, selected };
+  }
+
+  it("lets a click or a tick made while the cursor's row loads win over that row", async () => {
+    const { g, scrollThere, selected } = await atTheEndStillLoading();
     fireEvent.click(g.cell(1, "name"));
     fireEvent.click(g.container.querySelector<HTMLInputElement>('[data-row][aria-rowindex="4"] input[type="checkbox"]')!);
-    let top = 0;
-    Object.defineProperty(g.grid, "scrollTop", { configurable: true, get: () => top, set: (v: number) => (top = v) });
-    top = 399 * 26;
-    fireEvent.scroll(g.grid);
-    await settle();
-    expect(g.container.querySelector('[data-row][aria-rowindex="401"]')).not.toBeNull();
-    expect([...onSelectionChange.mock.calls.at(-1)![0].ids].sort()).toEqual([refKey(ref(1)), refKey(ref(2))].sort());
+    await scrollThere();
+    expect(selected()).toEqual([refKey(ref(1)), refKey(ref(2))].sort());
   });
 
   it("selects the cursor's row once it loads when nothing was picked meanwhile", async () => {
-    const onSelectionChange = vi.fn<(sel: Selection, count: number) => void>();
-    const many = Array.from({ length: 400 }, (_, i) => rowOf(i));
-    const g = renderGrid(many, { onSelectionChange });
-    await settle();
-    fireEvent.click(g.cell(0, "name"));
-    g.grid.focus();
-    g.key("End", { ctrlKey: true });
-    let top = 0;
-    Object.defineProperty(g.grid, "scrollTop", { configurable: true, get: () => top, set: (v: number) => (top = v) });
-    top = 399 * 26;
-    fireEvent.scroll(g.grid);
-    await settle();
-    expect([...onSelectionChange.mock.calls.at(-1)![0].ids]).toEqual([refKey(ref(399))]);
+    const { scrollThere, selected } = await atTheEndStillLoading();
+    await scrollThere();
+    expect(selected()).toEqual([refKey(ref(399))]);
   });
 
   it("tells the screen of a tick before the next click lands: the toolbar acts on every ticked row", async () => {
