@@ -146,7 +146,7 @@ impl Account {
             let mut preview = f(ws, &self.tables)?;
             let changed = changed(&preview);
             ws.keep_rows(&mut preview, FIRST_ROWS);
-            ws.readable_diffs(&mut preview.rows)?;
+            ws.readable_diffs(&mut preview.rows);
             let touched = changed.targets.clone();
             Ok(((preview, changed), touched))
         })?;
@@ -278,7 +278,7 @@ impl Account {
     ) -> Result<Window<RowPreview>> {
         let ws = self.workspace()?;
         let (mut rows, total) = ws.preview_rows(rows_id, offset as usize, limit as usize)?;
-        ws.readable_diffs(&mut rows)?;
+        ws.readable_diffs(&mut rows);
         let offset = (offset as usize).min(total);
         Ok(Window::new(rows, offset, total, total))
     }

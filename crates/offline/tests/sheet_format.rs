@@ -498,7 +498,7 @@ fn a_previews_diffs_read_as_the_sheet_writes_them_flights_included() {
         ],
         errors: vec![],
     }];
-    ws.readable_diffs(&mut rows).unwrap();
+    ws.readable_diffs(&mut rows);
     let texts: Vec<(Option<&str>, Option<&str>)> = rows[0]
         .diffs
         .iter()

@@ -240,35 +240,47 @@ impl Workspace {
 
     /// Gives the diffs of `rows` (the ones a preview shows) the texts a buyer reads, as
     /// the spreadsheet format writes them: dates in the row's advertiser's timezone,
-    /// money with two decimals, lists as `a; b`.
-    pub fn readable_diffs(&self, rows: &mut [RowPreview]) -> Result<()> {
+    /// money with two decimals, lists as `a; b`. Only for reading: a row whose timezone
+    /// cannot be read keeps its values alone (shown as JSON), and nothing fails, since
+    /// the operation the preview shows may already be applied.
+    pub fn readable_diffs(&self, rows: &mut [RowPreview]) {
         let mut zones = std::collections::HashMap::new();
         for row in rows {
-            for d in &mut row.diffs {
-                let text =
-                    |v: &Option<serde_json::Value>, tz: Option<&flightdeck_model::TimezoneName>| {
-                        v.as_ref().and_then(|v| {
-                            crate::bulk::sheet::display_text(row.kind, &d.path, v, tz)
-                        })
-                    };
-                if text(&d.before, None).is_none() && text(&d.after, None).is_none() {
-                    continue;
-                }
-                let tz = match &row.target {
-                    Some(t) => {
-                        if !zones.contains_key(t) {
-                            let tz = self.timezone_of(t)?;
-                            zones.insert(t.clone(), tz);
-                        }
-                        zones.get(t).cloned().flatten()
+            let kind = row.kind;
+            let readable = |d: &crate::diff::FieldDiff| {
+                [&d.before, &d.after]
+                    .into_iter()
+                    .flatten()
+                    .any(|v| crate::bulk::sheet::display_text(kind, &d.path, v, None).is_some())
+            };
+            if !row.diffs.iter().any(readable) {
+                continue;
+            }
+            let tz = match &row.target {
+                Some(t) => {
+                    if !zones.contains_key(t) {
+                        let tz = self.timezone_of(t).inspect_err(|e| {
+                            tracing::warn!(error = %e, "a preview row's timezone could not be read");
+                        });
+                        zones.insert(t.clone(), tz.ok());
                     }
-                    None => None,
+                    match zones.get(t).cloned().flatten() {
+                        Some(tz) => tz,
+                        None => continue,
+                    }
+                }
+                None => None,
+            };
+            for d in &mut row.diffs {
+                let text = |v: &Option<serde_json::Value>| {
+                    v.as_ref().and_then(|v| {
+                        crate::bulk::sheet::display_text(kind, &d.path, v, tz.as_ref())
+                    })
                 };
-                d.before_text = text(&d.before, tz.as_ref());
-                d.after_text = text(&d.after, tz.as_ref());
+                d.before_text = text(&d.before);
+                d.after_text = text(&d.after);
             }
         }
-        Ok(())
     }
 
     /// The kept rows `rows_id` names, from `offset` (clamped), at most `limit`, and how
