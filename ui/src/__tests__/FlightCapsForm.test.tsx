@@ -124,4 +124,44 @@ describe("flight caps form", () => {
     });
     expect(commands.save).toHaveBeenLastCalledWith(null, order, { kind: "flight_caps", value: [{ id: null, flightId: 5, maxBudget: 50 }], campaignFlightIds: [5], flights: [posted] });
   });
+  it("keeps the caps on screen while they are read again after a save, then shows the stored caps", async () => {
+    const stored = (value: FlightCapsRow["value"]): FlightCapsRow => ({
+      target: { kind: "flight_caps", key: order.key },
+      parent: order,
+      parentLabel: null,
+      timezone: null,
+      label: "flight caps",
+      marker: "new",
+      pending: true,
+      readOnly: null,
+      value,
+    });
+    const before = stored([{ id: null, flightId: 5, maxBudget: 50 }]);
+    const view = render(
+      <AppProvider initial={SIGNED_IN}>
+        <FlightCapsForm adOrder={order} campaign={campaign} row={before} reloadKey="1" embedded />
+      </AppProvider>,
+    );
+    await flush();
+    expect(view.container.querySelector('form[data-form="flight_caps"]')).not.toBeNull();
+
+    // The caps are read again (a save): the flights to offer are asked for anew, slowly.
+    let answer: (c: CapChoices) => void = () => undefined;
+    commands.flightCapChoices.mockReturnValue(new Promise((r) => (answer = (c) => r({ status: "ok", data: c }))));
+    const after = stored([{ id: null, flightId: 5, maxBudget: 75 }]);
+    view.rerender(
+      <AppProvider initial={SIGNED_IN}>
+        <FlightCapsForm adOrder={order} campaign={campaign} row={after} reloadKey="2" embedded />
+      </AppProvider>,
+    );
+    await flush();
+    // No "Loading flights…" in its place: the panel keeps its height under the pointer.
+    expect(view.container.textContent).not.toContain("Loading flights");
+    expect(view.container.querySelector<HTMLInputElement>('input[name="[0].maxBudget"]')!.value).toBe("50.00");
+    await act(async () => {
+      answer({ ...choices, caps: [posted] });
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(view.container.querySelector<HTMLInputElement>('input[name="[0].maxBudget"]')!.value).toBe("75.00");
+  });
 });

@@ -212,7 +212,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
         caps === undefined ? (
           <p className="muted">Loading flight caps…</p>
         ) : (
-          <FlightCapsForm key={JSON.stringify(caps?.value ?? null)} adOrder={capsTarget} campaign={campaign} timezone={picked.timezone} row={caps} embedded />
+          <FlightCapsForm reloadKey={JSON.stringify(caps?.value ?? null)} adOrder={capsTarget} campaign={campaign} timezone={picked.timezone} row={caps} embedded />
         )
       ) : (
         <p className="muted section-note">Flight caps can be set once the ad order is saved.</p>

@@ -20,6 +20,7 @@ export function FlightCapsForm({
   timezone,
   row,
   embedded,
+  reloadKey,
 }: {
   adOrder: EntityRef;
   campaign: EntityRef | null;
@@ -27,23 +28,33 @@ export function FlightCapsForm({
   timezone?: string | null;
   row?: FlightCapsRow | null;
   embedded?: boolean;
+  /**
+   * Changes when `row` is read again (the caps were saved or changed elsewhere): the
+   * editor then starts over from it, once the flights to offer are read again too.
+   */
+  reloadKey?: string;
 }) {
-  const [choices, setChoices] = useState<CapChoices | null>(null);
+  // The editor's row and the choices read for it, swapped together: until the new
+  // choices come, the old editor stays. Showing "Loading…" in its place would shrink the
+  // panel and move everything above under the buyer's pointer (the Cancel just after
+  // "Save flight caps" landed on a field 265 px higher).
+  const [loaded, setLoaded] = useState<{ key: string; choices: CapChoices; row: FlightCapsRow | null | undefined } | null>(null);
   const orderKey = refKey(adOrder);
   const campaignKey = campaign ? refKey(campaign) : "";
+  const reload = reloadKey ?? "";
   useEffect(() => {
     let live = true;
     void unwrap(commands.flightCapChoices(adOrder)).then((c) => {
-      if (live) setChoices(c ?? { campaign: null, flights: [], caps: [] });
+      if (live) setLoaded({ key: `${orderKey} ${campaignKey} ${reload}`, choices: c ?? { campaign: null, flights: [], caps: [] }, row });
     });
     return () => {
       live = false;
     };
-    // The references are compared by value.
+    // The references are compared by value; `row` is read again only with `reloadKey`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [orderKey, campaignKey]);
-  if (choices === null) return <p className="muted">Loading flights…</p>;
-  return <CapsEditor adOrder={adOrder} timezone={timezone ?? row?.timezone ?? null} choices={choices} row={row} embedded={embedded} />;
+  }, [orderKey, campaignKey, reload]);
+  if (loaded === null) return <p className="muted">Loading flights…</p>;
+  return <CapsEditor key={loaded.key} adOrder={adOrder} timezone={timezone ?? loaded.row?.timezone ?? null} choices={loaded.choices} row={loaded.row} embedded={embedded} />;
 }
 
 /** The flight a stored cap is for: as the workspace says, else its `flightId`. */
