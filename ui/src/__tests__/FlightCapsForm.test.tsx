@@ -23,6 +23,19 @@ const choices: CapChoices = {
   caps: [],
 };
 
+/** The order's caps as the workspace holds them (a draft). */
+const stored = (value: FlightCapsRow["value"]): FlightCapsRow => ({
+  target: { kind: "flight_caps", key: order.key },
+  parent: order,
+  parentLabel: null,
+  timezone: null,
+  label: "flight caps",
+  marker: "new",
+  pending: true,
+  readOnly: null,
+  value,
+});
+
 async function flush(ms = 50) {
   await act(async () => {
     await vi.advanceTimersByTimeAsync(ms);
@@ -97,20 +110,10 @@ describe("flight caps form", () => {
 
   it("shows a saved cap on its new flight when opened again", async () => {
     commands.flightCapChoices.mockReturnValue(ok({ ...choices, caps: [fresh, posted] }));
-    const row: FlightCapsRow = {
-      target: { kind: "flight_caps", key: order.key },
-      parent: order,
-      parentLabel: null,
-      timezone: null,
-      label: "flight caps",
-      marker: "new",
-      pending: true,
-      readOnly: null,
-      value: [
-        { id: null, maxBudget: 100 },
-        { id: null, flightId: 5, maxBudget: 50 },
-      ],
-    };
+    const row = stored([
+      { id: null, maxBudget: 100 },
+      { id: null, flightId: 5, maxBudget: 50 },
+    ]);
     const { q } = await setup(row);
     expect(q<HTMLSelectElement>('select[name="[0].flightId"]')!.value).toBe(refKey(fresh));
     expect(q<HTMLSelectElement>('select[name="[1].flightId"]')!.value).toBe(refKey(posted));
@@ -125,17 +128,6 @@ describe("flight caps form", () => {
     expect(commands.save).toHaveBeenLastCalledWith(null, order, { kind: "flight_caps", value: [{ id: null, flightId: 5, maxBudget: 50 }], campaignFlightIds: [5], flights: [posted] });
   });
   it("keeps the caps on screen while they are read again after a save, then shows the stored caps", async () => {
-    const stored = (value: FlightCapsRow["value"]): FlightCapsRow => ({
-      target: { kind: "flight_caps", key: order.key },
-      parent: order,
-      parentLabel: null,
-      timezone: null,
-      label: "flight caps",
-      marker: "new",
-      pending: true,
-      readOnly: null,
-      value,
-    });
     const before = stored([{ id: null, flightId: 5, maxBudget: 50 }]);
     const view = render(
       <AppProvider initial={SIGNED_IN}>
