@@ -117,6 +117,27 @@ describe("audience segment form", () => {
     expect(picker().querySelector("button")).toBeNull();
   });
 
+  it("opens a posted segment without a late problem box above the upload form", async () => {
+    // The model refuses any update of a posted segment; asked, it would say so.
+    commands.validate.mockReturnValue(ok([{ field: "", code: "no_update_endpoint", message: "the service has no update for this kind once it is posted" }]));
+    const { q } = renderForm(posted);
+    await flush(1000);
+    // The reason shows once, as the read-only note; nothing arrives later to push the
+    // upload form down while the buyer aims at it.
+    expect(q('[data-testid="read-only-reason"]')).not.toBeNull();
+    expect(commands.validate).not.toHaveBeenCalled();
+    expect(q('form[data-form="audience_segment"] [data-form-errors]')).toBeNull();
+    expect(q('form[data-form="audience_segment"] .form-count')).toBeNull();
+  });
+
+  it("validates a draft segment when it opens", async () => {
+    commands.validate.mockReturnValue(ok([{ field: "name", code: "required", message: "is required" }]));
+    const { q } = renderForm(draft);
+    await flush(1000);
+    expect(commands.validate).toHaveBeenCalled();
+    expect(q('form[data-form="audience_segment"] [data-error-for="name"]')?.textContent).toContain("is required");
+  });
+
   it("picks advertisers by name and sends their ids, keeping ids the workspace does not hold", async () => {
     const { picker, chips, search, options, save } = renderForm(draft);
     await flush();

@@ -184,6 +184,12 @@ describe("creative form", () => {
     expect(form.querySelector<HTMLInputElement>('input[name="imageUrl"]')!.readOnly).toBe(true);
     expect(form.querySelector<HTMLInputElement>('input[name="size.width"]')!.readOnly).toBe(true);
     expect(form.querySelector<HTMLSelectElement>('select[name="creativeType"]')!.disabled).toBe(true);
+    // Nothing to validate: no problem box arrives later to repeat the reason.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1000);
+    });
+    expect(commands.validate).not.toHaveBeenCalled();
+    expect(form.querySelector("[data-form-errors]")).toBeNull();
 
     await act(async () => {
       fireEvent.click(form.querySelector('[data-testid="duplicate-as-new"]')!);

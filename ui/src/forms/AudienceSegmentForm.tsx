@@ -17,7 +17,13 @@ const advertiserId = (a: AdvertiserRow): number | null => a.value.id ?? null;
 export function AudienceSegmentForm({ row }: { row?: SegmentRow }) {
   const { closeEditor } = useNavActions();
   const initial: AudienceSegment = row ? row.value : {};
-  const form = useFormState<AudienceSegment>(initial, (value): Validation => ({ target: flow.target, parent: null, draft: { kind: "audience_segment", value } }), row !== undefined);
+  // A posted segment cannot be changed: validating it only repeats the read-only reason,
+  // late, as a problem box that pushes the upload form down under the buyer's pointer.
+  const form = useFormState<AudienceSegment>(
+    initial,
+    (value): Validation => ({ target: flow.target, parent: null, draft: { kind: "audience_segment", value } }),
+    row !== undefined && !row.readOnly,
+  );
   const flow = useSaveFlow(form, row?.target ?? null, false);
   const existing = flow.target !== null;
   const readOnly = row?.readOnly ?? null;

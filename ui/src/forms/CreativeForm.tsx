@@ -144,7 +144,12 @@ export function CreativeForm({ row, parent }: { row?: CreativeRow; parent?: Pare
   // advertiser from it, even a draft campaign's once it lands); else the advertiser.
   const owner = parents.campaign ?? parents.advertiser;
   const initial: Creative = row ? row.value : {};
-  const form = useFormState<Creative>(initial, (value): Validation => ({ target: flow.target, parent: owner, draft: { kind: "creative", value: withParents(value) } }), row !== undefined);
+  // A posted creative cannot be changed (read-only): validating it would only repeat why.
+  const form = useFormState<Creative>(
+    initial,
+    (value): Validation => ({ target: flow.target, parent: owner, draft: { kind: "creative", value: withParents(value) } }),
+    row !== undefined && !row.readOnly,
+  );
   const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
   const readOnly = row?.readOnly ?? null;
