@@ -10,7 +10,8 @@
 #   BENCH_ONLY_START=1 scripts/bench-ui.sh   cold starts (and the download) only; BENCH_SKIP_START=1 skips them
 #   BENCH_ONLY_BULK=1 scripts/bench-ui.sh    after the download, only opening the table and the select-all preview
 #   BENCH_ONLY_FLOOR=1 scripts/bench-ui.sh   only the floor page (builds neither the app nor the sandbox data)
-#   BENCH_ONLY_SAVES=1 scripts/bench-ui.sh   after the download, only memory over 4 rounds of saves (is growth a leak?)
+#   BENCH_ONLY_SAVES=1 scripts/bench-ui.sh   after the download, only memory over 4 rounds of saves (is growth a leak?),
+#                                            with the JS heap after full collections (JSC_logGC)
 #
 # Figures: first the floor page (benches/blank-app/dist/floor.html in the blank app: the
 # ad-order table's markup and the app's built CSS over N rows in a plain array, no React,
@@ -64,6 +65,13 @@ if [ -z "${BENCH_ONLY_FLOOR:-}" ] && [ ! -f "$seed" ]; then
     if [ -f "$seed.tmp$suffix" ]; then mv "$seed.tmp$suffix" "$seed$suffix"; fi
   done
   mv "$seed.tmp" "$seed"
+fi
+
+# For BENCH_ONLY_SAVES: JavaScriptCore logs each collection (to the app's stderr, in
+# tauri-driver's log), so the bench can tell the page's heap from the rest of the web
+# process. Only there: the logging would add to the timed figures.
+if [ -n "${BENCH_ONLY_SAVES:-}" ]; then
+  export JSC_logGC=1
 fi
 
 FLIGHTDECK_E2E_SKIP_BUILD=1 \

@@ -257,6 +257,38 @@ def settled_rss_mb(root_pid: int, parts: dict[str, float]) -> tuple[float, float
     return first, rss_mb(root_pid, parts)
 
 
+GC_START = re.compile(r"\[GC<(0x[0-9a-f]+)>: START M \d+kb => (\w+)")
+GC_END = re.compile(r"\[GC<(0x[0-9a-f]+)>: .*=> (\d+)kb, p=.* END\]")
+
+
+def js_heap_after_full_gcs() -> list[int]:
+    """The web process's JavaScript heap, in kB, after each full collection so far: read
+    from JavaScriptCore's own log (`JSC_logGC=1`, which scripts/bench-ui.sh sets for
+    BENCH_ONLY_SAVES; the web process writes it to the app's stderr, in tauri-driver's
+    log). The heap that logged last is the app's (the blank app's came first). Empty
+    when the log holds no such lines."""
+    tmp = os.environ.get("FLIGHTDECK_E2E_TMP")
+    if not tmp:
+        return []
+    try:
+        lines = (Path(tmp) / "tauri-driver.log").read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    full: dict[str, bool] = {}
+    after: dict[str, list[int]] = {}
+    last = None
+    for line in lines:
+        m = GC_START.search(line)
+        if m:
+            full[m.group(1)] = m.group(2) == "FullCollection"
+            last = m.group(1)
+            continue
+        m = GC_END.search(line)
+        if m and full.pop(m.group(1), False):
+            after.setdefault(m.group(1), []).append(int(m.group(2)))
+    return after.get(last, []) if last else []
+
+
 def split_text(parts: dict[str, float]) -> str:
     """Each process's share, largest first."""
     return ", ".join(f"{name} {mb:.0f}" for name, mb in sorted(parts.items(), key=lambda kv: -kv[1]) if mb >= 1)
@@ -835,6 +867,17 @@ return t0;
             print(f"{'  over the blank app':<52} {added:>9.0f} MB   (target <= {target} MB with the table shown: {verdict})", flush=True)
         return total
 
+    def js_heap(self) -> None:
+        """Whether growth is the page's own objects: the JavaScript heap after the latest
+        full collection, beside the first one after the table opened (issue 25: the web
+        process grew ~100 MB over 80 saves while this stayed near 10 MB)."""
+        sizes = js_heap_after_full_gcs()
+        if not sizes:
+            print("  JS heap after full collections: no JSC_logGC lines in the log", flush=True)
+            return
+        shown = ", ".join(f"{kb / 1024:.1f}" for kb in sizes[-6:])
+        print(f"{'  JS heap after the last full collection':<52} {sizes[-1] / 1024:>9.1f} MB   ({len(sizes)} full collections; the last ones: {shown} MB)", flush=True)
+
     def index_size(self) -> None:
         """The table index's bytes per row, as the app logs them when it builds or sorts a
         kind ahead (crates/core's `Tables`): the largest kind's latest line (issue 25's
@@ -908,9 +951,11 @@ def main() -> int:
         if first is not None and after is not None:
             print(f"{'  counting the first save (the form first loaded)':<52} {after - first:>9.0f} MB", flush=True)
         if os.environ.get("BENCH_ONLY_SAVES"):
+            b.js_heap()
             for rounds in range(2, 5):
                 b.save()
                 b.memory_growth(before, b.memory(f"after {RUNS * rounds} saves"), RUNS * rounds)
+                b.js_heap()
             return status
         b.cell_commit()
         b.bulk_select_all()
