@@ -103,7 +103,9 @@ pub fn changes(ctx: &Ctx, args: ChangesArgs) -> Result<(), CliError> {
         for c in &views {
             println!("change {} ({}):", c.seq, what(&c.kind_label, &c.target.key));
             for d in &c.diff {
-                println!("  {}: {} -> {}", d.path, shown(&d.before), shown(&d.after));
+                let before = d.before_text.clone().unwrap_or_else(|| shown(&d.before));
+                let after = d.after_text.clone().unwrap_or_else(|| shown(&d.after));
+                println!("  {}: {before} -> {after}", d.path);
             }
             // The three values are what the buyer needs to choose: edit or discard.
             if c.status == ChangeStatus::Conflict {

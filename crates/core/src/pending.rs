@@ -130,7 +130,9 @@ fn view(ws: &Workspace, r: &PendingRef) -> Result<Option<ChangeView>> {
     let Some(c) = ws.change(r.seq)? else {
         return Ok(None);
     };
-    let diff = ws.pending_diff(c.seq)?;
+    let mut diff = ws.pending_diff(c.seq)?;
+    // Dates, money and lists as a buyer reads them, beside the wire's values.
+    ws.readable_diff(c.target.kind, &c.target, &mut diff);
     let mut messages = ws.change_messages(c.seq)?;
     if c.status == ChangeStatus::Sending
         && !messages.iter().any(|m| m.code == sync::LOOKUP_WAIT_CODE)

@@ -319,3 +319,51 @@ async fn previews_show_dates_in_the_advertisers_timezone_and_money_with_cents() 
         Some("2026-03-01T09:00:00-05:00")
     );
 }
+
+/// The review of pending changes reads as the previews do: a new order's start date in
+/// its advertiser's timezone and its bid with cents, beside the wire's values.
+#[tokio::test]
+async fn pending_changes_show_dates_in_the_advertisers_timezone_and_money_with_cents() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = Core::open(dir.path(), Selection::Active, OpenOptions::default())
+        .await
+        .unwrap();
+    let account = core.active().unwrap();
+    let advertiser = advertiser(&account, Some(flightdeck_model::TimezoneName::ET));
+    let campaign = campaign(&account, &advertiser);
+    let order: AdOrder =
+        serde_json::from_value(json!({"name": "Prospecting", "max_bid": 2.0})).unwrap();
+    let order = account
+        .save(None, Some(&campaign), Draft::AdOrder { value: order })
+        .unwrap()
+        .target;
+    // 2026-03-01 14:00 UTC is 09:00 in New York (EST).
+    let start = 1_772_373_600_000_i64;
+    account
+        .bulk_edit(
+            &BulkScope::Ids(vec![order.clone()]),
+            &[set("startDate", json!(start)), set("max_bid", json!(2.5))],
+            true,
+        )
+        .unwrap();
+    let window = account
+        .pending_window(&flightdeck_core::query::TableQuery::all())
+        .unwrap();
+    let change = window
+        .rows
+        .iter()
+        .find(|c| c.target == order)
+        .expect("the order's pending change");
+    let of = |path: &str| change.diff.iter().find(|d| d.path == path).unwrap();
+    assert_eq!(
+        of("startDate").after,
+        Some(json!(start)),
+        "the value stays the wire's"
+    );
+    assert_eq!(
+        of("startDate").after_text.as_deref(),
+        Some("2026-03-01T09:00:00-05:00")
+    );
+    assert_eq!(of("max_bid").after_text.as_deref(), Some("2.50"));
+    assert_eq!(of("name").after_text, None, "a name reads as itself");
+}

@@ -265,6 +265,39 @@ describe("pending changes view", () => {
     forgetEditFields();
   });
 
+  it("shows a change's dates and money as the buyer reads them, JSON only where there is no text", async () => {
+    const order: ChangeView = {
+      ...plain,
+      seq: 11,
+      target: { kind: "ad_order", key: { type: "id", value: 11 } },
+      label: "Spring video",
+      kindLabel: "ad order",
+      marker: "changed",
+      op: "update",
+      diff: [
+        { path: "startDate", before: null, after: 1772373600000, beforeText: null, afterText: "2026-03-01T09:00:00-05:00" },
+        { path: "max_bid", before: 2, after: 2.5, beforeText: "2.00", afterText: "2.50" },
+        { path: "name", before: "Spring", after: "Spring video" },
+      ],
+      errors: [],
+      messages: [],
+    };
+    commands.queryPendingChanges.mockImplementation(tableOf([order], searchText));
+    const { container } = renderScreen(1);
+    await settle();
+    fireEvent.click(screen.getByLabelText("Details of Spring video"));
+    await settle();
+    const rows = [...container.querySelectorAll(".change-details table.diff tbody tr")].map((tr) => [
+      tr.querySelector(".before")?.textContent,
+      tr.querySelector(".after")?.textContent,
+    ]);
+    expect(rows).toEqual([
+      ["—", "2026-03-01T09:00:00-05:00"],
+      ["2.00", "2.50"],
+      ["Spring", "Spring video"],
+    ]);
+  });
+
   it("asks only for the window on screen and refetches it when the workspace changes", async () => {
     const changes = many(5000);
     commands.queryPendingChanges.mockImplementation(tableOf(changes, searchText));

@@ -204,9 +204,9 @@ function ChangeDetails({ change, onResolved }: { change: ChangeView; onResolved:
                 <th scope="row">
                   <FieldName kind={change.target.kind} path={d.path} />
                 </th>
-                <td className="before mono">{showJson(d.before)}</td>
+                <td className="before mono">{d.beforeText ?? showJson(d.before)}</td>
                 <td aria-hidden="true">→</td>
-                <td className="after mono">{showJson(d.after)}</td>
+                <td className="after mono">{d.afterText ?? showJson(d.after)}</td>
               </tr>
             ))}
           </tbody>

@@ -24,6 +24,13 @@ use super::Workspace;
 use super::bulk::{Planned, Preview, RowPreview};
 use crate::{Error, Result};
 
+/// Each row's timezone as read once: `None` when it could not be read (the row keeps
+/// its values alone), `Some(None)` when it has none (UTC).
+type Zones = std::collections::HashMap<
+    crate::change::EntityRef,
+    Option<Option<flightdeck_model::TimezoneName>>,
+>;
+
 /// Bytes of written values a preview keeps at most. A larger preview (an import of
 /// 100,000 edited rows) is carried out again when applied rather than held in memory.
 const MAX_BYTES: usize = 64 << 20;
@@ -244,42 +251,64 @@ impl Workspace {
     /// cannot be read keeps its values alone (shown as JSON), and nothing fails, since
     /// the operation the preview shows may already be applied.
     pub fn readable_diffs(&self, rows: &mut [RowPreview]) {
-        let mut zones = std::collections::HashMap::new();
+        let mut zones = Zones::new();
         for row in rows {
-            let kind = row.kind;
-            let readable = |d: &crate::diff::FieldDiff| {
-                [&d.before, &d.after]
-                    .into_iter()
-                    .flatten()
-                    .any(|v| crate::bulk::sheet::display_text(kind, &d.path, v, None).is_some())
-            };
-            if !row.diffs.iter().any(readable) {
-                continue;
-            }
-            let tz = match &row.target {
-                Some(t) => {
-                    if !zones.contains_key(t) {
-                        let tz = self.timezone_of(t).inspect_err(|e| {
-                            tracing::warn!(error = %e, "a preview row's timezone could not be read");
-                        });
-                        zones.insert(t.clone(), tz.ok());
-                    }
-                    match zones.get(t).cloned().flatten() {
-                        Some(tz) => tz,
-                        None => continue,
-                    }
+            self.readable_into(row.kind, row.target.as_ref(), &mut row.diffs, &mut zones);
+        }
+    }
+
+    /// The same texts for one entity's diffs (a pending change's, on the review screen):
+    /// `target` names the entity whose advertiser's timezone dates are read in.
+    pub fn readable_diff(
+        &self,
+        kind: crate::change::Kind,
+        target: &crate::change::EntityRef,
+        diffs: &mut [crate::diff::FieldDiff],
+    ) {
+        self.readable_into(kind, Some(target), diffs, &mut Zones::new());
+    }
+
+    /// Fills the texts of `diffs` of one row of `kind`; `target` is `None` for a row
+    /// that exists only in the preview (its dates read in UTC). `zones` keeps each
+    /// target's timezone, read once.
+    fn readable_into(
+        &self,
+        kind: crate::change::Kind,
+        target: Option<&crate::change::EntityRef>,
+        diffs: &mut [crate::diff::FieldDiff],
+        zones: &mut Zones,
+    ) {
+        let readable = |d: &crate::diff::FieldDiff| {
+            [&d.before, &d.after]
+                .into_iter()
+                .flatten()
+                .any(|v| crate::bulk::sheet::display_text(kind, &d.path, v, None).is_some())
+        };
+        if !diffs.iter().any(readable) {
+            return;
+        }
+        let tz = match target {
+            Some(t) => {
+                if !zones.contains_key(t) {
+                    let tz = self.timezone_of(t).inspect_err(|e| {
+                        tracing::warn!(error = %e, "a row's timezone could not be read");
+                    });
+                    zones.insert(t.clone(), tz.ok());
                 }
-                None => None,
-            };
-            for d in &mut row.diffs {
-                let text = |v: &Option<serde_json::Value>| {
-                    v.as_ref().and_then(|v| {
-                        crate::bulk::sheet::display_text(kind, &d.path, v, tz.as_ref())
-                    })
-                };
-                d.before_text = text(&d.before);
-                d.after_text = text(&d.after);
+                match zones.get(t).cloned().flatten() {
+                    Some(tz) => tz,
+                    None => return,
+                }
             }
+            None => None,
+        };
+        for d in diffs {
+            let text = |v: &Option<serde_json::Value>| {
+                v.as_ref()
+                    .and_then(|v| crate::bulk::sheet::display_text(kind, &d.path, v, tz.as_ref()))
+            };
+            d.before_text = text(&d.before);
+            d.after_text = text(&d.after);
         }
     }
 
