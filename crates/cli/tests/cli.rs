@@ -13,7 +13,7 @@ use flightdeck_client::token_store::{Profile, TokenStore};
 use flightdeck_model::{Advertiser, AudienceSegment};
 use flightdeck_offline::change::{ChangeStatus, EntityRef, Key, Kind};
 use flightdeck_offline::merge::FieldConflict;
-use flightdeck_offline::workspace::Workspace;
+use flightdeck_offline::workspace::{Draft, Workspace};
 use flightdeck_sandbox::faults::FaultSettings;
 use flightdeck_sandbox::{Config, Sandbox, Seed};
 use serde_json::Value;
@@ -369,6 +369,49 @@ fn changes_diff_shows_base_mine_and_theirs_of_a_conflict() {
         stdout.contains(r#"name: base "Old", mine "Mine", theirs "Theirs""#),
         "{stdout}"
     );
+}
+
+/// `changes --diff` prints a change's money as the previews do (with cents), not as the
+/// wire's number. Only the workspace file is read.
+#[test]
+fn changes_diff_shows_money_with_cents() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let file = home.path().join("money.db");
+    {
+        let mut ws = Workspace::open(&file).expect("workspace");
+        let advertiser: Advertiser = serde_json::from_value(serde_json::json!({
+            "name": "Acme", "agencyId": 1, "currency": "USD", "category": "IAB3"
+        }))
+        .expect("advertiser");
+        let advertiser = ws.create_advertiser(advertiser).expect("advertiser draft");
+        let campaign =
+            serde_json::from_value(serde_json::json!({"name": "Spring"})).expect("campaign");
+        let (campaign, _) = ws
+            .save_draft(None, Some(&advertiser), Draft::Campaign { value: campaign })
+            .expect("campaign draft");
+        let order =
+            serde_json::from_value(serde_json::json!({"name": "Prospecting", "max_bid": 2.5}))
+                .expect("ad order");
+        ws.save_draft(None, Some(&campaign), Draft::AdOrder { value: order })
+            .expect("ad order draft");
+    }
+    let cli = Cli {
+        base_url: "http://127.0.0.1:9".into(),
+        home,
+        _seed: tempfile::tempdir().expect("tempdir"),
+    };
+    let out = cli.run(
+        &[
+            "--workspace",
+            file.to_str().expect("path"),
+            "changes",
+            "--diff",
+        ],
+        None,
+    );
+    let (stdout, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(stdout.contains("max_bid: (absent) -> 2.50"), "{stdout}");
 }
 
 /// `flightdeck audiences upload` end to end: a file of hashed e-mails (a CSV with a
