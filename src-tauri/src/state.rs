@@ -229,5 +229,30 @@ async fn start_sandbox(dir: &Path, preferred: Option<SocketAddr>) -> Result<Runn
     {
         return Ok(r);
     }
+    for _ in 0..PORT_TRIES {
+        let addr = SocketAddr::from(([127, 0, 0, 1], random_port()));
+        if let Ok(r) = Sandbox::open_and_spawn(config.clone(), addr).await {
+            return Ok(r);
+        }
+    }
     Ok(Sandbox::open_and_spawn(config, SocketAddr::from(([127, 0, 0, 1], 0))).await?)
+}
+
+/// Where the embedded sandbox's port is chosen, the first time or when its own is taken:
+/// below every OS's ephemeral range (Linux 32768-60999, Windows and macOS 49152-65535).
+/// A port from that range (what binding port 0 gives) can be handed to any outgoing
+/// connection while the app is closed, and the sandbox would then move on the next start;
+/// its session's keyring entries are kept under its address. A port here is only ever
+/// taken by a program that binds it on purpose.
+pub const SANDBOX_PORTS: std::ops::Range<u16> = 20_000..32_768;
+
+/// Random ports of [`SANDBOX_PORTS`] tried before any free port is taken.
+const PORT_TRIES: usize = 16;
+
+/// A random port of [`SANDBOX_PORTS`] (`RandomState` is seeded randomly per instance).
+fn random_port() -> u16 {
+    use std::hash::BuildHasher;
+    let n = std::collections::hash_map::RandomState::new().hash_one(0u8);
+    let span = u64::from(SANDBOX_PORTS.end - SANDBOX_PORTS.start);
+    SANDBOX_PORTS.start + u16::try_from(n % span).unwrap_or(0)
 }

@@ -25,6 +25,13 @@ fn first_run_shows_the_local_sandbox_with_demo_credentials() {
         Some(0),
         "the sandbox listens on a real port: {base}"
     );
+    // Below the OSes' ephemeral ranges: no outgoing connection takes it while the app is
+    // closed, so the next start finds it free.
+    assert!(
+        url.port()
+            .is_some_and(|p| flightdeck_app::state::SANDBOX_PORTS.contains(&p)),
+        "{base}"
+    );
     assert_eq!(snap["session"], Value::Null);
     assert_eq!(
         snap["demo"],
@@ -161,11 +168,11 @@ fn sign_out_clears_the_keyring_and_keeps_pending_changes() {
     );
     assert_eq!(snap["pendingCount"], 1);
     assert!(keyring_is_empty_for(&base, "demo", false));
-    // Signing in again posts the kept change.
+    // Signing in again posts the kept change (to the sandbox where it listens now).
     h.sign_in_demo();
     let report = h.post_all();
     assert_eq!(report["applied"], 1, "{report}");
-    let on_server = sandbox_get(&base, "v1/advertiser");
+    let on_server = sandbox_get(&h.base_url(), "v1/advertiser");
     assert_eq!(count_named(&on_server, "Kept Co"), 1, "{on_server}");
     h.close();
 }
