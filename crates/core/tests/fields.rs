@@ -263,13 +263,10 @@ fn site_lists_and_flight_caps_get_their_required_marks_from_the_model() {
     );
 }
 
-/// A preview shows dates, money and lists as the spreadsheet format writes them, with
-/// the row's advertiser's timezone, not as the wire's epoch milliseconds: on its first
-/// page and on the pages asked after it.
-#[tokio::test]
-async fn previews_show_dates_in_the_advertisers_timezone_and_money_with_cents() {
-    let dir = tempfile::tempdir().unwrap();
-    let core = Core::open(dir.path(), Selection::Active, OpenOptions::default())
+/// A workspace with one draft ad order (bid 2.00) of an advertiser in New York's
+/// timezone (ET): the core, its account and the order.
+async fn order_in_new_york(dir: &std::path::Path) -> (Core, std::sync::Arc<Account>, EntityRef) {
+    let core = Core::open(dir, Selection::Active, OpenOptions::default())
         .await
         .unwrap();
     let account = core.active().unwrap();
@@ -281,6 +278,16 @@ async fn previews_show_dates_in_the_advertisers_timezone_and_money_with_cents() 
         .save(None, Some(&campaign), Draft::AdOrder { value: order })
         .unwrap()
         .target;
+    (core, account, order)
+}
+
+/// A preview shows dates, money and lists as the spreadsheet format writes them, with
+/// the row's advertiser's timezone, not as the wire's epoch milliseconds: on its first
+/// page and on the pages asked after it.
+#[tokio::test]
+async fn previews_show_dates_in_the_advertisers_timezone_and_money_with_cents() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_core, account, order) = order_in_new_york(dir.path()).await;
     // 2026-03-01 14:00 UTC is 09:00 in New York (EST, before the clocks change).
     let start = 1_772_373_600_000_i64;
     let done = account
@@ -325,18 +332,7 @@ async fn previews_show_dates_in_the_advertisers_timezone_and_money_with_cents() 
 #[tokio::test]
 async fn pending_changes_show_dates_in_the_advertisers_timezone_and_money_with_cents() {
     let dir = tempfile::tempdir().unwrap();
-    let core = Core::open(dir.path(), Selection::Active, OpenOptions::default())
-        .await
-        .unwrap();
-    let account = core.active().unwrap();
-    let advertiser = advertiser(&account, Some(flightdeck_model::TimezoneName::ET));
-    let campaign = campaign(&account, &advertiser);
-    let order: AdOrder =
-        serde_json::from_value(json!({"name": "Prospecting", "max_bid": 2.0})).unwrap();
-    let order = account
-        .save(None, Some(&campaign), Draft::AdOrder { value: order })
-        .unwrap()
-        .target;
+    let (_core, account, order) = order_in_new_york(dir.path()).await;
     // 2026-03-01 14:00 UTC is 09:00 in New York (EST).
     let start = 1_772_373_600_000_i64;
     account
