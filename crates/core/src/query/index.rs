@@ -404,15 +404,23 @@ impl KindTable {
             };
             Arc::new(match (narrowing, order) {
                 (Some(prev), _) => prev.iter().copied().filter(|&i| keep(i)).collect(),
-                (None, order) => {
+                (None, Some(order)) => {
                     // Rows are read in memory order into a bit set, on every core for a
                     // large kind; the order is then one pass over it.
                     let hits = matching(this.len(), &keep);
+                    let count: usize = hits.iter().map(|w| w.count_ones() as usize).sum();
+                    if count == this.len() {
+                        // Every row matches (the first letters typed, often): the result
+                        // is the order itself, shared, not a copy of it.
+                        self.last = Some((sig.clone(), order.clone()));
+                        return order;
+                    }
                     let hit = |i: u32| hits[(i / 64) as usize] >> (i % 64) & 1 == 1;
-                    order
-                        .map(|o| o.iter().copied().filter(|&i| hit(i)).collect())
-                        .unwrap_or_default()
+                    let mut rows = Vec::with_capacity(count);
+                    rows.extend(order.iter().copied().filter(|&i| hit(i)));
+                    rows
                 }
+                (None, None) => Vec::new(),
             })
         };
         self.last = Some((sig.clone(), result.clone()));
@@ -484,6 +492,9 @@ fn room_str(s: &mut String, more: usize) {
     }
 }
 
+/// Rows a thread of [`matching`] takes at a time, in 64-row words.
+const CHUNK_WORDS: usize = 256;
+
 /// One bit per row of `n`: whether `keep` holds.
 fn matching(n: usize, keep: &(dyn Fn(u32) -> bool + Sync)) -> Vec<u64> {
     let mut hits = vec![0u64; n.div_ceil(64)];
@@ -500,12 +511,20 @@ fn matching(n: usize, keep: &(dyn Fn(u32) -> bool + Sync)) -> Vec<u64> {
     };
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     if threads > 1 && n >= PARALLEL_ROWS {
-        let per = hits.len().div_ceil(threads);
-        std::thread::scope(|s| {
-            for (k, words) in hits.chunks_mut(per).enumerate() {
-                let fill = &fill;
-                s.spawn(move || fill(words, k * per));
+        // Small chunks taken in turn, the calling thread among the takers, rather than
+        // one share a thread: a thread the OS sets aside (for the web page's paint of the
+        // keystroke, on 2 cores) then holds up one chunk, and the others take the rest.
+        let chunks = std::sync::Mutex::new(hits.chunks_mut(CHUNK_WORDS).enumerate());
+        let work = || {
+            while let Some((k, words)) = chunks.lock().ok().and_then(|mut c| c.next()) {
+                fill(words, k * CHUNK_WORDS);
             }
+        };
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(work);
+            }
+            work();
         });
     } else {
         fill(&mut hits, 0);

@@ -383,6 +383,10 @@ fn a_view_asked_again_after_saves_shows_what_a_rebuild_shows() {
         sig("n1", Some((1, false))),
         sig("n1", Some((1, true))),
         sig("n1", Some((0, true))),
+        // Every row matches "n" at first, so the result is a kept order itself until a
+        // save takes a row out of it.
+        sig("n", None),
+        sig("n", Some((1, true))),
     ] {
         let borrowed: Vec<(&str, Option<f64>)> =
             start.iter().map(|(n, b)| (n.as_str(), *b)).collect();

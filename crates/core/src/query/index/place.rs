@@ -180,6 +180,13 @@ impl KindTable {
             self.transient = Some((sort, perm));
         }
 
+        // A filtered result that is a kept order (every row matched) stays it only while
+        // the row still matches; otherwise it is computed again when next asked.
+        let still_all = |sig: &Signature| sig.has_findings.is_none() && self.selects(i, sig);
+        let (sig, shared) = match (sig, shared) {
+            (Some(sig), Some(_)) if !still_all(&sig) => (None, None),
+            other => other,
+        };
         self.last = match (sig, shared) {
             (Some(sig), Some(Shared::Default)) => Some((sig, self.default.clone())),
             (Some(sig), Some(Shared::Sorted(col))) => {
