@@ -250,3 +250,48 @@ async fn a_damaged_missing_or_foreign_index_file_is_ignored_and_the_table_built(
     assert!(loaded);
     assert_eq!(shown, truth);
 }
+
+/// At the app's start the saved index loads only once the window's page asks for its
+/// state (`host_started`), not while the window is created; a view then finds it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_start_the_saved_index_loads_once_the_page_is_up() {
+    use flightdeck_core::{Core, OpenOptions, Selection};
+    let (dir, path) = downloaded().await;
+    let first = session(&path, None);
+    let options = OpenOptions {
+        warm_tables: true,
+        workspace: Some(path.clone()),
+        ..OpenOptions::default()
+    };
+    let core = Core::open(&dir.path().join("app"), Selection::Active, options)
+        .await
+        .unwrap();
+    let account = core.active().unwrap();
+    let ad_orders = |a: &flightdeck_core::Account| {
+        a.tables
+            .stats()
+            .into_iter()
+            .find(|s| s.kind == Kind::AdOrder.name())
+            .map_or(0, |s| s.rows)
+    };
+    // Well inside the wait for the page (2 s), well past a load of 150 rows.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    assert_eq!(
+        ad_orders(&account),
+        0,
+        "nothing loads before the page is up"
+    );
+
+    account.host_started();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ad_orders(&account) == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(
+        ad_orders(&account) as usize,
+        first[0].len(),
+        "loaded once the page is up"
+    );
+    let ws = account.workspace().unwrap();
+    assert_eq!(views(&account.tables, &ws), first);
+}

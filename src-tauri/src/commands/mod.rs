@@ -270,6 +270,8 @@ pub struct PartnerSignInFailed {
 /// The shell's state now.
 pub async fn snapshot(state: &AppState) -> Result<AppSnapshot> {
     let active = state.active().await?;
+    // The page is up: the table indexes may load now without slowing the window's start.
+    active.host_started();
     let flightdeck_core::profiles::Profiles {
         profiles,
         active: active_id,

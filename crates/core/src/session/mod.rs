@@ -138,6 +138,8 @@ pub struct Account {
     warm: bool,
     /// The host chose the workspace file ([`OpenOptions::workspace`]): it stays.
     pinned: bool,
+    /// Set by [`Account::host_started`]: the host's first screen asked for its state.
+    started: (Mutex<bool>, std::sync::Condvar),
 }
 
 impl Drop for Account {
@@ -196,6 +198,7 @@ impl Account {
             tables: Tables::default(),
             warm: options.warm_tables,
             pinned: options.workspace.is_some(),
+            started: (Mutex::new(false), std::sync::Condvar::new()),
         })
     }
 
@@ -408,10 +411,35 @@ impl Account {
         self.online.load(Ordering::SeqCst)
     }
 
+    /// The host's first screen asked for its state: its window and page are up, so
+    /// readying the table indexes ([`Account::warm_tables`]) no longer slows their
+    /// start. Called on every ask; only the first counts.
+    pub fn host_started(&self) {
+        let (lock, cvar) = &self.started;
+        if let Ok(mut started) = lock.lock()
+            && !*started
+        {
+            *started = true;
+            cvar.notify_all();
+        }
+    }
+
+    /// Waits for [`Account::host_started`], or `timeout` (a host that never calls it).
+    fn wait_for_host(&self, timeout: std::time::Duration) {
+        let (lock, cvar) = &self.started;
+        if let Ok(started) = lock.lock() {
+            let _ = cvar.wait_timeout_while(started, timeout, |s| !*s);
+        }
+    }
+
     /// Makes the table indexes ready on a background thread with a connection of its
-    /// own, so the first view of a large account finds them: loaded at once from the
-    /// file kept beside the workspace when it is current (a fraction of a second at
-    /// 1,000,000 rows), else built after the window's first view and then saved there.
+    /// own, so the first view of a large account finds them: loaded from the file kept
+    /// beside the workspace when it is current (a fraction of a second at 1,000,000
+    /// rows), else built after the window's first view and then saved there. At start
+    /// both wait until the host's page is up ([`Account::host_started`]): a load of
+    /// 1,000,000 rows alongside the window's creation slowed its start by 130 ms, at any
+    /// thread priority. The page asks for its state before it asks for any table, so a
+    /// view still finds the load under way and waits for it rather than building.
     /// Saves go on meanwhile; a build that raced one is redone, a load that did is
     /// dropped.
     pub fn warm_tables(self: &Arc<Self>) {
@@ -423,6 +451,7 @@ impl Account {
             .name("table-index".into())
             .spawn(move || {
                 give_way();
+                account.wait_for_host(WARM_AFTER);
                 let (Ok(path), Ok(ws)) = (account.workspace_path(), account.open_workspace())
                 else {
                     return;
@@ -506,10 +535,10 @@ impl Account {
     }
 }
 
-/// The nice value of the thread that readies the table indexes: nobody waits for it at
-/// start, when the window, the page and the embedded sandbox all want the CPU (on 2 cores
-/// a 1,000,000-row load on a second thread slowed the page's start by about 50 ms). A view
-/// that waits for it leaves the CPU free, so it then runs as fast as before.
+/// The nice value of the thread that readies the table indexes: it runs while the page
+/// evaluates its script and renders its first screen, which want both cores of a small
+/// machine. A view that waits for it leaves the CPU free, so it then runs as fast as
+/// before.
 #[cfg(target_os = "linux")]
 const BACKGROUND_NICE: i32 = 10;
 
