@@ -274,7 +274,7 @@ async fn at_start_the_saved_index_loads_once_the_page_is_up() {
             .find(|s| s.kind == Kind::AdOrder.name())
             .map_or(0, |s| s.rows)
     };
-    // Well inside the wait for the page (2 s), well past a load of 150 rows.
+    // Well inside the wait for the page (10 s), well past a load of 150 rows.
     std::thread::sleep(std::time::Duration::from_millis(400));
     assert_eq!(
         ad_orders(&account),

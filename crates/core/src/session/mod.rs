@@ -436,7 +436,8 @@ impl Account {
     /// own, so the first view of a large account finds them: loaded from the file kept
     /// beside the workspace when it is current (a fraction of a second at 1,000,000
     /// rows), else built after the window's first view and then saved there. At start
-    /// both wait until the host's page is up ([`Account::host_started`]): a load of
+    /// both wait until the host's page is up ([`Account::host_started`], or
+    /// [`HOST_WAIT`]): a load of
     /// 1,000,000 rows alongside the window's creation slowed its start by 130 ms, at any
     /// thread priority. The page asks for its state before it asks for any table, so a
     /// view still finds the load under way and waits for it rather than building.
@@ -451,7 +452,7 @@ impl Account {
             .name("table-index".into())
             .spawn(move || {
                 give_way();
-                account.wait_for_host(WARM_AFTER);
+                account.wait_for_host(HOST_WAIT);
                 let (Ok(path), Ok(ws)) = (account.workspace_path(), account.open_workspace())
                 else {
                     return;
@@ -553,6 +554,10 @@ fn give_way() {
         tracing::debug!(error = %e, "the table index thread keeps its priority");
     }
 }
+
+/// How long readying the indexes at start waits for the host's page to ask for its state
+/// ([`Account::host_started`]): only a host that never asks waits this long.
+const HOST_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// How long building the indexes ahead waits for the window's first view at start.
 const WARM_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
