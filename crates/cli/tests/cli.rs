@@ -345,6 +345,20 @@ fn changes_diff_shows_base_mine_and_theirs_of_a_conflict() {
         }];
         ws.mark_conflict(seq, &fields, &[]).expect("mark conflict");
     }
+    let stdout = changes_diff(home, &file);
+    assert!(
+        stdout.contains("in conflict with the ad platform:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"name: base "Old", mine "Mine", theirs "Theirs""#),
+        "{stdout}"
+    );
+}
+
+/// `flightdeck --workspace <file> changes --diff`, with no service to reach (only the
+/// file is read): its output, once it succeeded.
+fn changes_diff(home: tempfile::TempDir, file: &std::path::Path) -> String {
     let cli = Cli {
         base_url: "http://127.0.0.1:9".into(),
         home,
@@ -361,14 +375,7 @@ fn changes_diff_shows_base_mine_and_theirs_of_a_conflict() {
     );
     let (stdout, err) = text(&out);
     assert!(out.status.success(), "{err}");
-    assert!(
-        stdout.contains("in conflict with the ad platform:"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains(r#"name: base "Old", mine "Mine", theirs "Theirs""#),
-        "{stdout}"
-    );
+    stdout
 }
 
 /// `changes --diff` prints a change's money as the previews do (with cents), not as the
@@ -395,22 +402,7 @@ fn changes_diff_shows_money_with_cents() {
         ws.save_draft(None, Some(&campaign), Draft::AdOrder { value: order })
             .expect("ad order draft");
     }
-    let cli = Cli {
-        base_url: "http://127.0.0.1:9".into(),
-        home,
-        _seed: tempfile::tempdir().expect("tempdir"),
-    };
-    let out = cli.run(
-        &[
-            "--workspace",
-            file.to_str().expect("path"),
-            "changes",
-            "--diff",
-        ],
-        None,
-    );
-    let (stdout, err) = text(&out);
-    assert!(out.status.success(), "{err}");
+    let stdout = changes_diff(home, &file);
     assert!(stdout.contains("max_bid: (absent) -> 2.50"), "{stdout}");
 }
 
