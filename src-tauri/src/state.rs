@@ -249,10 +249,7 @@ pub const SANDBOX_PORTS: std::ops::Range<u16> = 20_000..32_768;
 /// Random ports of [`SANDBOX_PORTS`] tried before any free port is taken.
 const PORT_TRIES: usize = 16;
 
-/// A random port of [`SANDBOX_PORTS`] (`RandomState` is seeded randomly per instance).
+/// A random port of [`SANDBOX_PORTS`].
 fn random_port() -> u16 {
-    use std::hash::BuildHasher;
-    let n = std::collections::hash_map::RandomState::new().hash_one(0u8);
-    let span = u64::from(SANDBOX_PORTS.end - SANDBOX_PORTS.start);
-    SANDBOX_PORTS.start + u16::try_from(n % span).unwrap_or(0)
+    rand::random_range(SANDBOX_PORTS)
 }
