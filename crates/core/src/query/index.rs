@@ -130,6 +130,13 @@ pub(super) struct KindTable {
     /// The last filtered result (before offset and limit), so scrolling only slices and
     /// a longer filter only narrows it.
     pub(super) last: Option<(Signature, Arc<Vec<u32>>)>,
+    /// Buffers a filter fills, kept from one keystroke to the next: the bit set of the
+    /// rows that match, and a result no one holds any more. Fresh ones would be fresh
+    /// pages each time, which the allocator hands back to the OS between keystrokes
+    /// (mimalloc purges freed memory after 10 ms), so every keystroke paid the kernel to
+    /// zero them again: 12% of the app's time in a filter at 1M.
+    spare_hits: Vec<u64>,
+    spare_rows: Vec<u32>,
     /// Some row's count of findings is not computed yet.
     pub(super) findings_missing: bool,
     /// Changes whenever a row changes, unique across tables: a column sorted with no
@@ -200,6 +207,8 @@ impl KindTable {
             codes: HashMap::new(),
             transient: None,
             last: None,
+            spare_hits: Vec::new(),
+            spare_rows: Vec::new(),
             findings_missing: true,
             version: next_version(),
             stamp: None,
@@ -377,6 +386,9 @@ impl KindTable {
             self.order(sig.sort)
         } else {
             let order = narrowing.is_none().then(|| self.order(sig.sort));
+            let mut hits = std::mem::take(&mut self.spare_hits);
+            let mut rows = std::mem::take(&mut self.spare_rows);
+            rows.clear();
             let this = &*self;
             let finders: Vec<memchr::memmem::Finder<'_>> = terms
                 .iter()
@@ -402,29 +414,43 @@ impl KindTable {
                         finders.iter().all(|f| f.find(t).is_some())
                     }
             };
-            Arc::new(match (narrowing, order) {
-                (Some(prev), _) => prev.iter().copied().filter(|&i| keep(i)).collect(),
+            match (narrowing, order) {
+                (Some(prev), _) => rows.extend(prev.iter().copied().filter(|&i| keep(i))),
                 (None, Some(order)) => {
                     // Rows are read in memory order into a bit set, on every core for a
                     // large kind; the order is then one pass over it.
-                    let hits = matching(this.len(), &keep);
+                    matching(this.len(), &keep, &mut hits);
                     let count: usize = hits.iter().map(|w| w.count_ones() as usize).sum();
                     if count == this.len() {
                         // Every row matches (the first letters typed, often): the result
                         // is the order itself, shared, not a copy of it.
-                        self.last = Some((sig.clone(), order.clone()));
+                        self.spare_hits = hits;
+                        self.spare_rows = rows;
+                        self.keep_last(sig, order.clone());
                         return order;
                     }
                     let hit = |i: u32| hits[(i / 64) as usize] >> (i % 64) & 1 == 1;
-                    let mut rows = Vec::with_capacity(count);
+                    rows.reserve(count);
                     rows.extend(order.iter().copied().filter(|&i| hit(i)));
-                    rows
                 }
-                (None, None) => Vec::new(),
-            })
+                (None, None) => {}
+            }
+            self.spare_hits = hits;
+            Arc::new(rows)
         };
-        self.last = Some((sig.clone(), result.clone()));
+        self.keep_last(sig, result.clone());
         result
+    }
+
+    /// Makes `result` the last result; the one it replaces, if no one else holds it,
+    /// becomes the spare buffer of the next filter (the larger of the two is kept).
+    fn keep_last(&mut self, sig: &Signature, result: Arc<Vec<u32>>) {
+        let old = self.last.replace((sig.clone(), result));
+        if let Some(rows) = old.and_then(|(_, r)| Arc::try_unwrap(r).ok())
+            && rows.capacity() > self.spare_rows.capacity()
+        {
+            self.spare_rows = rows;
+        }
     }
 
     pub(super) fn count_of(&self, parent: Option<&EntityRef>) -> usize {
@@ -463,7 +489,9 @@ impl KindTable {
             + self.spans.capacity() * 8
             + self.types.capacity() * 4
             + self.hidden.iter().map(|v| v.capacity() * 8).sum::<usize>()
-            + self.findings.capacity() * size_of::<Option<(u32, u32)>>();
+            + self.findings.capacity() * size_of::<Option<(u32, u32)>>()
+            + self.spare_hits.capacity() * 8
+            + self.spare_rows.capacity() * 4;
         let perm = |p: &Arc<Vec<u32>>| p.capacity() * 4;
         let kept = |p: &Arc<Vec<u32>>| {
             Arc::ptr_eq(p, &self.default) || self.sorted.values().any(|s| Arc::ptr_eq(p, s))
@@ -495,9 +523,10 @@ fn room_str(s: &mut String, more: usize) {
 /// Rows a thread of [`matching`] takes at a time, in 64-row words.
 const CHUNK_WORDS: usize = 256;
 
-/// One bit per row of `n`: whether `keep` holds.
-fn matching(n: usize, keep: &(dyn Fn(u32) -> bool + Sync)) -> Vec<u64> {
-    let mut hits = vec![0u64; n.div_ceil(64)];
+/// One bit per row of `n` into `hits`: whether `keep` holds.
+fn matching(n: usize, keep: &(dyn Fn(u32) -> bool + Sync), hits: &mut Vec<u64>) {
+    hits.clear();
+    hits.resize(n.div_ceil(64), 0);
     let fill = |words: &mut [u64], first_word: usize| {
         for (w, word) in words.iter_mut().enumerate() {
             let base = (first_word + w) * 64;
@@ -527,7 +556,6 @@ fn matching(n: usize, keep: &(dyn Fn(u32) -> bool + Sync)) -> Vec<u64> {
             work();
         });
     } else {
-        fill(&mut hits, 0);
+        fill(hits, 0);
     }
-    hits
 }
