@@ -118,6 +118,10 @@ pub(super) struct KindTable {
     pub(super) findings: Vec<Option<(u32, u32)>>,
     /// Row numbers in the default order.
     default: Arc<Vec<u32>>,
+    /// The default order is the rows' memory order (row `k` at place `k`), as after a
+    /// download in id order: a filter in that order reads its result straight off the
+    /// bit set of matches.
+    default_in_memory_order: bool,
     /// Row numbers per column in ascending order, for columns with many values,
     /// computed on first use (or ahead, by [`Tables::presort`]) and kept up to date.
     pub(super) sorted: HashMap<usize, Arc<Vec<u32>>>,
@@ -203,6 +207,7 @@ impl KindTable {
             hidden: vec![Vec::new(); hidden],
             findings: Vec::new(),
             default: Arc::new(Vec::new()),
+            default_in_memory_order: true,
             sorted: HashMap::new(),
             codes: HashMap::new(),
             transient: None,
@@ -217,6 +222,12 @@ impl KindTable {
 
     pub(super) fn len(&self) -> usize {
         self.keys.len()
+    }
+
+    /// Sets the default order, noting whether it is the rows' memory order.
+    pub(super) fn set_default(&mut self, order: Vec<u32>) {
+        self.default_in_memory_order = in_memory_order(&order);
+        self.default = Arc::new(order);
     }
 
     fn is_local(&self, i: u32) -> bool {
@@ -429,9 +440,21 @@ impl KindTable {
                         self.keep_last(sig, order.clone());
                         return order;
                     }
-                    let hit = |i: u32| hits[(i / 64) as usize] >> (i % 64) & 1 == 1;
                     rows.reserve(count);
-                    rows.extend(order.iter().copied().filter(|&i| hit(i)));
+                    if this.default_in_memory_order && Arc::ptr_eq(&order, &this.default) {
+                        // The order is 0, 1, 2, …: the set bits, in turn, are the result
+                        // (a pass over the matches, not over every row of the order).
+                        for (w, &word) in hits.iter().enumerate() {
+                            let mut bits = word;
+                            while bits != 0 {
+                                rows.push(index(w * 64 + bits.trailing_zeros() as usize));
+                                bits &= bits - 1;
+                            }
+                        }
+                    } else {
+                        let hit = |i: u32| hits[(i / 64) as usize] >> (i % 64) & 1 == 1;
+                        rows.extend(order.iter().copied().filter(|&i| hit(i)));
+                    }
                 }
                 (None, None) => {}
             }
@@ -511,6 +534,11 @@ impl KindTable {
             + self.codes.values().map(Codes::heap_bytes).sum::<usize>();
         others + lineages + columns + self.text.capacity() + self.edits.capacity() + orders + codes
     }
+}
+
+/// Whether `order` is 0, 1, 2, …
+fn in_memory_order(order: &[u32]) -> bool {
+    order.iter().enumerate().all(|(k, &i)| i as usize == k)
 }
 
 /// Makes room for `more` bytes without doubling a large string.

@@ -69,23 +69,31 @@ fn a_large_kind_filters_to_the_same_rows_in_the_same_order() {
     let names: Vec<(String, String)> = (0..n)
         .map(|i| (format!("order {i}"), (i % 97).to_string()))
         .collect();
-    // Ids run backwards, so the default order is not the rows' memory order.
-    let rows: Vec<(i64, Vec<C<'_>>)> = names
-        .iter()
-        .enumerate()
-        .map(|(i, (a, b))| ((n - i) as i64, vec![C::Text(a), C::Text(b)]))
-        .collect();
-    let mut table = table(vec![None, None], &rows);
-    let got = table.select(&sig("order 12", None));
-    let expected: Vec<u32> = (0..n as u32)
-        .rev()
-        .filter(|&i| {
-            let t = std::str::from_utf8(table.row_text(i)).unwrap();
+    // Ids run backwards (the default order is not the rows' memory order), then
+    // forwards (it is).
+    for backwards in [true, false] {
+        let rows: Vec<(i64, Vec<C<'_>>)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, (a, b))| {
+                let id = if backwards { n - i } else { i };
+                (id as i64, vec![C::Text(a), C::Text(b)])
+            })
+            .collect();
+        let mut table = table(vec![None, None], &rows);
+        let got = table.select(&sig("order 12", None));
+        let matches = |i: &u32| {
+            let t = std::str::from_utf8(table.row_text(*i)).unwrap();
             t.contains("order") && t.contains("12")
-        })
-        .collect();
-    assert!(expected.len() > 1000);
-    assert_eq!(*got, expected);
+        };
+        let expected: Vec<u32> = if backwards {
+            (0..n as u32).rev().filter(matches).collect()
+        } else {
+            (0..n as u32).filter(matches).collect()
+        };
+        assert!(expected.len() > 1000);
+        assert_eq!(*got, expected, "ids backwards: {backwards}");
+    }
 }
 
 /// A table of rows with a name (text) and a budget (a number, or empty).
@@ -118,6 +126,44 @@ fn names(t: &KindTable, rows: &[u32]) -> Vec<String> {
             other => panic!("{other:?}"),
         })
         .collect()
+}
+
+/// While the default order is the rows' memory order (a download in id order), a
+/// filter reads its result off the bit set of matches; a row put between others (an id
+/// the download had not) ends that, and the filter lists it at its place by id, not last.
+#[test]
+fn a_row_put_between_others_is_filtered_in_its_place() {
+    let labels: Vec<String> = (0..300).map(|i| format!("order {i}")).collect();
+    let mut all: Vec<(i64, &str)> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, n)| ((i * 2) as i64, n.as_str()))
+        .collect();
+    let rows: Vec<(i64, Vec<C<'_>>)> = all
+        .iter()
+        .map(|&(id, n)| (id, name_and_budget(n, None)))
+        .collect();
+    let mut t = table(vec![None, Some(0)], &rows);
+    let want = |all: &[(i64, &str)]| -> Vec<String> {
+        let mut by_id = all.to_vec();
+        by_id.sort_by_key(|&(id, _)| id);
+        by_id
+            .iter()
+            .filter(|(_, n)| n.contains('1'))
+            .map(|(_, n)| (*n).to_owned())
+            .collect()
+    };
+    let got = t.select(&sig("1", None));
+    assert_eq!(names(&t, &got), want(&all));
+
+    let mut scratch = String::new();
+    let row = fresh(&mut scratch, 3, &name_and_budget("order 1 new", None));
+    t.put(row, &scratch);
+    all.push((3, "order 1 new"));
+    t.select(&sig("order", None));
+    let got = t.select(&sig("1", None));
+    assert_eq!(names(&t, &got), want(&all));
+    assert_eq!(names(&t, &got)[..2], ["order 1", "order 1 new"]);
 }
 
 /// Keystrokes that each scan every row fill the buffer of a result nobody holds any

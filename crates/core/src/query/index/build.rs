@@ -271,6 +271,6 @@ impl KindTable {
         }
         let mut default: Vec<u32> = (0..index(self.len())).collect();
         default.sort_unstable_by_key(|&i| self.order_key(i));
-        self.default = Arc::new(default);
+        self.set_default(default);
     }
 }

@@ -542,7 +542,7 @@ fn read_kind<R: Read>(input: &mut In<R>) -> Loaded<(Kind, KindTable)> {
     if !is_order(&default) {
         return damaged("an order that is not one");
     }
-    t.default = Arc::new(default);
+    t.set_default(default);
     for _ in 0..input.count()? {
         let col = input.one::<u32>()? as usize;
         let perm: Vec<u32> = input.column()?;

@@ -158,6 +158,9 @@ impl KindTable {
 
         let mut default = std::mem::take(&mut self.default);
         self.move_row(Arc::make_mut(&mut default), i, from(|p| p.default), None);
+        // One row moved: the order is still the memory order only if it was, and the
+        // row sits at its own place (a new row appended, a save that kept its key).
+        self.default_in_memory_order &= default.get(i as usize) == Some(&i);
         self.default = default;
 
         let mut sorted = std::mem::take(&mut self.sorted);
