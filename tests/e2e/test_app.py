@@ -77,6 +77,13 @@ const box = table.closest('.datatable') || table.parentElement.parentElement;
 return box ? box.querySelector('input[data-filter]') : null;
 """
 
+# The filter of the rows a table last painted (DataTable's data-filter-applied).
+TABLE_FILTER_APPLIED_JS = """
+const table = document.querySelector(arguments[0]);
+const root = table && table.closest('[data-table-root]');
+return root ? root.getAttribute('data-filter-applied') : null;
+"""
+
 VAST_XML = (
     '<VAST version="4.0"><Ad id="e2e"><InLine><AdSystem>E2E</AdSystem><AdTitle>E2E</AdTitle>'
     "<Creatives/></InLine></Ad></VAST>"
@@ -549,8 +556,16 @@ class Scenario:
         return f"{self.table_css(kind)} [data-row]{css_attr('data-label', label)}"
 
     def filter_table(self, kind: str, text: str) -> None:
+        """Types `text` into the table's filter and waits until the table has painted the
+        rows of that filter: rows are keyed by their place, so an element found before the
+        answer landed may be one the filtered window no longer has."""
         box = self.s.wait_until(lambda: self.s.execute(TABLE_FILTER_JS, self.table_css(kind)), f"the filter of table {kind}", timeout=10)
         self.set_input(Element(self.s, box[ELEMENT_KEY]), text)
+        self.s.wait_until(
+            lambda: self.s.execute(TABLE_FILTER_APPLIED_JS, self.table_css(kind)) in (text, text.strip()),
+            f"table {kind} to paint the rows filtered by {text!r}",
+            timeout=20,
+        )
 
     def table_labels(self, kind: str) -> list[str]:
         return list(
