@@ -7,6 +7,31 @@
 //! Whether an unknown value is acceptable *on input* is a validation rule, decided per
 //! field in [`crate::validate`], never by the decoder.
 
+/// Decodes an open enum from a string without keeping the string: a known value is
+/// matched where the decoder holds the text, and only an unknown one is copied (into
+/// `Other`). Through `Cow<str>`, serde decodes an owned `String` first, one allocation
+/// per enum member of every listed item. Errors read as serde's `String` gives them.
+pub(crate) struct WireStr<T>(pub(crate) fn(&str) -> T);
+
+impl<T> serde::de::Visitor<'_> for WireStr<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        Ok((self.0)(v))
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<T, E> {
+        match std::str::from_utf8(v) {
+            Ok(s) => Ok((self.0)(s)),
+            Err(_) => Err(E::invalid_value(serde::de::Unexpected::Bytes(v), &self)),
+        }
+    }
+}
+
 /// What every open enum offers, so a rule can check "one of the known values" generically.
 pub trait OpenEnum {
     /// The wire spelling.
@@ -104,8 +129,7 @@ macro_rules! open_enum {
 
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(d)?;
-                Ok(Self::from_wire(&s))
+                d.deserialize_str($crate::open_enum::WireStr(Self::from_wire))
             }
         }
 
@@ -156,4 +180,46 @@ macro_rules! open_enum_openapi {
 #[cfg(not(feature = "openapi"))]
 macro_rules! open_enum_openapi {
     ($name:ident, [$( $wire:literal ),+]) => {};
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AdOrder, OptimizationGoal};
+
+    /// Known values, aliases, unknown values (kept as typed, escapes read) and the
+    /// errors of anything but a string: as decoding through an owned `String` gave them.
+    #[test]
+    fn open_enums_decode_from_the_text_in_place() {
+        let goal = |json: &str| serde_json::from_str::<OptimizationGoal>(json);
+        assert_eq!(goal(r#""CPM""#).ok(), Some(OptimizationGoal::Cpm));
+        assert_eq!(
+            goal(r#""vcr""#).ok(),
+            Some(OptimizationGoal::VideoCompletionRate)
+        );
+        assert_eq!(
+            goal(r#""NEW_\u0047OAL""#).ok(),
+            Some(OptimizationGoal::Other("NEW_GOAL".into()))
+        );
+        assert_eq!(
+            serde_json::from_slice::<OptimizationGoal>(br#""CPC""#).ok(),
+            Some(OptimizationGoal::Cpc)
+        );
+        let err = |json: &str| goal(json).map_err(|e| e.to_string()).err();
+        assert_eq!(
+            err("5").as_deref(),
+            Some("invalid type: integer `5`, expected a string at line 1 column 1")
+        );
+        assert_eq!(
+            err("null").as_deref(),
+            Some("invalid type: null, expected a string at line 1 column 4")
+        );
+        let order: AdOrder =
+            serde_json::from_str(r#"{"optimizationGoal":"CPA","goalMode":"SOMETHING_NEW"}"#)
+                .expect("an ad order");
+        assert_eq!(order.optimization_goal, Some(OptimizationGoal::Cpa));
+        assert_eq!(
+            order.goal_mode.as_ref().map(|m| m.as_str()),
+            Some("SOMETHING_NEW")
+        );
+    }
 }
