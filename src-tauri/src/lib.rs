@@ -15,6 +15,7 @@ pub mod menu;
 pub mod probe;
 pub mod state;
 pub mod updates;
+pub mod webkit;
 
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_specta::Builder;
@@ -327,6 +328,10 @@ pub fn run() {
             tracing::info!(ms = since_start(), "start: plugins");
             setup(app, &builder)?;
             tracing::info!(ms = since_start(), "start: state");
+            match app.get_webview_window("main") {
+                Some(window) => webkit::paint_without_layers(&window),
+                None => tracing::warn!("no main window to set WebKit's painting on"),
+            }
             {
                 use tauri_plugin_deep_link::DeepLinkExt;
                 // Per OS: macOS registers the scheme from the bundle's Info.plist and
