@@ -329,7 +329,11 @@ pub fn run() {
             setup(app, &builder)?;
             tracing::info!(ms = since_start(), "start: state");
             match app.get_webview_window("main") {
-                Some(window) => webkit::paint_without_layers(&window),
+                Some(window) => {
+                    if let Err(e) = webkit::paint_without_layers(&window) {
+                        tracing::warn!(error = %e, "the window keeps WebKit's compositing");
+                    }
+                }
                 None => tracing::warn!("no main window to set WebKit's painting on"),
             }
             {

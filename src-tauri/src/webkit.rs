@@ -8,27 +8,26 @@
 //! the window paints without them. `FLIGHTDECK_WEBKIT_COMPOSITING=1` keeps WebKit's
 //! own policy, for a machine where that paints better.
 //!
-//! The blank app of the benches (`benches/blank-app`) sets the same policy, so the
-//! floor page and the memory baseline run in the same WebKit as the app.
+//! The blank app of the benches (`benches/blank-app`) compiles this same file, so the
+//! floor page and the memory baseline run in the same WebKit as the app. It depends on
+//! tauri alone, so this file does too: the caller reports a failure.
 
 /// Makes the window's WebKit paint without compositing layers, unless
 /// `FLIGHTDECK_WEBKIT_COMPOSITING` is set. Other platforms' webviews are left as they are.
-pub fn paint_without_layers<R: tauri::Runtime>(window: &tauri::WebviewWindow<R>) {
+pub fn paint_without_layers<R: tauri::Runtime>(
+    window: &tauri::WebviewWindow<R>,
+) -> tauri::Result<()> {
     if std::env::var_os("FLIGHTDECK_WEBKIT_COMPOSITING").is_some() {
-        return;
+        return Ok(());
     }
     #[cfg(target_os = "linux")]
-    {
-        let set = window.with_webview(|webview| {
-            use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
-            if let Some(settings) = webview.inner().settings() {
-                settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
-            }
-        });
-        if let Err(e) = set {
-            tracing::warn!(error = %e, "the window keeps WebKit's compositing");
+    window.with_webview(|webview| {
+        use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
+        if let Some(settings) = webview.inner().settings() {
+            settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
         }
-    }
+    })?;
     #[cfg(not(target_os = "linux"))]
     let _ = window;
+    Ok(())
 }

@@ -3,10 +3,17 @@
 
 use tauri::Manager;
 
+/// Flightdeck's WebKit painting policy, the same file, so the floor page and the memory
+/// baseline run in the same WebKit as the app.
+#[path = "../../../src-tauri/src/webkit.rs"]
+mod webkit;
+
 fn main() {
     let app = tauri::Builder::default().setup(|app| {
-        if let Some(window) = app.get_webview_window("main") {
-            paint_without_layers(&window);
+        if let Some(window) = app.get_webview_window("main")
+            && let Err(e) = webkit::paint_without_layers(&window)
+        {
+            eprintln!("the blank app keeps WebKit's compositing: {e}");
         }
         Ok(())
     });
@@ -14,27 +21,4 @@ fn main() {
         eprintln!("the blank app could not start: {e}");
         std::process::exit(1);
     }
-}
-
-/// The WebKit painting policy Flightdeck sets (`src-tauri/src/webkit.rs`), so the floor
-/// page and the memory baseline run in the same WebKit as the app; the same variable
-/// keeps WebKit's own.
-fn paint_without_layers(window: &tauri::WebviewWindow) {
-    if std::env::var_os("FLIGHTDECK_WEBKIT_COMPOSITING").is_some() {
-        return;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        let set = window.with_webview(|webview| {
-            use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
-            if let Some(settings) = webview.inner().settings() {
-                settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
-            }
-        });
-        if let Err(e) = set {
-            eprintln!("the blank app keeps WebKit's compositing: {e}");
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = window;
 }
