@@ -33,7 +33,8 @@ check_summary_lines() {
 
 # The test command's side: check_summary_begin once, then `run_check LABEL COMMAND...` for
 # each check (a check that adds a "not checked" line is listed as NOT CHECKED, not as
-# passed), and check_summary_print on exit, also when a check fails.
+# passed), and check_summary_print on exit, also when a check fails. Each check's
+# wall-clock time is printed beside it, so a slow CI run shows where its minutes went.
 check_summary_begin() {
   FLIGHTDECK_CHECK_SUMMARY="$1"
   export FLIGHTDECK_CHECK_SUMMARY
@@ -41,6 +42,8 @@ check_summary_begin() {
   : >"$FLIGHTDECK_CHECK_SUMMARY"
   check_summary_steps=()
   check_summary_current=""
+  check_summary_started="$SECONDS"
+  check_summary_current_started="$SECONDS"
 }
 
 run_check() {
@@ -48,12 +51,14 @@ run_check() {
   shift
   echo "== $label"
   check_summary_current="$label"
+  check_summary_current_started="$SECONDS"
   before="$(check_summary_count "not checked")"
   "$@"
+  local took=$((SECONDS - check_summary_current_started))
   if [ "$(check_summary_count "not checked")" -gt "$before" ]; then
-    check_summary_steps+=("NOT CHECKED	$label")
+    check_summary_steps+=("NOT CHECKED	$(printf '%5d s' "$took")  $label")
   else
-    check_summary_steps+=("passed	$label")
+    check_summary_steps+=("passed	$(printf '%5d s' "$took")  $label")
   fi
   check_summary_current=""
 }
@@ -63,15 +68,21 @@ check_summary_print() {
   local status="$1" step line
   echo
   echo "== summary"
+  # bash's SECONDS counts from the test command's start, so what ran before the first
+  # check (scripts/setup.sh: the installs) is the time before check_summary_begin.
+  printf '  %-12s %5d s  (before the checks: scripts/setup.sh, the installs)\n' setup \
+    "$check_summary_started"
   for step in "${check_summary_steps[@]}"; do
     printf '  %-12s %s\n' "${step%%	*}" "${step#*	}"
   done
   if [ "$status" -ne 0 ]; then
     if [ -n "$check_summary_current" ]; then
-      printf '  %-12s %s\n' FAILED "$check_summary_current"
+      printf '  %-12s %5d s  %s\n' FAILED "$((SECONDS - check_summary_current_started))" \
+        "$check_summary_current"
     fi
     echo "  (exit status $status: the checks after this point did not run)"
   fi
+  printf '  %-12s %5d s\n' total "$SECONDS"
   while IFS= read -r line; do
     echo "advisory database: $line"
   done < <(check_summary_lines "advisory db")
