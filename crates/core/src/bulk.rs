@@ -145,7 +145,7 @@ impl Account {
         let ((preview, changed), _) = self.edit(|ws| {
             let mut preview = f(ws, &self.tables)?;
             let changed = changed(&preview);
-            ws.keep_rows(&mut preview, FIRST_ROWS);
+            ws.keep_rows(&mut preview, FIRST_ROWS)?;
             ws.readable_diffs(&mut preview.rows);
             let touched = changed.targets.clone();
             Ok(((preview, changed), touched))

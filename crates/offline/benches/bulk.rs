@@ -3,8 +3,12 @@
 //! order, the import of that file (parse, diff and preview; unchanged, then with every
 //! row's bid changed), and a paste of 1,000 new rows.
 //!
+//! With `BENCH_PARTS=all`, the table's "select all" and an edit of every order's name,
+//! previewed and kept for paging as the app does: its time, and the process's resident
+//! memory before, at its peak and after.
+//!
 //! Run with `cargo bench -p flightdeck-offline --bench bulk`; `BENCH_AD_ORDERS` shrinks
-//! the account, `BENCH_PARTS=edit,export,import,paste` picks parts, and
+//! the account, `BENCH_PARTS=edit,export,import,paste,all` picks parts, and
 //! `BENCH_EDIT_AGAIN=N` repeats the edit's preview, apply and undo N more times and stops
 //! there (for a profile).
 //! Figures go in the issue notes, never in tests.
@@ -28,6 +32,24 @@ fn env_or(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// A line of `/proc/self/status` in MB (`VmRSS`, `VmHWM`); 0 where there is none.
+fn status_mb(field: &str) -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Resets the peak resident size (`VmHWM`) to the current one.
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 fn ms(t: Instant) -> f64 {
@@ -75,6 +97,32 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let parts = std::env::var("BENCH_PARTS").unwrap_or_else(|_| "edit,export,import,paste".into());
     let part = |p: &str| parts.split(',').any(|x| x == p);
 
+    if part("all") {
+        let edits = vec![FieldEdit {
+            field: "name".into(),
+            change: Change::Suffix(" (bench)".into()),
+        }];
+        for round in 1..=2 {
+            let before = status_mb("VmRSS");
+            reset_peak();
+            let t = Instant::now();
+            let mut preview = ws.bulk_edit(&all, &edits, false)?;
+            ws.keep_rows(&mut preview, 50)?;
+            let took = ms(t);
+            let peak = status_mb("VmHWM");
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            println!(
+                "select all + preview a name edit of {} ad orders (round {round}): {took:.0} ms; \
+                 resident {before:.0} MB before, {peak:.0} at the peak, {:.0} after ({} updates)",
+                all.len(),
+                status_mb("VmRSS"),
+                preview.updates
+            );
+        }
+    }
+    if parts == "all" {
+        return Ok(());
+    }
     if part("edit") {
         let ten_k: Vec<EntityRef> = all.iter().take(10_000).cloned().collect();
         let edits = vec![FieldEdit {

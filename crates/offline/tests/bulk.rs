@@ -1138,7 +1138,7 @@ async fn a_preview_keeps_its_rows_for_pages_until_another_replaces_them() {
     let labels: Vec<String> = preview.rows.iter().map(|r| r.label.clone()).collect();
     assert_eq!((preview.row_count, labels.len()), (6, 6));
 
-    ws.keep_rows(&mut preview, 2);
+    ws.keep_rows(&mut preview, 2).unwrap();
     assert_eq!(preview.rows.len(), 2, "the answer carries the first page");
     assert_eq!(preview.row_count, 6);
     let id = preview.rows_id.expect("the rows are kept");
@@ -1156,12 +1156,78 @@ async fn a_preview_keeps_its_rows_for_pages_until_another_replaces_them() {
     // The apply's rows replace the preview's: a page of the old id is refused.
     let mut applied = ws.bulk_edit(&six, &suffix(" (Q3)"), true).unwrap();
     assert_eq!(applied.updates, 6);
-    ws.keep_rows(&mut applied, 2);
+    ws.keep_rows(&mut applied, 2).unwrap();
     assert!(matches!(ws.preview_rows(id, 0, 2), Err(Error::NotFound(_))));
     assert_eq!(
         ws.preview_rows(applied.rows_id.unwrap(), 0, 10).unwrap().1,
         6
     );
+}
+
+/// A kept page reads back exactly what the preview said: a side that was JSON `null`
+/// stays a `null` (not "absent"), an absent side stays absent, and a refused row keeps
+/// its errors, line and draft key.
+#[test]
+fn kept_rows_read_back_exactly_as_previewed() {
+    use flightdeck_offline::change::Key;
+    use flightdeck_offline::diff::FieldDiff;
+    use flightdeck_offline::workspace::{Preview, RowPreview};
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = open(&file(&dir));
+    let mut cleared = FieldDiff::new("frequencyCap", Some(json!({"limit": 3})), Some(Value::Null));
+    cleared.after_text = Some("none".into());
+    let rows = vec![
+        RowPreview {
+            target: Some(EntityRef::new(Kind::AdOrder, Key::Id(41))),
+            kind: Kind::AdOrder,
+            label: "Spring \"launch\" 🚀".into(),
+            line: None,
+            outcome: RowOutcome::Update,
+            diffs: vec![
+                FieldDiff::new("ioNumber", Some(Value::Null), Some(json!("IO-7"))),
+                FieldDiff::new("maxBid", Some(json!(2.5)), None),
+                cleared,
+            ],
+            errors: vec![],
+        },
+        RowPreview {
+            target: Some(EntityRef::new(Kind::Campaign, Key::Local("ab12".into()))),
+            kind: Kind::Campaign,
+            label: String::new(),
+            line: Some(7),
+            outcome: RowOutcome::Refused,
+            diffs: vec![FieldDiff::new(
+                "budget",
+                None,
+                Some(json!([1, -2.75e-3, "x"])),
+            )],
+            errors: vec![flightdeck_model::FieldError::new(
+                "budget",
+                "INVALID",
+                "Budget must be a number",
+            )],
+        },
+        RowPreview {
+            target: None,
+            kind: Kind::Creative,
+            label: "New".into(),
+            line: Some(1),
+            outcome: RowOutcome::Create,
+            diffs: vec![],
+            errors: vec![],
+        },
+    ];
+    let mut preview = Preview {
+        rows: rows.clone(),
+        row_count: 3,
+        ..Preview::default()
+    };
+    ws.keep_rows(&mut preview, 1).unwrap();
+    assert_eq!(preview.rows, rows[..1]);
+    let id = preview.rows_id.expect("kept");
+    assert_eq!(ws.preview_rows(id, 0, 10).unwrap(), (rows.clone(), 3));
+    assert_eq!(ws.preview_rows(id, 1, 1).unwrap(), (rows[1..2].to_vec(), 3));
+    assert_eq!(ws.preview_rows(id, 9, 1).unwrap(), (vec![], 3));
 }
 
 /// Launching ad orders lists each with its lifetime budget, and the total, in the money
