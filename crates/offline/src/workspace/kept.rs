@@ -33,7 +33,7 @@ type Zones = std::collections::HashMap<
 
 /// Bytes of written values a preview keeps at most. A larger preview (an import of
 /// 100,000 edited rows) is carried out again when applied rather than held in memory.
-const MAX_BYTES: usize = 64 << 20;
+pub(crate) const MAX_BYTES: usize = 64 << 20;
 
 /// One value a write binds.
 #[derive(Debug, Clone)]
@@ -84,6 +84,13 @@ pub(crate) struct Write {
     pub(crate) inserted: Option<i64>,
 }
 
+impl Write {
+    /// What it counts against [`MAX_BYTES`]: its statement and the values it binds.
+    pub(crate) fn size(&self) -> usize {
+        self.sql.len() + self.args.iter().map(Arg::size).sum::<usize>()
+    }
+}
+
 /// The writes of a batch, while they fit in [`MAX_BYTES`].
 #[derive(Debug, Default)]
 pub(crate) struct Log {
@@ -97,7 +104,7 @@ impl Log {
         if self.overflowed {
             return;
         }
-        self.bytes += write.sql.len() + write.args.iter().map(Arg::size).sum::<usize>();
+        self.bytes += write.size();
         if self.bytes > MAX_BYTES {
             self.overflowed = true;
             self.writes = Vec::new();

@@ -1,11 +1,14 @@
 //! A large preview or plan read on two threads: half of the rows over a second connection
 //! to the workspace file, each thread taking chunks in turn, the results back in order.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::{Planned, RowPreview};
 use crate::Result;
 use crate::change::EntityRef;
 use crate::workspace::Workspace;
 use crate::workspace::edit::Batch;
+use crate::workspace::kept::{MAX_BYTES, Write};
 
 /// Rows below which a preview is carried out on one thread: a second connection costs
 /// about as much as a few hundred rows.
@@ -75,6 +78,27 @@ fn in_order<R>(
     Ok(mine.into_iter().map(|(_, r)| r))
 }
 
+/// Bytes of writes both threads' chunks have noted so far. The writes are joined in
+/// order only once every row is carried out; a preview keeps them only while they total
+/// [`MAX_BYTES`] at most, so once past it a chunk's writes are dropped as the chunk ends
+/// rather than held to the end (at 1,000,000 rows they were gigabytes, all thrown away).
+#[derive(Default)]
+struct Noted(AtomicUsize);
+
+impl Noted {
+    /// A chunk's writes, or `None` once the writes noted so far are more than a preview
+    /// keeps (which makes the joined log too many to keep, as it would have been).
+    fn keep(&self, writes: Option<Vec<Write>>) -> Option<Vec<Write>> {
+        let writes = writes?;
+        let bytes: usize = writes.iter().map(Write::size).sum();
+        let total = self
+            .0
+            .fetch_add(bytes, Ordering::Relaxed)
+            .saturating_add(bytes);
+        (total <= MAX_BYTES).then_some(writes)
+    }
+}
+
 /// Carries out an independent plan (see [`super::independent`]) for a preview that only notes
 /// its writes on two threads: on `batch`, and at the same time on another thread over a
 /// second connection to the workspace file at `path`, each taking chunks of rows in
@@ -89,6 +113,7 @@ pub(super) fn carry_out_split(
     let rows = plan.len();
     let chunks = Chunks::new(plan);
     let plan_current = batch.plan_current;
+    let noted = Noted::default();
     let (mine, theirs) = std::thread::scope(|s| {
         let helper = s.spawn(|| {
             let apart = |mut conn: rusqlite::Connection| {
@@ -100,7 +125,7 @@ pub(super) fn carry_out_split(
                         .into_iter()
                         .map(|p| apart.carry_out(p))
                         .collect::<Result<Vec<_>>>()?;
-                    Ok((rows, apart.take_noted()))
+                    Ok((rows, noted.keep(apart.take_noted())))
                 })
             };
             // Without a second connection this thread takes no chunk, and the first does
@@ -112,7 +137,7 @@ pub(super) fn carry_out_split(
                 .into_iter()
                 .map(|p| batch.carry_out(p))
                 .collect::<Result<Vec<_>>>()?;
-            Ok((rows, batch.take_noted()))
+            Ok((rows, noted.keep(batch.take_noted())))
         });
         (mine, helper.join())
     });
@@ -176,5 +201,46 @@ impl Workspace {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let path = self.conn.path().filter(|p| !p.is_empty())?;
         (cores > 1 && self.upkeep.is_some()).then(|| path.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::kept::Arg;
+
+    fn write(bytes: usize) -> Write {
+        Write {
+            sql: "",
+            args: vec![Arg::from("a".repeat(bytes))],
+            changed: Some(1),
+            inserted: None,
+        }
+    }
+
+    #[test]
+    fn chunks_drop_their_writes_once_all_noted_pass_what_a_preview_keeps() {
+        let noted = Noted::default();
+        let half = MAX_BYTES / 2;
+        assert_eq!(
+            noted.keep(Some(vec![write(half)])).map(|w| w.len()),
+            Some(1)
+        );
+        assert_eq!(
+            noted
+                .keep(Some(vec![write(half - 1), write(1)]))
+                .map(|w| w.len()),
+            Some(2),
+            "exactly what a preview keeps is kept"
+        );
+        assert!(
+            noted.keep(Some(vec![write(1)])).is_none(),
+            "one byte past it"
+        );
+        assert!(
+            noted.keep(Some(vec![])).is_none(),
+            "and every chunk after it"
+        );
+        assert!(noted.keep(None).is_none());
     }
 }
