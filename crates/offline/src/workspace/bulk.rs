@@ -47,6 +47,18 @@ pub enum Planned {
         /// second time. `None`: parsed when carried out.
         from: Option<ReadCopy>,
     },
+    /// A multi-row edit of one entity, worked out when it is carried out: its working
+    /// copy read in the run's transaction, `edits` applied, and then an
+    /// [`Planned::Update`] (a [`Planned::Failed`] for edits that do not fit; nothing
+    /// when they change nothing). Planned up front, every row of a select-all edit held
+    /// two parsed copies of its entity until the run began: 1.35 GB for 100,000 ad
+    /// orders, 14 GB for 1,000,000. This way a row's copies live while it is carried out.
+    Edit {
+        /// The entity.
+        target: EntityRef,
+        /// The edits, shared by every row.
+        edits: std::sync::Arc<[crate::bulk::ops::FieldEdit]>,
+    },
     /// A new draft.
     Create {
         /// Its kind.
@@ -192,7 +204,7 @@ impl Preview {
 fn independent(plan: &[Planned]) -> bool {
     let mut seen = std::collections::HashSet::new();
     plan.iter().all(|p| match p {
-        Planned::Update { target, .. } => {
+        Planned::Update { target, .. } | Planned::Edit { target, .. } => {
             matches!(target.kind, Kind::AdOrder | Kind::Campaign | Kind::Creative)
                 && seen.insert(target)
         }
@@ -392,9 +404,39 @@ impl Batch<'_> {
         text.map_or(Ok(Vec::new()), |t| parse_json(&t))
     }
 
-    /// Carries out one planned change and says what it did.
-    pub(crate) fn carry_out(&mut self, planned: Planned) -> Result<RowPreview> {
+    /// Carries out one planned change and says what it did (`None`: an
+    /// [`Planned::Edit`] that changes nothing, left out of the rows as a plan leaves it
+    /// out).
+    pub(crate) fn carry_out(&mut self, planned: Planned) -> Result<Option<RowPreview>> {
         match planned {
+            Planned::Edit { target, edits } => {
+                let Some(read) = super::bulk_plan::read_copy(self.reader(), &target)? else {
+                    return Err(Error::NotFound(format!(
+                        "{} {} is not in the workspace",
+                        target.kind.label(),
+                        target.key
+                    )));
+                };
+                let Some(planned) = super::bulk_plan::edited(&target, read, &edits) else {
+                    return Ok(None);
+                };
+                // Read in this transaction, just now: what the row read is what the
+                // entity holds.
+                let plan_current = std::mem::replace(&mut self.plan_current, true);
+                let row = self.carry_out(planned);
+                self.plan_current = plan_current;
+                row
+            }
+            planned => self.carry_out_planned(planned).map(Some),
+        }
+    }
+
+    /// [`Batch::carry_out`] of a change planned up front.
+    fn carry_out_planned(&mut self, planned: Planned) -> Result<RowPreview> {
+        match planned {
+            Planned::Edit { .. } => Err(Error::Invalid(
+                "an edit is carried out through carry_out".into(),
+            )),
             Planned::Failed {
                 target,
                 kind,
@@ -623,7 +665,7 @@ impl Workspace {
             Some(path) => carry_out_split(&mut batch, plan, &path)?,
             None => plan
                 .into_iter()
-                .map(|p| batch.carry_out(p))
+                .filter_map(|p| batch.carry_out(p).transpose())
                 .collect::<Result<Vec<_>>>()?,
         };
         let mut preview = Preview::default();

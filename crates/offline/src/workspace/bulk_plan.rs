@@ -84,6 +84,9 @@ impl Workspace {
     /// edit cannot apply to is refused with that edit's field; one the edits leave as it
     /// is stays out of the plan.
     pub fn plan_edit(&self, targets: &[EntityRef], edits: &[FieldEdit]) -> Result<Vec<Planned>> {
+        if let Some(lazy) = lazy_edits(targets, edits) {
+            return Ok(lazy);
+        }
         let plans = self.plan_each(targets, |target, read| {
             let Some(read) = read else {
                 return Err(Error::NotFound(format!(
@@ -92,26 +95,7 @@ impl Workspace {
                     target.key
                 )));
             };
-            let current = &read.value;
-            let mut value = current.clone();
-            let errors = ops::apply(&mut value, edits);
-            Ok(if !errors.is_empty() {
-                Some(Planned::Failed {
-                    target: Some(target.clone()),
-                    kind: target.kind,
-                    errors,
-                    line: None,
-                })
-            } else if !crate::diff::same(current, &value) {
-                Some(Planned::Update {
-                    target: target.clone(),
-                    value,
-                    line: None,
-                    from: Some(read),
-                })
-            } else {
-                None
-            })
+            Ok(edited(target, read, edits))
         })?;
         Ok(plans.into_iter().flatten().collect())
     }
@@ -285,7 +269,56 @@ impl Workspace {
 
 /// An entity's working copy with the text it was parsed from, and its parent; `None`
 /// when the workspace does not hold it.
-fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
+/// What `edits` make of `target` as `read`: its update, a refusal of edits that do
+/// not fit, or `None` when they change nothing.
+pub(super) fn edited(target: &EntityRef, read: ReadCopy, edits: &[FieldEdit]) -> Option<Planned> {
+    let current = &read.value;
+    let mut value = current.clone();
+    let errors = ops::apply(&mut value, edits);
+    if !errors.is_empty() {
+        Some(Planned::Failed {
+            target: Some(target.clone()),
+            kind: target.kind,
+            errors,
+            line: None,
+        })
+    } else if !crate::diff::same(current, &value) {
+        Some(Planned::Update {
+            target: target.clone(),
+            value,
+            line: None,
+            from: Some(read),
+        })
+    } else {
+        None
+    }
+}
+
+/// The plan of an edit of `targets` as [`Planned::Edit`] rows, each worked out as it is
+/// carried out, when that reads what planning up front would: distinct entities of the
+/// kinds whose edits read nothing another row of the run writes (ad orders, campaigns,
+/// creatives; see `independent` in `bulk.rs`). `None`: plan up front.
+fn lazy_edits(targets: &[EntityRef], edits: &[FieldEdit]) -> Option<Vec<Planned>> {
+    let mut seen = std::collections::HashSet::with_capacity(targets.len());
+    let lazy = targets.iter().all(|t| {
+        matches!(t.kind, Kind::AdOrder | Kind::Campaign | Kind::Creative) && seen.insert(t)
+    });
+    if !lazy {
+        return None;
+    }
+    let edits: std::sync::Arc<[FieldEdit]> = edits.into();
+    Some(
+        targets
+            .iter()
+            .map(|target| Planned::Edit {
+                target: target.clone(),
+                edits: edits.clone(),
+            })
+            .collect(),
+    )
+}
+
+pub(super) fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
     let mut stmt = conn.prepare_cached(
         "SELECT COALESCE(working_json, remote_json), working_json IS NULL, \
          parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",

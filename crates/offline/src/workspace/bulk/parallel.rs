@@ -123,7 +123,7 @@ pub(super) fn carry_out_split(
                 chunks.run(|chunk| {
                     let rows = chunk
                         .into_iter()
-                        .map(|p| apart.carry_out(p))
+                        .filter_map(|p| apart.carry_out(p).transpose())
                         .collect::<Result<Vec<_>>>()?;
                     Ok((rows, noted.keep(apart.take_noted())))
                 })
@@ -135,7 +135,7 @@ pub(super) fn carry_out_split(
         let mine = chunks.run(|chunk| {
             let rows = chunk
                 .into_iter()
-                .map(|p| batch.carry_out(p))
+                .filter_map(|p| batch.carry_out(p).transpose())
                 .collect::<Result<Vec<_>>>()?;
             Ok((rows, noted.keep(batch.take_noted())))
         });

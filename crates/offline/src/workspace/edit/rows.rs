@@ -90,6 +90,11 @@ impl Batch<'_> {
             .and_then(|log| std::mem::take(log).into_writes())
     }
 
+    /// The batch's transaction, to read with (a bulk run's `Planned::Edit` rows).
+    pub(in crate::workspace) fn reader(&self) -> &rusqlite::Connection {
+        &self.tx
+    }
+
     pub(in crate::workspace) fn row<T>(
         &self,
         sql: &str,
