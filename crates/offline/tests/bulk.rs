@@ -402,6 +402,40 @@ async fn a_large_preview_shows_each_row_as_its_own_edit_would_and_applies_what_i
     assert_eq!(snapshot(&file(&dir)).len(), edited.len());
 }
 
+/// Rows an edit leaves as they are count as unchanged and are not listed; an id the
+/// workspace does not hold stops the whole edit, with nothing saved.
+#[tokio::test]
+async fn an_edit_lists_only_what_it_changes_and_an_unknown_id_stops_it() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = pulled(&server, &dir).await;
+    let three = orders(&ws, 3);
+    rename(&mut ws, &three[1], "Holiday push");
+    let set = vec![FieldEdit {
+        field: "name".into(),
+        change: Change::Set(json!("Holiday push")),
+    }];
+    for apply in [false, true] {
+        let done = ws.bulk_edit(&three, &set, apply).unwrap();
+        assert_eq!((done.updates, done.unchanged, done.row_count), (2, 1, 2));
+        let listed: Vec<_> = done.rows.iter().map(|r| r.target.clone()).collect();
+        assert_eq!(listed, [Some(three[0].clone()), Some(three[2].clone())]);
+    }
+    let before = snapshot(&file(&dir));
+    let mut with_unknown = orders(&ws, 3);
+    with_unknown.push(EntityRef::new(
+        Kind::AdOrder,
+        flightdeck_offline::change::Key::Id(987_654_321),
+    ));
+    for apply in [false, true] {
+        let err = ws
+            .bulk_edit(&with_unknown, &suffix(" Q3"), apply)
+            .unwrap_err();
+        assert!(matches!(err, Error::NotFound(_)), "{err:?}");
+    }
+    assert_eq!(snapshot(&file(&dir)), before, "nothing saved");
+}
+
 #[tokio::test]
 async fn find_and_replace_counts_matches_per_field_and_is_one_step() {
     let server = Server::start().await;
