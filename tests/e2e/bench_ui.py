@@ -11,7 +11,7 @@ Environment (scripts/bench-ui.sh sets it, on top of scripts/e2e.sh's):
     FLIGHTDECK_BENCH_AD_ORDERS  N
     FLIGHTDECK_BENCH_BLANK      the blank Tauri app, for the cold-start floor
     BENCH_RUNS                  runs per figure (default 20)
-    BENCH_ONLY_BULK             after the download, only the table's opening and the select-all preview
+    BENCH_ONLY_BULK             after the download, only the table's opening and the select-all preview, with memory and the app's peak
     BENCH_ONLY_FLOOR            only the floor page (benches/blank-app/dist/floor.html)
 
 The floor page is the ad-order table's markup and CSS in the blank app, over N rows in a
@@ -292,6 +292,17 @@ def js_heap_after_full_gcs() -> list[int]:
 def split_text(parts: dict[str, float]) -> str:
     """Each process's share, largest first."""
     return ", ".join(f"{name} {mb:.0f}" for name, mb in sorted(parts.items(), key=lambda kv: -kv[1]) if mb >= 1)
+
+
+def peak_rss_mb(pid: int) -> Optional[float]:
+    """The process's peak resident size (VmHWM) in MB, or None when it cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
 
 
 def app_pid(binary: Path) -> Optional[int]:
@@ -790,6 +801,10 @@ return t0;
             st = self.painted_after("ad_order", t0, lambda st: st["filter"] == "" and st["total"] >= ORDERS, "the whole ad-order table")
         total = int(st["total"])
         self.s.execute(IPC_COUNT_JS)
+        pid = app_pid(self.cfg.app)
+        if pid is not None:
+            # The app process's peak resident size from here on (the kernel's VmHWM).
+            Path(f"/proc/{pid}/clear_refs").write_text("5")
         t0 = float(self.s.execute(CLICK_AT_JS, f'{root} input[aria-label="Select all rows"]'))
         s.wait_until(lambda: selected_count(s.find(f"{root} .dt-count").text) == total, f"{total:,} rows selected", timeout=30)
         self.click('[data-action="bulk-edit"]')
@@ -814,6 +829,10 @@ return t0;
         )
         if ipc["fallback"]:
             print(f"  note: {ipc['fallback']} calls went through postMessage; their answers are not counted", flush=True)
+        if pid is not None:
+            peak = peak_rss_mb(pid)
+            if peak is not None:
+                print(f"{'  app process at its peak (select all + preview)':<52} {peak:>9.0f} MB", flush=True)
         self.s.execute("[...document.querySelectorAll('[role=\"dialog\"] button')].find(b => b.textContent.trim() === 'Cancel').click();")
         s.wait_gone('[role="dialog"]', "the bulk dialog to close", timeout=30)
         self.click(f'{root} input[aria-label="Select all rows"]')
@@ -929,7 +948,9 @@ def main() -> int:
             return status
         b.open_table()
         if os.environ.get("BENCH_ONLY_BULK"):
+            b.memory("table shown")
             b.bulk_select_all()
+            b.memory("after the select-all preview")
             return status
         b.ipc_floor()
         b.memory("table shown")
