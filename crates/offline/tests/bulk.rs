@@ -400,6 +400,23 @@ async fn a_large_preview_shows_each_row_as_its_own_edit_would_and_applies_what_i
     ws.undo().unwrap();
     ws.redo().unwrap();
     assert_eq!(snapshot(&file(&dir)).len(), edited.len());
+
+    // An id the workspace does not hold, amid the rows, stops a large preview and a large
+    // apply alike, with nothing saved.
+    let before = snapshot(&file(&dir));
+    let mut with_unknown = all.clone();
+    with_unknown.insert(
+        all.len() / 2,
+        EntityRef::new(
+            Kind::AdOrder,
+            flightdeck_offline::change::Key::Id(987_654_321),
+        ),
+    );
+    for apply in [false, true] {
+        let err = ws.bulk_edit(&with_unknown, &edits, apply).unwrap_err();
+        assert!(matches!(err, Error::NotFound(_)), "{err:?}");
+    }
+    assert_eq!(snapshot(&file(&dir)), before, "nothing saved");
 }
 
 /// Rows an edit leaves as they are count as unchanged and are not listed; an id the

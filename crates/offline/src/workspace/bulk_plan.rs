@@ -87,16 +87,7 @@ impl Workspace {
         if let Some(lazy) = lazy_edits(targets, edits) {
             return Ok(lazy);
         }
-        let plans = self.plan_each(targets, |target, read| {
-            let Some(read) = read else {
-                return Err(Error::NotFound(format!(
-                    "{} {} is not in the workspace",
-                    target.kind.label(),
-                    target.key
-                )));
-            };
-            Ok(edited(target, read, edits))
-        })?;
+        let plans = self.read_each(targets, |conn, target| work_out(conn, target, edits))?;
         Ok(plans.into_iter().flatten().collect())
     }
 
@@ -271,7 +262,7 @@ impl Workspace {
 /// when the workspace does not hold it.
 /// What `edits` make of `target` as `read`: its update, a refusal of edits that do
 /// not fit, or `None` when they change nothing.
-pub(super) fn edited(target: &EntityRef, read: ReadCopy, edits: &[FieldEdit]) -> Option<Planned> {
+fn edited(target: &EntityRef, read: ReadCopy, edits: &[FieldEdit]) -> Option<Planned> {
     let current = &read.value;
     let mut value = current.clone();
     let errors = ops::apply(&mut value, edits);
@@ -292,6 +283,24 @@ pub(super) fn edited(target: &EntityRef, read: ReadCopy, edits: &[FieldEdit]) ->
     } else {
         None
     }
+}
+
+/// A [`Planned::Edit`] of `target` worked out over `conn`: its entity read and `edits`
+/// applied ([`edited`]). An entity the workspace does not hold stops the whole run, as
+/// planning it up front does.
+pub(super) fn work_out(
+    conn: &Connection,
+    target: &EntityRef,
+    edits: &[FieldEdit],
+) -> Result<Option<Planned>> {
+    let Some(read) = read_copy(conn, target)? else {
+        return Err(Error::NotFound(format!(
+            "{} {} is not in the workspace",
+            target.kind.label(),
+            target.key
+        )));
+    };
+    Ok(edited(target, read, edits))
 }
 
 /// The plan of an edit of `targets` as [`Planned::Edit`] rows, each worked out as it is
@@ -318,7 +327,7 @@ fn lazy_edits(targets: &[EntityRef], edits: &[FieldEdit]) -> Option<Vec<Planned>
     )
 }
 
-pub(super) fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
+fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
     let mut stmt = conn.prepare_cached(
         "SELECT COALESCE(working_json, remote_json), working_json IS NULL, \
          parent_kind, parent_key, scope FROM entities WHERE kind = ?1 AND key = ?2",

@@ -150,6 +150,80 @@ pub(super) fn carry_out_split(
 }
 
 /// A second connection to the workspace file at `path`, which only reads.
+/// Chunks of rows a reader works out ahead of an apply at most (see [`carry_out_ahead`]).
+const AHEAD: usize = 4;
+
+/// An apply of [`Planned::Edit`] rows (`lazy_edits` in `bulk_plan.rs`): a second
+/// connection reads each row's entity and works its edit out, a chunk at a time and at
+/// most [`AHEAD`] chunks ahead, while the batch carries the rows out in order on its own
+/// connection, which alone writes. The reader begins once the batch holds the write
+/// lock, so it reads the last commit, which is what the batch reads of each entity
+/// before writing it: no row of such a plan writes another's entity.
+///
+/// Planned up front, every row's parsed copies were in memory at once (14 GB for an edit
+/// of 1,000,000 ad orders); worked out by the batch alone, the apply lost the second
+/// core (100,000 rows: 10.4 s planned up front, 13.3 s on one thread).
+pub(super) fn carry_out_ahead(
+    batch: &mut Batch<'_>,
+    plan: Vec<Planned>,
+    path: &str,
+) -> Result<Vec<RowPreview>> {
+    let mut conn = match open_reader(path) {
+        Ok(conn) => conn,
+        Err(_) => {
+            return plan
+                .into_iter()
+                .filter_map(|p| batch.carry_out(p).transpose())
+                .collect();
+        }
+    };
+    let rows = plan.len();
+    let (send, receive) = std::sync::mpsc::sync_channel::<Result<Vec<Planned>>>(AHEAD);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let work = || -> Result<()> {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+                let mut plan = plan.into_iter();
+                loop {
+                    let chunk: Vec<Planned> = plan.by_ref().take(CHUNK).collect();
+                    if chunk.is_empty() {
+                        return Ok(());
+                    }
+                    let mut worked = Vec::with_capacity(chunk.len());
+                    for p in chunk {
+                        let p = match p {
+                            Planned::Edit { target, edits } => {
+                                crate::workspace::bulk_plan::work_out(&tx, &target, &edits)?
+                            }
+                            other => Some(other),
+                        };
+                        worked.extend(p);
+                    }
+                    if send.send(Ok(worked)).is_err() {
+                        // The batch stopped: nothing more to work out.
+                        return Ok(());
+                    }
+                }
+            };
+            if let Err(e) = work() {
+                let _ = send.send(Err(e));
+            }
+        });
+        // What the reader worked out it read just now, as the batch would (above).
+        let plan_current = std::mem::replace(&mut batch.plan_current, true);
+        let mut out = Vec::with_capacity(rows);
+        // Leaving early drops `receive`, which stops the reader at its next chunk.
+        let carried = receive.into_iter().try_for_each(|chunk| {
+            for p in chunk? {
+                out.extend(batch.carry_out(p)?);
+            }
+            Ok(())
+        });
+        batch.plan_current = plan_current;
+        carried.map(|()| out)
+    })
+}
+
 fn open_reader(path: &str) -> Result<rusqlite::Connection> {
     let conn = rusqlite::Connection::open_with_flags(
         path,
