@@ -1,5 +1,6 @@
 //! A large preview or plan read on two threads: half of the rows over a second connection
-//! to the workspace file, each thread taking chunks in turn, the results back in order.
+//! to the workspace file, each thread taking chunks in turn, the results back in order;
+//! and an apply's edit rows worked out on a second connection ahead of it.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -149,7 +150,6 @@ pub(super) fn carry_out_split(
     Ok(out)
 }
 
-/// A second connection to the workspace file at `path`, which only reads.
 /// Chunks of rows a reader works out ahead of an apply at most (see [`carry_out_ahead`]).
 const AHEAD: usize = 4;
 
@@ -224,6 +224,7 @@ pub(super) fn carry_out_ahead(
     })
 }
 
+/// A second connection to the workspace file at `path`, which only reads.
 fn open_reader(path: &str) -> Result<rusqlite::Connection> {
     let conn = rusqlite::Connection::open_with_flags(
         path,
