@@ -82,7 +82,8 @@ impl Workspace {
 
     /// The plan of a multi-row edit: each target gets every edit, in order. A target an
     /// edit cannot apply to is refused with that edit's field; one the edits leave as it
-    /// is stays out of the plan.
+    /// is stays out of the rows. Distinct ad orders, campaigns or creatives are planned
+    /// as [`Planned::Edit`] rows, worked out as they are carried out (`lazy_edits`).
     pub fn plan_edit(&self, targets: &[EntityRef], edits: &[FieldEdit]) -> Result<Vec<Planned>> {
         if let Some(lazy) = lazy_edits(targets, edits) {
             return Ok(lazy);
@@ -258,8 +259,6 @@ impl Workspace {
     }
 }
 
-/// An entity's working copy with the text it was parsed from, and its parent; `None`
-/// when the workspace does not hold it.
 /// What `edits` make of `target` as `read`: its update, a refusal of edits that do
 /// not fit, or `None` when they change nothing.
 fn edited(target: &EntityRef, read: ReadCopy, edits: &[FieldEdit]) -> Option<Planned> {
@@ -327,6 +326,8 @@ fn lazy_edits(targets: &[EntityRef], edits: &[FieldEdit]) -> Option<Vec<Planned>
     )
 }
 
+/// An entity's working copy with the text it was parsed from, and its parent; `None`
+/// when the workspace does not hold it.
 fn read_copy(conn: &Connection, target: &EntityRef) -> Result<Option<ReadCopy>> {
     let mut stmt = conn.prepare_cached(
         "SELECT COALESCE(working_json, remote_json), working_json IS NULL, \
