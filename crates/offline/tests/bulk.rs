@@ -403,20 +403,26 @@ async fn a_large_preview_shows_each_row_as_its_own_edit_would_and_applies_what_i
 
     // An id the workspace does not hold, amid the rows, stops a large preview and a large
     // apply alike, with nothing saved.
-    let before = snapshot(&file(&dir));
-    let mut with_unknown = all.clone();
-    with_unknown.insert(
-        all.len() / 2,
-        EntityRef::new(
-            Kind::AdOrder,
-            flightdeck_offline::change::Key::Id(987_654_321),
-        ),
-    );
+    unknown_id_stops(&mut ws, &dir, all.clone(), all.len() / 2, &edits);
+}
+
+/// An edit of `targets` with an id the workspace does not hold put in at `at` stops, as
+/// a preview and as an apply, with nothing saved.
+fn unknown_id_stops(
+    ws: &mut Workspace,
+    dir: &tempfile::TempDir,
+    mut targets: Vec<EntityRef>,
+    at: usize,
+    edits: &[FieldEdit],
+) {
+    let before = snapshot(&file(dir));
+    let unknown = flightdeck_offline::change::Key::Id(987_654_321);
+    targets.insert(at, EntityRef::new(Kind::AdOrder, unknown));
     for apply in [false, true] {
-        let err = ws.bulk_edit(&with_unknown, &edits, apply).unwrap_err();
+        let err = ws.bulk_edit(&targets, edits, apply).unwrap_err();
         assert!(matches!(err, Error::NotFound(_)), "{err:?}");
     }
-    assert_eq!(snapshot(&file(&dir)), before, "nothing saved");
+    assert_eq!(snapshot(&file(dir)), before, "nothing saved");
 }
 
 /// Rows an edit leaves as they are count as unchanged and are not listed; an id the
@@ -438,19 +444,7 @@ async fn an_edit_lists_only_what_it_changes_and_an_unknown_id_stops_it() {
         let listed: Vec<_> = done.rows.iter().map(|r| r.target.clone()).collect();
         assert_eq!(listed, [Some(three[0].clone()), Some(three[2].clone())]);
     }
-    let before = snapshot(&file(&dir));
-    let mut with_unknown = orders(&ws, 3);
-    with_unknown.push(EntityRef::new(
-        Kind::AdOrder,
-        flightdeck_offline::change::Key::Id(987_654_321),
-    ));
-    for apply in [false, true] {
-        let err = ws
-            .bulk_edit(&with_unknown, &suffix(" Q3"), apply)
-            .unwrap_err();
-        assert!(matches!(err, Error::NotFound(_)), "{err:?}");
-    }
-    assert_eq!(snapshot(&file(&dir)), before, "nothing saved");
+    unknown_id_stops(&mut ws, &dir, three, 3, &suffix(" Q3"));
 }
 
 #[tokio::test]
