@@ -18,7 +18,7 @@ use std::hash::Hasher;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rusqlite::types::{ToSqlOutput, Value as SqlValue};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::Workspace;
 use super::bulk::{Planned, Preview, RowPreview};
@@ -222,7 +222,7 @@ struct Replay {
 #[derive(Debug)]
 struct Rows {
     id: u32,
-    /// Every row's JSON ([`StoredRow`]), one after another.
+    /// Every row's JSON with its diffs' [`sides`], one after another.
     text: Vec<u8>,
     /// Where each row's JSON ends in `text`.
     ends: Vec<usize>,
@@ -236,7 +236,7 @@ impl Rows {
             ends: Vec::with_capacity(rows.len()),
         };
         for row in rows {
-            serde_json::to_writer(&mut kept.text, &StoredRow::from(row))
+            serde_json::to_writer(&mut kept.text, &(&row, sides(&row)))
                 .map_err(|e| Error::Corrupt(format!("a preview row as JSON: {e}")))?;
             kept.ends.push(kept.text.len());
         }
@@ -256,82 +256,35 @@ impl Rows {
                     Some(before) => self.ends[before],
                     None => 0,
                 };
-                let stored: StoredRow = serde_json::from_slice(&self.text[from..self.ends[i]])
-                    .map_err(|e| Error::Corrupt(format!("a kept preview row: {e}")))?;
-                Ok(stored.into())
+                let (row, sides): (RowPreview, Vec<u8>) =
+                    serde_json::from_slice(&self.text[from..self.ends[i]])
+                        .map_err(|e| Error::Corrupt(format!("a kept preview row: {e}")))?;
+                Ok(with_sides(row, &sides))
             })
             .collect()
     }
 }
 
-/// A kept row as text: [`RowPreview`] with each diff's sides as a list of none or one
-/// value, since an absent side and a JSON `null` would both read back as absent.
-#[derive(Serialize, Deserialize)]
-struct StoredRow {
-    target: Option<crate::change::EntityRef>,
-    kind: crate::change::Kind,
-    label: String,
-    line: Option<u32>,
-    outcome: super::bulk::RowOutcome,
-    diffs: Vec<StoredDiff>,
-    errors: Vec<flightdeck_model::FieldError>,
+/// Which sides of each diff of `row` are present (1: before, 2: after): stored beside
+/// the row, since an absent side and a JSON `null` both write `null`.
+fn sides(row: &RowPreview) -> Vec<u8> {
+    row.diffs
+        .iter()
+        .map(|d| u8::from(d.before.is_some()) | (u8::from(d.after.is_some()) << 1))
+        .collect()
 }
 
-#[derive(Serialize, Deserialize)]
-struct StoredDiff {
-    path: String,
-    before: Vec<serde_json::Value>,
-    after: Vec<serde_json::Value>,
-    before_text: Option<String>,
-    after_text: Option<String>,
-}
-
-impl From<RowPreview> for StoredRow {
-    fn from(r: RowPreview) -> StoredRow {
-        StoredRow {
-            target: r.target,
-            kind: r.kind,
-            label: r.label,
-            line: r.line,
-            outcome: r.outcome,
-            diffs: r
-                .diffs
-                .into_iter()
-                .map(|d| StoredDiff {
-                    path: d.path,
-                    before: d.before.into_iter().collect(),
-                    after: d.after.into_iter().collect(),
-                    before_text: d.before_text,
-                    after_text: d.after_text,
-                })
-                .collect(),
-            errors: r.errors,
+/// Gives the diffs of a row read back the `null` sides [`sides`] says were present.
+fn with_sides(mut row: RowPreview, sides: &[u8]) -> RowPreview {
+    for (d, side) in row.diffs.iter_mut().zip(sides) {
+        if side & 1 != 0 && d.before.is_none() {
+            d.before = Some(serde_json::Value::Null);
+        }
+        if side & 2 != 0 && d.after.is_none() {
+            d.after = Some(serde_json::Value::Null);
         }
     }
-}
-
-impl From<StoredRow> for RowPreview {
-    fn from(r: StoredRow) -> RowPreview {
-        RowPreview {
-            target: r.target,
-            kind: r.kind,
-            label: r.label,
-            line: r.line,
-            outcome: r.outcome,
-            diffs: r
-                .diffs
-                .into_iter()
-                .map(|d| crate::diff::FieldDiff {
-                    path: d.path,
-                    before: d.before.into_iter().next(),
-                    after: d.after.into_iter().next(),
-                    before_text: d.before_text,
-                    after_text: d.after_text,
-                })
-                .collect(),
-            errors: r.errors,
-        }
-    }
+    row
 }
 
 /// What the workspace keeps of its latest bulk operation: its writes, for an apply
