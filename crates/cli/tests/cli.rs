@@ -248,6 +248,10 @@ async fn sign_in_list_everything_and_sign_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_push_killed_midway_finishes_exactly_once_after_restart() {
     const DRAFTS: usize = 120;
+    // A create the kill left unanswered is believed absent, and sent again, only twice
+    // the request timeout after it left: 2 minutes at the default 60 s, which this test
+    // spent waiting whenever the kill caught one. 5 s is ample at 100 ms answers.
+    const TIMEOUT: &str = "5";
     let (sandbox, _running, cli) = start().await;
     let out = cli.run(
         &["login", "--user", "buyer", "--password-stdin"],
@@ -281,7 +285,7 @@ async fn a_push_killed_midway_finishes_exactly_once_after_restart() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_flightdeck"))
         .args(["--base-url", &cli.base_url, "--workspace"])
         .arg(&file)
-        .args(["push", "--concurrency", "4"])
+        .args(["push", "--concurrency", "4", "--request-timeout", TIMEOUT])
         .env("HOME", cli.home.path())
         .env("XDG_CONFIG_HOME", cli.home.path().join("config"))
         .env("FLIGHTDECK_DATA_DIR", cli.home.path().join("data"))
@@ -306,7 +310,16 @@ async fn a_push_killed_midway_finishes_exactly_once_after_restart() {
     );
 
     sandbox.state().faults.reset();
-    let out = cli.run(&["--workspace", file.to_str().expect("path"), "push"], None);
+    let out = cli.run(
+        &[
+            "--workspace",
+            file.to_str().expect("path"),
+            "push",
+            "--request-timeout",
+            TIMEOUT,
+        ],
+        None,
+    );
     assert!(out.status.success(), "{}", text(&out).1);
 
     let mut names = advertisers_named(&sandbox, "Crash Co");
