@@ -23,7 +23,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 echo "== building the sandbox"
-cargo build --locked --quiet -p flightdeck-sandbox --bin flightdeck-sandbox
+# With the test build's features, so nothing compiles again after it (see schemathesis.sh).
+cargo build --workspace --all-features --locked --quiet --bin flightdeck-sandbox
 
 out=target/browser-login
 mkdir -p "$out"

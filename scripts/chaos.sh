@@ -15,6 +15,7 @@
 # Runs inside scripts/with-keyring.sh (the CLI keeps its tokens in the Secret Service).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --locked -p flightdeck-sandbox -p flightdeck-cli --bins
-cargo build --locked -p flightdeck-cli --example chaos
+# With the test build's features, so nothing compiles again after it (see schemathesis.sh).
+cargo build --workspace --all-features --locked \
+  --bin flightdeck-sandbox --bin flightdeck --example chaos
 exec scripts/with-keyring.sh target/debug/examples/chaos "$@"
