@@ -45,9 +45,29 @@ export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
 RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
 CLIPPY_ARGS="-Dwarnings"
 
+# CLIPPY_ARGS is how cargo-clippy itself hands its flags to clippy-driver. Should a
+# toolchain stop reading it, warnings would pass this step unseen, so first: a clone of a
+# Copy value must fail to compile, and the same code without the clone must not.
+clippy_denies_warnings() {
+  local out failed=0
+  out="$(mktemp -d)"
+  local driver=("$RUSTC_WORKSPACE_WRAPPER" rustc --edition 2024 --crate-type lib
+    --crate-name canary --emit metadata --out-dir "$out" -)
+  printf 'pub fn f(x: u8) -> u8 { x }\n' | "${driver[@]}" || failed=1
+  if printf 'pub fn f(x: u8) -> u8 { x.clone() }\n' | "${driver[@]}" 2>/dev/null; then
+    failed=1
+  fi
+  rm -rf "$out"
+  if [ "$failed" -ne 0 ]; then
+    echo "clippy-driver with CLIPPY_ARGS=$CLIPPY_ARGS did not deny a warning" >&2
+    return 1
+  fi
+}
+
 # What `cargo clippy --workspace --all-targets --all-features -- -D warnings` lints:
 # libraries, binaries, tests, examples and benches.
 clippy_and_build() {
+  clippy_denies_warnings
   cargo test --workspace --all-features --locked --no-run
   cargo test --workspace --all-features --locked --no-run --benches
   cargo build --workspace --all-features --locked --bins
