@@ -1,5 +1,6 @@
+import { act, renderHook } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { offsetOf, rowAt, windowItems } from "../table/useRowWindow";
+import { offsetOf, rowAt, useRowWindow, windowItems } from "../table/useRowWindow";
 
 const H = 26;
 
@@ -46,5 +47,50 @@ describe("the rows on screen, by arithmetic", () => {
       expect(rowAt(top, H, 20, extras)).toBe(i);
       expect(rowAt(top - 1, H, 20, extras)).toBe(Math.max(0, i - 1));
     }
+  });
+});
+
+describe("the row window as a filter narrows the rows", () => {
+  /** A scroll area 260 px tall (10 rows) that counts reads of its layout. */
+  function scrollArea() {
+    const el = document.createElement("div");
+    let top = 0;
+    const reads = { n: 0 };
+    Object.defineProperty(el, "scrollTop", {
+      get: () => {
+        reads.n += 1;
+        return top;
+      },
+      set: (v: number) => {
+        top = v;
+      },
+    });
+    Object.defineProperty(el, "clientHeight", {
+      get: () => {
+        reads.n += 1;
+        return 260;
+      },
+    });
+    return { ref: { current: el }, reads, scrollTo: (v: number) => (top = v), el };
+  }
+
+  it("answers a new count without reading the layout, and still follows a scroll", () => {
+    const area = scrollArea();
+    const { result, rerender } = renderHook(({ count }) => useRowWindow(area.ref, { count, rowHeight: H, overscan: 2 }), { initialProps: { count: 100_000 } });
+    expect(result.current.items.at(-1)?.index).toBe(12);
+    const before = area.reads.n;
+    // A filter's answer: fewer rows. Reading scrollTop here would make the browser lay
+    // out the rows just written, inside the commit that shows them.
+    rerender({ count: 5 });
+    expect(area.reads.n).toBe(before);
+    expect(result.current.items.map((i) => i.index)).toEqual([0, 1, 2, 3, 4]);
+    rerender({ count: 100_000 });
+    // A scroll still moves the window, with the count the rows have now.
+    area.scrollTo(1000 * H);
+    act(() => {
+      area.el.dispatchEvent(new Event("scroll"));
+    });
+    expect(result.current.items[0].index).toBe(998);
+    expect(result.current.totalSize).toBe(100_000 * H);
   });
 });
