@@ -155,14 +155,17 @@ impl Tables {
             };
             (targets, offset, total, unfiltered)
         };
-        let markers = ws.markers_of(&targets)?;
-        let mut parents = ParentCache::default();
-        let mut rows = Vec::with_capacity(targets.len());
-        for target in targets {
-            if let Some(row) = row_with(ws, &target, &markers, &mut parents)? {
-                rows.push(row);
+        let rows = ws.reading(|| -> Result<_> {
+            let markers = ws.markers_of(&targets)?;
+            let mut parents = ParentCache::default();
+            let mut rows = Vec::with_capacity(targets.len());
+            for target in &targets {
+                if let Some(row) = row_with(ws, target, &markers, &mut parents)? {
+                    rows.push(row);
+                }
             }
-        }
+            Ok(rows)
+        })?;
         self.mark_viewed();
         Ok(Window::new(rows, offset, total, unfiltered))
     }
