@@ -10,6 +10,7 @@
 #   BENCH_ONLY_START=1 scripts/bench-ui.sh   cold starts (and the download) only; BENCH_SKIP_START=1 skips them
 #   BENCH_ONLY_BULK=1 scripts/bench-ui.sh    after the download, only opening the table and the select-all preview (with memory)
 #   BENCH_ONLY_FLOOR=1 scripts/bench-ui.sh   only the floor page (builds neither the app nor the sandbox data)
+#   BENCH_ONLY_FILTER=1 scripts/bench-ui.sh  after the download, only the filter and the sort (with the floor's)
 #   BENCH_ONLY_SAVES=1 scripts/bench-ui.sh   after the download, only memory over 4 rounds of saves (is growth a leak?),
 #                                            with the JS heap after full collections (JSC_logGC)
 #
