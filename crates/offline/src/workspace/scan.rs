@@ -2,7 +2,7 @@
 //! working JSON of every entity of a kind, without decoding it, so the reader extracts
 //! only the few fields it needs.
 
-use rusqlite::params;
+use rusqlite::{Transaction, TransactionBehavior, params};
 
 use super::{Workspace, key_from_text, key_text};
 use crate::Result;
@@ -49,15 +49,12 @@ impl Workspace {
         if !self.conn.is_autocommit() {
             return f();
         }
-        self.conn
-            .execute_batch("BEGIN DEFERRED")
+        // Rolled back when dropped: after an error, and after a panic, which would
+        // otherwise leave it open and every later write refused.
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Deferred)
             .map_err(crate::Error::from)?;
-        let out = f();
-        let end = self
-            .conn
-            .execute_batch(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
-        let out = out?;
-        end.map_err(crate::Error::from)?;
+        let out = f()?;
+        tx.commit().map_err(crate::Error::from)?;
         Ok(out)
     }
 
@@ -153,6 +150,14 @@ mod tests {
         assert!(
             ws.conn.is_autocommit(),
             "a failed read ends its transaction too"
+        );
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.reading(|| -> Result<()> { panic!("a bug mid-read") })
+        }));
+        assert!(panicked.is_err());
+        assert!(
+            ws.conn.is_autocommit(),
+            "a panic mid-read ends its transaction too"
         );
         // Inside a transaction already open, it joins that one.
         ws.conn.execute_batch("BEGIN")?;
