@@ -107,14 +107,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "o", "or", "ord", "orde", "order", "order ", "order 1", "order 12",
     ];
     let mut keys = Vec::new();
+    let mut each: Vec<Vec<Duration>> = vec![Vec::new(); typed.len()];
     for _ in 0..runs.div_ceil(typed.len()).max(3) {
-        for text in typed {
-            keys.push(parts(&tables, &ws, &q(text, None, limit))?);
+        for (k, text) in typed.iter().enumerate() {
+            let p = parts(&tables, &ws, &q(text, None, limit))?;
+            each[k].push(p.0);
+            keys.push(p);
         }
         // The bench clears the filter between rounds.
         tables.window::<AdOrder>(&ws, Kind::AdOrder, &q("", None, limit))?;
     }
     report("filter keystroke", keys);
+    println!("  the index's selection per keystroke, median");
+    for (text, mut times) in typed.iter().zip(each) {
+        times.sort();
+        let median = times[times.len() / 2];
+        println!(
+            "    {:<12} {:>8.2} ms",
+            format!("{text:?}"),
+            median.as_secs_f64() * 1e3
+        );
+    }
 
     let mut sorts = Vec::new();
     for i in 0..runs {

@@ -141,6 +141,10 @@ pub(super) struct KindTable {
     /// zero them again: 12% of the app's time in a filter at 1M.
     spare_hits: Vec<u64>,
     spare_rows: Vec<u32>,
+    /// The bit set of a scanned result's rows (by row, not in its order), with the
+    /// signature it answered and the [`KindTable::version`] it was read at: while both
+    /// still hold, a longer filter scans only these rows.
+    last_hits: Option<(Signature, u64, Vec<u64>)>,
     /// Some row's count of findings is not computed yet.
     pub(super) findings_missing: bool,
     /// Changes whenever a row changes, unique across tables: a column sorted with no
@@ -214,6 +218,7 @@ impl KindTable {
             last: None,
             spare_hits: Vec::new(),
             spare_rows: Vec::new(),
+            last_hits: None,
             findings_missing: true,
             version: next_version(),
             stamp: None,
@@ -375,34 +380,56 @@ impl KindTable {
     }
 
     pub(super) fn select(&mut self, sig: &Signature) -> Arc<Vec<u32>> {
-        let narrowing = match &self.last {
+        // A longer filter (the next keystroke) keeps a subset of the last result: only
+        // its rows are read again, and only for the terms they are not known to hold.
+        let mut prior = Prior::None;
+        let mut known: Vec<String> = Vec::new();
+        match &self.last {
             Some((last, result)) if last == sig => return result.clone(),
-            // A longer filter (the next keystroke) keeps a subset of the last result,
-            // in the same order: only those rows are read again when they are few.
             Some((last, result))
                 if last.parent == sig.parent
                     && last.sort == sig.sort
                     && last.has_findings == sig.has_findings
                     && !last.filter.is_empty()
-                    && sig.filter.starts_with(&last.filter)
-                    && result.len() <= self.len() / 4 =>
+                    && sig.filter.starts_with(&last.filter) =>
             {
-                Some(result.clone())
+                // Every row of the last result holds each of its terms: the same words
+                // in the new filter need no reading.
+                known = last.filter.split_whitespace().map(str::to_owned).collect();
+                prior = if result.len() == self.len() {
+                    // Every row matched (the first letters typed, often).
+                    Prior::All
+                } else if result.len() <= self.len() / 4 {
+                    // Few: read in their order, which is the new result's.
+                    Prior::Few(result.clone())
+                } else if self
+                    .last_hits
+                    .as_ref()
+                    .is_some_and(|(s, v, _)| s == last && *v == self.version)
+                {
+                    Prior::Hits
+                } else {
+                    Prior::None
+                };
+                if matches!(prior, Prior::None) {
+                    known.clear();
+                }
             }
-            _ => None,
-        };
+            _ => {}
+        }
         let terms: Vec<&str> = sig.filter.split_whitespace().collect();
         let has_findings = sig.has_findings;
         let result = if terms.is_empty() && sig.parent.is_none() && has_findings.is_none() {
             self.order(sig.sort)
         } else {
-            let order = narrowing.is_none().then(|| self.order(sig.sort));
+            let order = (!matches!(prior, Prior::Few(_))).then(|| self.order(sig.sort));
             let mut hits = std::mem::take(&mut self.spare_hits);
             let mut rows = std::mem::take(&mut self.spare_rows);
             rows.clear();
             let this = &*self;
             let finders: Vec<memchr::memmem::Finder<'_>> = terms
                 .iter()
+                .filter(|t| !known.iter().any(|k| k == *t))
                 .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
                 .collect();
             let under = sig.parent.as_ref().map(|p| this.under(p));
@@ -425,12 +452,17 @@ impl KindTable {
                         finders.iter().all(|f| f.find(t).is_some())
                     }
             };
-            match (narrowing, order) {
-                (Some(prev), _) => rows.extend(prev.iter().copied().filter(|&i| keep(i))),
-                (None, Some(order)) => {
+            let candidates = match prior {
+                Prior::Hits => this.last_hits.as_ref().map(|(_, _, bits)| bits.as_slice()),
+                _ => None,
+            };
+            let mut scanned = false;
+            match (prior, order) {
+                (Prior::Few(prev), _) => rows.extend(prev.iter().copied().filter(|&i| keep(i))),
+                (_, Some(order)) => {
                     // Rows are read in memory order into a bit set, on every core for a
                     // large kind; the order is then one pass over it.
-                    matching(this.len(), &keep, &mut hits);
+                    matching(this.len(), &keep, candidates, &mut hits);
                     let count: usize = hits.iter().map(|w| w.count_ones() as usize).sum();
                     if count == this.len() {
                         // Every row matches (the first letters typed, often): the result
@@ -440,6 +472,7 @@ impl KindTable {
                         self.keep_last(sig, order.clone());
                         return order;
                     }
+                    scanned = true;
                     rows.reserve(count);
                     if this.default_in_memory_order && Arc::ptr_eq(&order, &this.default) {
                         // The order is 0, 1, 2, …: the set bits, in turn, are the result
@@ -456,9 +489,16 @@ impl KindTable {
                         rows.extend(order.iter().copied().filter(|&i| hit(i)));
                     }
                 }
-                (None, None) => {}
+                (_, None) => {}
             }
-            self.spare_hits = hits;
+            if scanned {
+                // The bit set is kept for the next keystroke; the one it replaces is the
+                // next scan's buffer.
+                let old = self.last_hits.replace((sig.clone(), self.version, hits));
+                self.spare_hits = old.map(|(_, _, bits)| bits).unwrap_or_default();
+            } else {
+                self.spare_hits = hits;
+            }
             Arc::new(rows)
         };
         self.keep_last(sig, result.clone());
@@ -514,7 +554,11 @@ impl KindTable {
             + self.hidden.iter().map(|v| v.capacity() * 8).sum::<usize>()
             + self.findings.capacity() * size_of::<Option<(u32, u32)>>()
             + self.spare_hits.capacity() * 8
-            + self.spare_rows.capacity() * 4;
+            + self.spare_rows.capacity() * 4
+            + self
+                .last_hits
+                .as_ref()
+                .map_or(0, |(_, _, b)| b.capacity() * 8);
         let perm = |p: &Arc<Vec<u32>>| p.capacity() * 4;
         let kept = |p: &Arc<Vec<u32>>| {
             Arc::ptr_eq(p, &self.default) || self.sorted.values().any(|s| Arc::ptr_eq(p, s))
@@ -551,18 +595,44 @@ fn room_str(s: &mut String, more: usize) {
 /// Rows a thread of [`matching`] takes at a time, in 64-row words.
 const CHUNK_WORDS: usize = 256;
 
-/// One bit per row of `n` into `hits`: whether `keep` holds.
-fn matching(n: usize, keep: &(dyn Fn(u32) -> bool + Sync), hits: &mut Vec<u64>) {
+/// What the last result says of the rows a longer filter can keep.
+enum Prior {
+    /// Nothing: every row is read.
+    None,
+    /// Every row matched it.
+    All,
+    /// These few rows, in the new result's order.
+    Few(Arc<Vec<u32>>),
+    /// The rows of [`KindTable::last_hits`].
+    Hits,
+}
+
+/// One bit per row of `n` into `hits`: whether `keep` holds. With `candidates` (a bit
+/// per row), only the rows set there are read; the others are not kept.
+fn matching(
+    n: usize,
+    keep: &(dyn Fn(u32) -> bool + Sync),
+    candidates: Option<&[u64]>,
+    hits: &mut Vec<u64>,
+) {
     hits.clear();
     hits.resize(n.div_ceil(64), 0);
     let fill = |words: &mut [u64], first_word: usize| {
         for (w, word) in words.iter_mut().enumerate() {
-            let base = (first_word + w) * 64;
-            let end = (base + 64).min(n);
-            for (bit, i) in (base..end).enumerate() {
-                if keep(index(i)) {
+            let at = first_word + w;
+            let base = at * 64;
+            let rows = if n - base >= 64 {
+                u64::MAX
+            } else {
+                (1 << (n - base)) - 1
+            };
+            let mut todo = candidates.map_or(rows, |c| c.get(at).map_or(0, |&c| c & rows));
+            while todo != 0 {
+                let bit = todo.trailing_zeros();
+                if keep(index(base + bit as usize)) {
                     *word |= 1 << bit;
                 }
+                todo &= todo - 1;
             }
         }
     };

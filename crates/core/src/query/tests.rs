@@ -219,6 +219,55 @@ fn a_longer_filter_gives_what_a_fresh_one_gives() {
     assert_eq!(names(&typed, &got), want);
 }
 
+/// Each keystroke reads only the rows the last one kept, and not for the words they are
+/// known to hold; saves between keystrokes (a row that starts or stops matching) must
+/// not leave a stale result behind. Every step gives what a fresh table gives.
+#[test]
+fn keystrokes_between_saves_give_what_a_fresh_filter_gives() {
+    let mut now: Vec<(String, Option<f64>)> = (0..3000)
+        .map(|i| (format!("order {i} {}", ["cpm", "cpc", "cpa"][i % 3]), None))
+        .collect();
+    let fresh_of = |now: &[(String, Option<f64>)], s: &Signature| {
+        let borrowed: Vec<(&str, Option<f64>)> =
+            now.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+        let mut t = table_of_rows(&borrowed);
+        let got = t.select(s);
+        names(&t, &got)
+    };
+    let borrowed: Vec<(&str, Option<f64>)> = now.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+    let mut t = table_of_rows(&borrowed);
+    // (row saved before the keystroke, its new name)
+    let steps: [(&str, Option<(usize, &str)>); 12] = [
+        ("o", None),
+        ("or", None),
+        ("order", Some((5, "renamed"))),
+        ("order 1", None),
+        ("order 12", None),
+        ("order 12", Some((1200, "order 1200 moved"))),
+        ("order 12 c", Some((7, "order 12 new"))),
+        ("order 12 cp", None),
+        ("order 12 cpa", Some((1202, "order 12x cpm"))),
+        ("order 1", None),
+        ("order 1 order", None),
+        ("order 1 order 2", Some((2999, "order 12 cpa"))),
+    ];
+    for sort in [None, Some((0, true))] {
+        for (filter, save) in steps {
+            if let Some((i, name)) = save {
+                let mut scratch = String::new();
+                let row = fresh(&mut scratch, i as i64, &name_and_budget(name, None));
+                t.put(row, &scratch);
+                now[i] = (name.to_owned(), None);
+            }
+            let s = sig(filter, sort);
+            let got = t.select(&s);
+            assert_eq!(names(&t, &got), fresh_of(&now, &s), "{filter:?} {sort:?}");
+        }
+        // The next round types from an empty filter.
+        t.select(&sig("", sort));
+    }
+}
+
 /// Descending: high to low, equal values in the default order, empty cells last.
 #[test]
 fn descending_keeps_ties_in_default_order_and_empty_cells_last() {
