@@ -1,5 +1,5 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
-import { StrictMode } from "react";
+import { Profiler, StrictMode } from "react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Marker, TableQuery, TableWindow } from "../api/types";
 
@@ -141,6 +141,31 @@ describe("windowed DataTable", () => {
     fireEvent.change(filterBox(container), { target: { value: "no such row" } });
     await settle();
     expect(container.querySelector(".dt-empty")?.textContent).toBe("No rows match the filter.");
+  });
+
+  it("asks for a keystroke's window in the keystroke's handler, before the table renders for it", async () => {
+    const s = server(1000);
+    let commits = 0;
+    // The table's commits so far, when each filter's window was asked for.
+    const askedAfter = new Map<string, number>();
+    const fetch = (q: TableQuery) => {
+      if (!askedAfter.has(q.filter)) askedAfter.set(q.filter, commits);
+      return s.fetch(q);
+    };
+    const { container } = render(
+      <Profiler id="table" onRender={() => (commits += 1)}>
+        <DataTable<R> kind="campaign" label="Campaigns" fetch={fetch} columns={columns} changes={["campaign"]} rowId={(r) => String(r.id)} rowLabel={(r) => r.name} />
+      </Profiler>,
+    );
+    await settle();
+    const before = commits;
+    fireEvent.change(filterBox(container), { target: { value: "00001" } });
+    expect(askedAfter.get("00001")).toBe(before);
+    expect(commits).toBeGreaterThan(before);
+    await settle();
+    expect(labels(container)).toHaveLength(11);
+    // The render that follows asks nothing more for it.
+    expect(s.queries.filter((q) => q.filter === "00001")).toHaveLength(1);
   });
 
   it("asks only the latest keystroke's window while an older one is on its way, and never shows the older", async () => {

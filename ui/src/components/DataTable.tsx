@@ -121,13 +121,20 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const { columns, fetch, rowId, rowLabel, rowMarker, rowPending, onOpen, selectable = true } = props;
   const parent = props.parent ?? null;
   const [typed, setFilter] = useState(props.initialFilter ?? "");
-  const filter = props.filterWords ? `${typed} ${props.filterWords}`.trim() : typed;
+  const withWords = (text: string) => (props.filterWords ? `${text} ${props.filterWords}`.trim() : text);
+  const filter = withWords(typed);
   const { sort, toggle: toggleSort } = useSort();
   const query = { parent, filter, sort };
   const currentKey = queryKey(query);
   const timed = props.timed ?? true;
   const rows = useWindowedRows(fetch, query, { rowId, timed });
-  const { want, refresh, refreshRows, rowAt, loadedBetween } = rows;
+  const { ask, want, refresh, refreshRows, rowAt, loadedBetween } = rows;
+  // A keystroke asks for its window in its own handler: the command runs while React
+  // renders the table for the new filter, not after.
+  const onFilter = (value: string) => {
+    ask({ parent, filter: withWords(value), sort });
+    setFilter(value);
+  };
   // A change names the rows it touched: only a window that may show them is asked again.
   const { rowRef } = props;
   useWorkspaceChanged(props.changes ?? [], (change) => {
@@ -337,7 +344,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
           placeholder="Filter…"
           aria-label={`Filter ${props.label}`}
           value={typed}
-          onChange={(e) => setFilter(e.target.value)}
+          onChange={(e) => onFilter(e.target.value)}
         />
         <ColumnMenu columns={columns} isVisible={isVisible} onToggle={toggleColumn} />
       </div>

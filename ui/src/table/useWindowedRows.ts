@@ -17,6 +17,11 @@ export type WindowedRows<T> = {
   version: number;
   rowAt: (index: number) => T | undefined;
   loadedBetween: (from: number, to: number) => { index: number; row: T }[];
+  /**
+   * Asks for a query's window now, from an event handler, ahead of the render that shows
+   * the query (which then asks nothing more): the command runs while React renders.
+   */
+  ask: (query: BaseQuery) => void;
   /** Tells which indexes are on screen; missing pages are fetched. */
   want: (first: number, last: number) => void;
   /** The rows changed: fetch the visible window again (the rest is forgotten). */
@@ -74,6 +79,7 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, opti
     () => ({
       rowAt: (i: number) => cache.rowAt(i),
       loadedBetween: (a: number, b: number) => cache.loadedBetween(a, b),
+      ask: (q: BaseQuery) => cache.ask(q),
       want: (a: number, b: number) => cache.want(a, b),
       refresh: () => cache.invalidate(),
       refreshRows: (ids: ReadonlySet<string>, rowId: (row: T) => string) => cache.changedRows(ids, rowId),

@@ -121,6 +121,15 @@ export class WindowCache<T> {
     if (this.shown() !== before && this.alive) this.notify(false);
   }
 
+  /**
+   * Switches to `query` at once, with the fetch function already set: a keystroke's
+   * handler asks its window before React renders the table for it (`configure`, from
+   * the render's effect, then finds the query current and asks nothing).
+   */
+  ask(query: BaseQuery): void {
+    if (this.fetcher !== null) this.configure(this.fetcher, query);
+  }
+
   /** The index range on screen. */
   want(first: number, last: number): void {
     if (first === this.first && last === this.last) return;
