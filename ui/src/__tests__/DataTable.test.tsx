@@ -143,13 +143,14 @@ describe("windowed DataTable", () => {
     expect(container.querySelector(".dt-empty")?.textContent).toBe("No rows match the filter.");
   });
 
-  it("asks for a keystroke's window in the keystroke's handler, before the table renders for it", async () => {
+  it("asks for a keystroke's or a header click's window in its handler, before the table renders for it", async () => {
     const s = server(1000);
     let commits = 0;
-    // The table's commits so far, when each filter's window was asked for.
+    // The table's commits so far, when each filter's and sort's window was asked for.
     const askedAfter = new Map<string, number>();
     const fetch = (q: TableQuery) => {
-      if (!askedAfter.has(q.filter)) askedAfter.set(q.filter, commits);
+      const key = `${q.filter} ${q.sort ? `${q.sort.column} ${q.sort.descending}` : ""}`;
+      if (!askedAfter.has(key)) askedAfter.set(key, commits);
       return s.fetch(q);
     };
     const { container } = render(
@@ -160,12 +161,23 @@ describe("windowed DataTable", () => {
     await settle();
     const before = commits;
     fireEvent.change(filterBox(container), { target: { value: "00001" } });
-    expect(askedAfter.get("00001")).toBe(before);
+    expect(askedAfter.get("00001 ")).toBe(before);
     expect(commits).toBeGreaterThan(before);
     await settle();
     expect(labels(container)).toHaveLength(11);
     // The render that follows asks nothing more for it.
     expect(s.queries.filter((q) => q.filter === "00001")).toHaveLength(1);
+
+    const sortBy = (column: string) => container.querySelector<HTMLButtonElement>(`button[data-sort="${column}"]`);
+    for (const descending of [false, true]) {
+      const at = commits;
+      act(() => sortBy("budget")?.click());
+      expect(askedAfter.get(`00001 budget ${descending}`)).toBe(at);
+      await settle();
+    }
+    const budgets = labels(container).map((l) => rowAt(Number(l?.slice(-6))).budget);
+    expect(budgets).toEqual([...budgets].sort((a, b) => b - a));
+    expect(s.queries.filter((q) => q.sort?.column === "budget")).toHaveLength(2);
   });
 
   it("asks only the latest keystroke's window while an older one is on its way, and never shows the older", async () => {

@@ -135,6 +135,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
     ask({ parent, filter: withWords(value), sort });
     setFilter(value);
   };
+  // So does a header click, for its sort.
+  const onSort = (column: string) => ask({ parent, filter, sort: toggleSort(column) });
   // A change names the rows it touched: only a window that may show them is asked again.
   const { rowRef } = props;
   useWorkspaceChanged(props.changes ?? [], (change) => {
@@ -402,7 +404,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                     className={[c.align === "right" ? "num" : "", c === visible[0] ? "dt-frozen" : ""].join(" ").trim() || undefined}
                   >
                     {c.sortable ? (
-                      <button type="button" className="dt-sort" data-sort={c.id} onClick={() => toggleSort(c.id)}>
+                      <button type="button" className="dt-sort" data-sort={c.id} onClick={() => onSort(c.id)}>
                         {c.header}
                         <span className="sort-indicator" aria-hidden="true">
                           {dir === "asc" ? "▲" : dir === "desc" ? "▼" : ""}
