@@ -118,15 +118,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tables.window::<AdOrder>(&ws, Kind::AdOrder, &q("", None, limit))?;
     }
     report("filter keystroke", keys);
-    println!("  the index's selection per keystroke, median");
-    for (text, mut times) in typed.iter().zip(each) {
-        times.sort();
-        let median = times[times.len() / 2];
-        println!(
-            "    {:<12} {:>8.2} ms",
-            format!("{text:?}"),
-            median.as_secs_f64() * 1e3
-        );
+    println!("  the index's selection per keystroke");
+    for (text, times) in typed.iter().zip(each) {
+        stats(&format!("    {text:?}"), times);
     }
 
     let mut sorts = Vec::new();

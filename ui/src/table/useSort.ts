@@ -2,7 +2,7 @@ import { useCallback, useState } from "react";
 import type { SortBy } from "../api/types";
 
 /** The sort after a click on `column`'s header: ascending, descending, then back to the default order. */
-export function nextSort(s: SortBy | null, column: string): SortBy | null {
+function nextSort(s: SortBy | null, column: string): SortBy | null {
   if (!s || s.column !== column) return { column, descending: false };
   if (!s.descending) return { column, descending: true };
   return null;
