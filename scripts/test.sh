@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test: the UI's type check, unit tests and build; npm audit and
-# cargo deny (the supply chain); the GitHub workflows (actionlint); rustfmt; clippy with
-# warnings denied; every Rust test (inside a private D-Bus session with gnome-keyring);
+# cargo deny (the supply chain); the GitHub workflows (actionlint); rustfmt; Cargo.toml's
+# list of host-only crates (scripts/host-crates.py); clippy with warnings denied; every
+# Rust test (inside a private D-Bus session with gnome-keyring);
 # schemathesis over the sandbox's OpenAPI document; the partner login page in a real
 # browser engine (Chromium, scripts/browser-login.sh); 5 rounds of the chaos suite; the
 # end-to-end scenario on the real app under Xvfb; then the Linux packages, installed and
@@ -36,6 +37,8 @@ run_check "npm audit (high and critical advisories)" bash scripts/npm-audit.sh
 run_check "cargo deny (advisories, licenses, bans, sources)" bash scripts/deny.sh
 run_check "GitHub workflows (actionlint, actions pinned by commit)" bash scripts/lint-workflows.sh
 run_check "cargo fmt --check" cargo fmt --all -- --check
+run_check "Cargo.toml names every host-only crate at opt-level 0 (scripts/host-crates.py)" \
+  python3 scripts/host-crates.py --check
 # Clippy runs inside the test build: clippy-driver, as the workspace's rustc wrapper, lints
 # each workspace crate and then compiles it. `cargo clippy` would type-check every
 # dependency a second time, in check mode, which took 16 minutes of a 55-minute CI run.
