@@ -7,8 +7,8 @@ scripts use compiled at opt-level 2 too: a third of a cold build's CPU, for code
 for moments during the build. A crate named in `[profile.dev.package.<name>]` takes its
 own setting over both. Only crates nothing at run time links are listed (found from
 `cargo metadata`: not reachable from a workspace member through normal or dev
-dependencies without passing a proc-macro), so no crate the app or a test runs gets
-slower, and none builds twice with two settings.
+dependencies without passing a proc-macro; by version where another version of the
+crate is), so no crate the app or a test runs gets slower.
 
     python3 scripts/host-crates.py          # rewrite the list in Cargo.toml
     python3 scripts/host-crates.py --check  # exit 1 if it is out of date
@@ -51,7 +51,14 @@ def host_only() -> list[str]:
             kinds = {k["kind"] for k in dep["dep_kinds"]}
             if kinds & {None, "dev"} and not proc_macro(dep["pkg"]):
                 todo.append(dep["pkg"])
-    return sorted({packages[pid]["name"] for pid in nodes.keys() - runtime})
+    # A name is a spec for every version of it: where another version of the same crate
+    # is linked at run time (toml, syn, winnow, ...), only the host's versions are named.
+    linked = {packages[pid]["name"] for pid in runtime}
+    specs = set()
+    for pid in nodes.keys() - runtime:
+        name, version = packages[pid]["name"], packages[pid]["version"]
+        specs.add(f"{name}@{version}" if name in linked else name)
+    return sorted(specs)
 
 
 def block(names: list[str]) -> str:
