@@ -2225,6 +2225,13 @@ export type TableQuery = {
 	offset: number,
 	/**  How many rows at most. */
 	limit: number,
+	/**
+	 *  Answer a window from the top as soon as its rows are found, before the rows that
+	 *  match are counted: on a large kind a filter then takes the time its first rows
+	 *  take, not a read of every row. The answer says [`Window::partial`] when its total
+	 *  is not counted yet; the same query without `quick` counts it.
+	 */
+	quick?: boolean,
 };
 
 /**  A "select all" of a table view, as the page holds it. */
@@ -2622,6 +2629,11 @@ export type Window<T> = {
 	total: number,
 	/**  Rows of the kind (or of the parent) without the filter. */
 	unfiltered: number,
+	/**
+	 *  The rows that match are not counted yet (a [`TableQuery::quick`] answer): more
+	 *  follow the window, and `total` only counts one of them.
+	 */
+	partial?: boolean,
 };
 
 /**

@@ -55,6 +55,7 @@ fn q(filter: &str, sort: Option<&str>, offset: u32) -> TableQuery {
         }),
         offset,
         limit: 60,
+        quick: false,
     }
 }
 

@@ -30,6 +30,7 @@ fn q(filter: &str, sort: Option<&str>, limit: u32) -> TableQuery {
         }),
         offset: 0,
         limit,
+        quick: false,
     }
 }
 

@@ -31,6 +31,7 @@ fn query(filter: &str, sort: Option<(&str, bool)>) -> TableQuery {
         }),
         offset: 0,
         limit: 100_000,
+        quick: false,
     }
 }
 

@@ -30,6 +30,7 @@ fn query(filter: &str, sort: Option<(&str, bool)>, offset: u32, limit: u32) -> T
         }),
         offset,
         limit,
+        quick: false,
     }
 }
 

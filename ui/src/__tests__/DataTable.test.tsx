@@ -233,6 +233,56 @@ describe("windowed DataTable", () => {
     expect(container.querySelector("[data-table-root]")?.getAttribute("data-filter-applied")).toBe("00001");
   });
 
+  it("shows a quick answer's rows before their count, asks the count, and asks the next keystroke without waiting for it", async () => {
+    // A large table's stand-in: a quick query from the top answers its rows and one row
+    // more as its total, marked partial; the same query with no rows counts them.
+    const s = server(100_000);
+    const counts: { q: TableQuery; resolve: () => void }[] = [];
+    const fetch = (q: TableQuery): Promise<TableWindow<R>> => {
+      s.queries.push(q);
+      const full = s.answer(q);
+      if (q.limit === 0) return new Promise((resolve) => counts.push({ q, resolve: () => resolve(full) }));
+      if (q.quick && q.filter !== "" && full.total > q.limit) return Promise.resolve({ ...full, total: q.limit + 1, partial: true });
+      return Promise.resolve(full);
+    };
+    const { container } = renderTable(fetch);
+    await settle();
+    expect(screen.getByText("100,000 rows")).toBeTruthy();
+    const root = () => container.querySelector("[data-table-root]")!;
+
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 01" } });
+    await settle();
+    // The rows are on screen, the count says it is not done, and it is asked for: the
+    // same query, with no rows and not quick.
+    const first = (filter: string) => s.answer({ parent: null, filter, sort: null, offset: 0, limit: 1 });
+    expect(labels(container)[0]).toBe(first("Campaign 01").rows[0].name);
+    expect(screen.getByText(/^\d+\+ of 100,000$/)).toBeTruthy();
+    await frame();
+    expect(root().getAttribute("data-filter-applied")).toBe("Campaign 01");
+    expect(root().getAttribute("data-counted")).toBe("false");
+    expect(counts.map((c) => c.q)).toEqual([{ parent: null, filter: "Campaign 01", sort: null, offset: 0, limit: 0 }]);
+    const typed = s.queries.find((q) => q.filter === "Campaign 01" && q.limit > 0);
+    expect(typed?.quick).toBe(true);
+
+    // The next keystroke is asked while that count is still on its way.
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 012" } });
+    await settle();
+    expect(s.queries.some((q) => q.filter === "Campaign 012" && q.limit > 0)).toBe(true);
+    expect(labels(container)[0]).toBe(first("Campaign 012").rows[0].name);
+    // The older count, landing late, changes nothing on screen; the newer one counts.
+    counts.shift()?.resolve();
+    await settle();
+    expect(screen.getByText(/^\d+\+ of 100,000$/)).toBeTruthy();
+    counts.shift()?.resolve();
+    await settle();
+    const total = first("Campaign 012").total;
+    expect(total).toBeGreaterThan(100);
+    expect(screen.getByText(`${total.toLocaleString()} of 100,000`)).toBeTruthy();
+    await frame();
+    expect(root().getAttribute("data-counted")).toBe("true");
+    expect(root().getAttribute("data-total")).toBe(String(total));
+  });
+
   it("refetches the visible window when its kind changes, and ignores other kinds", async () => {
     const s = server(5000);
     renderTable(s.fetch);

@@ -10,10 +10,13 @@
  * the latest query is on screen; set after the paint of the frame that shows it), the root
  * element `div.datatable[data-table-root="<kind>"]` carries
  *   data-total           the rows matching the filter (the window's total)
+ *   data-counted         "false" while that total is a lower bound (a quick answer on a
+ *                        large table: the rows came first, their count is on its way)
  *   data-filter-applied  the filter text of the painted window
  *   data-sort-applied    its sort: "column:asc", "column:desc", or "" for the default order
  *   data-painted-at      performance.now() just after that paint
- * and `performance.mark("fd:table-painted")` is recorded (by a `timed` table only: the
+ * and `performance.mark("fd:table-painted")` is recorded (`fd:table-count-painted` when only
+ * a count that followed its rows landed; by a `timed` table only: the
  * flight-caps pane's table under the ad orders records none). They are set again after every
  * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
  * A cell's commit records `fd:cell-commit` as it is sent: a cell edit's time until the
@@ -263,21 +266,30 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const painted = rows.complete && rows.shown ? `${rows.shownKey ?? ""}#${rows.version}` : null;
   const shownQuery = rows.shown;
   const total = rows.total;
+  const counted = !rows.partial;
+  const shownKey = rows.shownKey;
+  // The query whose rows were painted before their count: the commit of that count alone
+  // is marked apart (`fd:table-count-*`), so the rows' marks stay the keystroke's.
+  const uncounted = useRef<string | null>(null);
   // A layout effect: it runs at the commit, so the mark is taken after the first paint
   // that shows these rows (a passive effect may run after that paint, one frame late).
   useLayoutEffect(() => {
     if (painted === null || shownQuery === null) return;
-    if (timed) mark("fd:table-committed");
+    const countOnly = counted && uncounted.current === shownKey;
+    uncounted.current = counted ? null : shownKey;
+    const name = countOnly ? "fd:table-count" : "fd:table";
+    if (timed) mark(`${name}-committed`);
     return afterNextPaint(() => {
       const el = rootRef.current;
       if (!el) return;
       el.dataset.total = String(total);
+      el.dataset.counted = String(counted);
       el.dataset.filterApplied = shownQuery.filter;
       el.dataset.sortApplied = sortText(shownQuery.sort);
       el.dataset.paintedAt = String(performance.now());
-      if (timed) mark("fd:table-painted");
+      if (timed) mark(`${name}-painted`);
     });
-  }, [painted, shownQuery, total, timed]);
+  }, [painted, shownQuery, shownKey, total, counted, timed]);
 
   const padTop = items.length > 0 ? items[0].start : 0;
   const padBottom = items.length > 0 ? totalSize - items[items.length - 1].end : 0;
@@ -328,7 +340,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
     );
   };
 
-  const countText = !rows.loaded && rows.shown === null ? "Loading…" : rows.total === rows.unfiltered ? `${rows.total.toLocaleString()} rows` : `${rows.total.toLocaleString()} of ${rows.unfiltered.toLocaleString()}`;
+  // A quick answer's total counts one row past its window: "50+" until the count lands.
+  const shownTotal = rows.partial ? `${(rows.total - 1).toLocaleString()}+` : rows.total.toLocaleString();
+  const countText = !rows.loaded && rows.shown === null ? "Loading…" : rows.total === rows.unfiltered && !rows.partial ? `${shownTotal} rows` : `${shownTotal} of ${rows.unfiltered.toLocaleString()}`;
 
   return (
     <div className="datatable" ref={rootRef} data-table-root={props.kind}>

@@ -9,6 +9,8 @@ export type WindowedRows<T> = {
   /** Rows matching the filter, and of the table (or parent) without it. */
   total: number;
   unfiltered: number;
+  /** `total` is a lower bound: the rows came before their count, which is on its way. */
+  partial: boolean;
   /** The latest query has been answered at least once. */
   loaded: boolean;
   /** Every visible row of the latest query is on screen and fresh. */
@@ -92,6 +94,7 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, opti
     shownKey: cache.shownQueryKey(),
     total: cache.total(),
     unfiltered: cache.unfiltered(),
+    partial: cache.partial(),
     loaded: cache.loaded(),
     complete: cache.complete(),
     version,

@@ -28,6 +28,8 @@ type Entry<T> = {
   landed: number;
   total: number;
   unfiltered: number;
+  /** `total` is a lower bound: the first answer came before the count (a quick window), whose request is on its way. */
+  partial: boolean;
   pages: Map<number, T[]>;
   /** Pages still shown while their refetch is on the way. */
   stale: Set<number>;
@@ -208,6 +210,11 @@ export class WindowCache<T> {
     return this.shown()?.unfiltered ?? 0;
   }
 
+  /** The total on screen is a lower bound: its count is on its way. */
+  partial(): boolean {
+    return this.shown()?.partial ?? false;
+  }
+
   /** Whether the current query's rows have been answered at least once. */
   loaded(): boolean {
     return (this.current?.landed ?? 0) > 0;
@@ -252,7 +259,7 @@ export class WindowCache<T> {
     if (e) {
       this.entries.delete(key); // re-insert: most recently used last
     } else {
-      e = { key, query, gen: 1, landed: 0, total: 0, unfiltered: 0, pages: new Map(), stale: new Set(), inflight: new Map(), failures: 0 };
+      e = { key, query, gen: 1, landed: 0, total: 0, unfiltered: 0, partial: false, pages: new Map(), stale: new Set(), inflight: new Map(), failures: 0 };
     }
     this.entries.set(key, e);
     this.current = e;
@@ -304,7 +311,10 @@ export class WindowCache<T> {
     this.outstanding.set(e, (this.outstanding.get(e) ?? 0) + 1);
     for (let p = p0; p <= p1; p++) e.inflight.set(p, gen);
     const { parent, filter, sort } = e.query;
-    const query: TableQuery = { parent, filter, sort, offset: p0 * this.pageSize, limit: (p1 - p0 + 1) * this.pageSize };
+    // A query's first window from the top is asked quick: on a large table its rows come
+    // before the count, which `count` asks for next (see `TableQuery.quick`).
+    const quick = e.landed === 0 && p0 === 0;
+    const query: TableQuery = { parent, filter, sort, offset: p0 * this.pageSize, limit: (p1 - p0 + 1) * this.pageSize, ...(quick ? { quick } : {}) };
     if (this.timed) mark("fd:window-asked");
     fetcher(query).then(
       (w) => this.land(e, gen, p0, p1, w),
@@ -346,6 +356,8 @@ export class WindowCache<T> {
     e.failures = 0;
     e.total = w.total;
     e.unfiltered = w.unfiltered;
+    const wasPartial = e.partial;
+    e.partial = w.partial === true;
     e.landed = gen;
     for (let p = p0; p <= p1; p++) {
       const rows = kept.slice((p - p0) * this.pageSize, (p - p0 + 1) * this.pageSize);
@@ -363,6 +375,32 @@ export class WindowCache<T> {
     }
     // Only an answer that changes what is on screen renders.
     if (this.alive && this.shown() === e) this.notify(true);
+    if (e.partial && !wasPartial && this.fetcher !== null) this.count(e, this.fetcher, gen);
+  }
+
+  /**
+   * Asks for the count a quick answer left out: the same query with no rows. Not counted
+   * as outstanding, so a newer query (the next keystroke) is asked at once, not after it.
+   */
+  private count(e: Entry<T>, fetcher: WindowFetch<T>, gen: number): void {
+    const { parent, filter, sort } = e.query;
+    const counted = (w: TableWindow<T> | undefined) => {
+      // Forgotten, or the rows changed since: the refetch's own answer counts them.
+      if (this.entries.get(e.key) !== e || e.gen !== gen || !e.partial) return;
+      if (!w) {
+        // The count failed: a whole window from the top counts again.
+        e.partial = false;
+        if (e === this.current) this.invalidate();
+        return;
+      }
+      if (this.timed) mark("fd:window-counted");
+      e.total = w.total;
+      e.unfiltered = w.unfiltered;
+      e.partial = false;
+      if (e === this.current) this.load();
+      if (this.alive && this.shown() === e) this.notify(true);
+    };
+    fetcher({ parent, filter, sort, offset: 0, limit: 0 }).then(counted, () => counted(undefined));
   }
 
   /**

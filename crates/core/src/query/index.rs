@@ -379,13 +379,11 @@ impl KindTable {
         self.edits = fresh;
     }
 
-    pub(super) fn select(&mut self, sig: &Signature) -> Arc<Vec<u32>> {
-        // A longer filter (the next keystroke) keeps a subset of the last result: only
-        // its rows are read again, and only for the terms they are not known to hold.
-        let mut prior = Prior::None;
-        let mut known: Vec<String> = Vec::new();
+    /// What the last result says of the rows `sig` can keep, and the words of `sig`
+    /// every row it names is known to hold; `None` when the last result is `sig`'s own.
+    fn prior(&self, sig: &Signature) -> Option<(Prior, Vec<String>)> {
         match &self.last {
-            Some((last, result)) if last == sig => return result.clone(),
+            Some((last, _)) if last == sig => None,
             Some((last, result))
                 if last.parent == sig.parent
                     && last.sort == sig.sort
@@ -393,10 +391,10 @@ impl KindTable {
                     && !last.filter.is_empty()
                     && sig.filter.starts_with(&last.filter) =>
             {
-                // Every row of the last result holds each of its terms: the same words
-                // in the new filter need no reading.
-                known = last.filter.split_whitespace().map(str::to_owned).collect();
-                prior = if result.len() == self.len() {
+                // A longer filter (the next keystroke) keeps a subset of the last
+                // result: only its rows are read again, and only for the terms they are
+                // not known to hold (every row of it holds each of its terms).
+                let prior = if result.len() == self.len() {
                     // Every row matched (the first letters typed, often).
                     Prior::All
                 } else if result.len() <= self.len() / 4 {
@@ -409,17 +407,33 @@ impl KindTable {
                 {
                     Prior::Hits
                 } else {
-                    Prior::None
+                    return Some((Prior::None, Vec::new()));
                 };
-                if matches!(prior, Prior::None) {
-                    known.clear();
-                }
+                let known = last.filter.split_whitespace().map(str::to_owned).collect();
+                Some((prior, known))
             }
-            _ => {}
+            _ => Some((Prior::None, Vec::new())),
         }
-        let terms: Vec<&str> = sig.filter.split_whitespace().collect();
-        let has_findings = sig.has_findings;
-        let result = if terms.is_empty() && sig.parent.is_none() && has_findings.is_none() {
+    }
+
+    /// Whether `sig` selects every row in the default order: no row needs reading.
+    fn selects_all(sig: &Signature) -> bool {
+        sig.filter.split_whitespace().next().is_none()
+            && sig.parent.is_none()
+            && sig.has_findings.is_none()
+    }
+
+    pub(super) fn select(&mut self, sig: &Signature) -> Arc<Vec<u32>> {
+        let (prior, known) = match self.prior(sig) {
+            None => {
+                if let Some((_, result)) = &self.last {
+                    return result.clone();
+                }
+                (Prior::None, Vec::new())
+            }
+            Some(p) => p,
+        };
+        let result = if Self::selects_all(sig) {
             self.order(sig.sort)
         } else {
             let order = (!matches!(prior, Prior::Few(_))).then(|| self.order(sig.sort));
@@ -427,31 +441,8 @@ impl KindTable {
             let mut rows = std::mem::take(&mut self.spare_rows);
             rows.clear();
             let this = &*self;
-            let finders: Vec<memchr::memmem::Finder<'_>> = terms
-                .iter()
-                .filter(|t| !known.iter().any(|k| k == *t))
-                .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
-                .collect();
-            let under = sig.parent.as_ref().map(|p| this.under(p));
-            let found = |i: u32| match (
-                has_findings,
-                this.findings.get(i as usize).copied().flatten(),
-            ) {
-                (None, _) => true,
-                (Some(Found::Any), Some((w, n))) => w + n > 0,
-                (Some(Found::Warning), Some((w, _))) => w > 0,
-                (Some(_), None) => false,
-            };
-            let keep = |i: u32| {
-                under
-                    .as_ref()
-                    .is_none_or(|u| u[this.lineage[i as usize] as usize])
-                    && found(i)
-                    && {
-                        let t = this.row_text(i);
-                        finders.iter().all(|f| f.find(t).is_some())
-                    }
-            };
+            let matcher = Matcher::new(this, sig, &known);
+            let keep = |i: u32| matcher.keep(i);
             let candidates = match prior {
                 Prior::Hits => this.last_hits.as_ref().map(|(_, _, bits)| bits.as_slice()),
                 _ => None,
@@ -503,6 +494,46 @@ impl KindTable {
         };
         self.keep_last(sig, result.clone());
         result
+    }
+
+    /// The first `want` rows `sig` selects, in its order, found by reading rows in that
+    /// order until they are found: what a window from the top shows, without the count
+    /// [`KindTable::select`] reads every row for. With whether more rows follow them.
+    ///
+    /// `None` when that is no quicker than [`KindTable::select`]: the result is kept, no
+    /// row needs reading, the kind is small, or the first eighth of the order's rows holds
+    /// fewer than `want` (a rare filter, whose count then costs little more). Nothing is
+    /// kept: the next [`KindTable::select`] of `sig` narrows the last result as before.
+    pub(super) fn head(&mut self, sig: &Signature, want: usize) -> Option<(Vec<u32>, bool)> {
+        if self.len() < PARALLEL_ROWS || want == 0 || Self::selects_all(sig) {
+            return None;
+        }
+        let (prior, known) = self.prior(sig)?;
+        let order = match &prior {
+            Prior::Few(prev) => prev.clone(),
+            _ => self.order(sig.sort),
+        };
+        let this = &*self;
+        let matcher = Matcher::new(this, sig, &known);
+        let candidate = |i: u32| match prior {
+            Prior::Hits => this
+                .last_hits
+                .as_ref()
+                .is_some_and(|(_, _, bits)| bits[(i / 64) as usize] >> (i % 64) & 1 == 1),
+            _ => true,
+        };
+        let budget = order.len().div_ceil(HEAD_SHARE);
+        let mut rows = Vec::with_capacity(want + 1);
+        for &i in order.iter().take(budget) {
+            if candidate(i) && matcher.keep(i) {
+                rows.push(i);
+                if rows.len() > want {
+                    rows.pop();
+                    return Some((rows, true));
+                }
+            }
+        }
+        (budget == order.len()).then_some((rows, false))
     }
 
     /// Makes `result` the last result; the one it replaces, if no one else holds it,
@@ -589,6 +620,55 @@ fn in_memory_order(order: &[u32]) -> bool {
 fn room_str(s: &mut String, more: usize) {
     if s.capacity() - s.len() < more {
         s.reserve_exact(more.max(s.len() / 8).max(4096));
+    }
+}
+
+/// A quick window's walk ([`KindTable::head`]) reads at most this share of the rows.
+const HEAD_SHARE: usize = 8;
+
+/// Whether a row is kept by a signature: under its parent, with the findings asked,
+/// holding each of its words but those already `known` to hold.
+struct Matcher<'t> {
+    table: &'t KindTable,
+    finders: Vec<memchr::memmem::Finder<'t>>,
+    under: Option<Vec<bool>>,
+    has_findings: Option<Found>,
+}
+
+impl<'t> Matcher<'t> {
+    fn new(table: &'t KindTable, sig: &'t Signature, known: &[String]) -> Matcher<'t> {
+        Matcher {
+            table,
+            finders: sig
+                .filter
+                .split_whitespace()
+                .filter(|t| !known.iter().any(|k| k == t))
+                .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+                .collect(),
+            under: sig.parent.as_ref().map(|p| table.under(p)),
+            has_findings: sig.has_findings,
+        }
+    }
+
+    #[inline]
+    fn keep(&self, i: u32) -> bool {
+        let t = self.table;
+        self.under
+            .as_ref()
+            .is_none_or(|u| u[t.lineage[i as usize] as usize])
+            && match (
+                self.has_findings,
+                t.findings.get(i as usize).copied().flatten(),
+            ) {
+                (None, _) => true,
+                (Some(Found::Any), Some((w, n))) => w + n > 0,
+                (Some(Found::Warning), Some((w, _))) => w > 0,
+                (Some(_), None) => false,
+            }
+            && {
+                let text = t.row_text(i);
+                self.finders.iter().all(|f| f.find(text).is_some())
+            }
     }
 }
 

@@ -65,6 +65,13 @@ pub struct TableQuery {
     pub offset: u32,
     /// How many rows at most.
     pub limit: u32,
+    /// Answer a window from the top as soon as its rows are found, before the rows that
+    /// match are counted: on a large kind a filter then takes the time its first rows
+    /// take, not a read of every row. The answer says [`Window::partial`] when its total
+    /// is not counted yet; the same query without `quick` counts it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub quick: bool,
 }
 
 /// A sort order.
@@ -158,6 +165,11 @@ pub struct Window<T> {
     pub total: u32,
     /// Rows of the kind (or of the parent) without the filter.
     pub unfiltered: u32,
+    /// The rows that match are not counted yet (a [`TableQuery::quick`] answer): more
+    /// follow the window, and `total` only counts one of them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub partial: bool,
 }
 
 impl TableQuery {
@@ -169,6 +181,7 @@ impl TableQuery {
             sort: None,
             offset: 0,
             limit: u32::MAX,
+            quick: false,
         }
     }
 
@@ -189,6 +202,7 @@ impl<T> Window<T> {
             offset: n(offset),
             total: n(total),
             unfiltered: n(unfiltered),
+            partial: false,
         }
     }
 }

@@ -134,15 +134,24 @@ impl Tables {
     ) -> Result<Window<Row<T>>> {
         let sig = signature(kind, query)?;
         self.ensure(ws, kind)?;
-        let (targets, offset, total, unfiltered) = {
+        let (targets, offset, total, unfiltered, partial) = {
             let mut kinds = self.lock_for_view()?;
             let table = table_of(&mut kinds, ws, kind)?;
             if sig.has_findings.is_some() {
                 self.count_findings(ws, kind, table)?;
             }
-            let selected = table.select(&sig);
-            let total = selected.len();
-            let range = query.range(total);
+            // A quick window from the top answers with the first rows found, before the
+            // count: its total then only says whether more follow.
+            let head = match (query.quick, query.offset) {
+                (true, 0) => table.head(&sig, query.limit as usize),
+                _ => None,
+            };
+            let (selected, partial) = match head {
+                Some((rows, more)) => (Arc::new(rows), more),
+                None => (table.select(&sig), false),
+            };
+            let total = selected.len() + usize::from(partial);
+            let range = query.range(selected.len());
             let offset = range.start;
             let targets: Vec<EntityRef> = selected[range]
                 .iter()
@@ -153,7 +162,7 @@ impl Tables {
             } else {
                 table.count_of(query.parent.as_ref())
             };
-            (targets, offset, total, unfiltered)
+            (targets, offset, total, unfiltered, partial)
         };
         let rows = ws.reading(|| -> Result<_> {
             let markers = ws.markers_of(&targets)?;
@@ -167,7 +176,10 @@ impl Tables {
             Ok(rows)
         })?;
         self.mark_viewed();
-        Ok(Window::new(rows, offset, total, unfiltered))
+        Ok(Window {
+            partial,
+            ..Window::new(rows, offset, total, unfiltered)
+        })
     }
 
     /// Every entity `query` selects, in order (offset and limit ignored): what "select

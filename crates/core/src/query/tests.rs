@@ -96,6 +96,48 @@ fn a_large_kind_filters_to_the_same_rows_in_the_same_order() {
     }
 }
 
+/// A quick window's first rows are the first rows of the full selection, in each order
+/// and through a typed word at a time; it says whether more follow, and gives way to the
+/// full selection for a rare filter, a small kind, or a result already kept.
+#[test]
+fn a_quick_head_is_the_start_of_the_full_selection() {
+    let n = PARALLEL_ROWS + 100;
+    let names: Vec<String> = (0..n)
+        .map(|i| format!("order {i} {}", ["cpm", "cpc", "cpa"][i % 3]))
+        .collect();
+    let rows: Vec<(&str, Option<f64>)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), Some(((i * 7919) % 1000) as f64)))
+        .collect();
+    let mut typed = table_of_rows(&rows);
+    let mut fresh = table_of_rows(&rows);
+    for sort in [None, Some((0, false)), Some((1, false)), Some((1, true))] {
+        for prefix in ["o", "order 1", "order 12", "order 12 cpc"] {
+            let s = sig(prefix, sort);
+            let full = fresh.select(&s);
+            let (head, more) = typed
+                .head(&s, 50)
+                .unwrap_or_else(|| panic!("{prefix:?} {sort:?}: no head"));
+            assert_eq!(head[..], full[..50], "{prefix:?} {sort:?}");
+            assert!(more, "{prefix:?} {sort:?}");
+            // The next keystroke narrows from the last full selection, as without heads.
+            assert_eq!(typed.select(&s), full, "{prefix:?} {sort:?}");
+        }
+    }
+    // Kept: the full selection answers.
+    assert!(
+        typed
+            .head(&sig("order 12 cpc", Some((1, true))), 50)
+            .is_none()
+    );
+    // Fewer than asked in the first eighth of the rows: counted in full instead.
+    assert!(typed.head(&sig("order 5010", None), 50).is_none());
+    // A small kind is always counted.
+    let mut small = table_of_rows(&rows[..1000]);
+    assert!(small.head(&sig("order", None), 50).is_none());
+}
+
 /// A table of rows with a name (text) and a budget (a number, or empty).
 fn table_of_rows(rows: &[(&str, Option<f64>)]) -> KindTable {
     let rows: Vec<(i64, Vec<C<'_>>)> = rows
