@@ -283,6 +283,30 @@ describe("windowed DataTable", () => {
     expect(root().getAttribute("data-total")).toBe(String(total));
   });
 
+  it("asks a quick answer's window again, whole, when its count fails, and shows the count", async () => {
+    const s = server(100_000);
+    const fetch = (q: TableQuery): Promise<TableWindow<R> | undefined> => {
+      s.queries.push(q);
+      const full = s.answer(q);
+      if (q.limit === 0) return Promise.reject(new Error("count failed"));
+      if (q.quick && q.filter !== "" && full.total > q.limit) return Promise.resolve({ ...full, total: q.limit + 1, partial: true });
+      return Promise.resolve(full);
+    };
+    const { container } = renderTable(fetch);
+    await settle();
+    fireEvent.change(filterBox(container), { target: { value: "Campaign 01" } });
+    await settle();
+    const total = s.answer({ parent: null, filter: "Campaign 01", sort: null, offset: 0, limit: 1 }).total;
+    // The count failed: the window from the top was asked again, not quick, and counted.
+    const asked = s.queries.filter((q) => q.filter === "Campaign 01");
+    expect(asked.map((q) => [q.offset, q.limit > 0, q.quick === true])).toEqual([
+      [0, true, true],
+      [0, false, false],
+      [0, true, false],
+    ]);
+    expect(screen.getByText(`${total.toLocaleString()} of 100,000`)).toBeTruthy();
+  });
+
   it("refetches the visible window when its kind changes, and ignores other kinds", async () => {
     const s = server(5000);
     renderTable(s.fetch);

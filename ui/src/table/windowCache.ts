@@ -356,7 +356,6 @@ export class WindowCache<T> {
     e.failures = 0;
     e.total = w.total;
     e.unfiltered = w.unfiltered;
-    const wasPartial = e.partial;
     e.partial = w.partial === true;
     e.landed = gen;
     for (let p = p0; p <= p1; p++) {
@@ -375,7 +374,7 @@ export class WindowCache<T> {
     }
     // Only an answer that changes what is on screen renders.
     if (this.alive && this.shown() === e) this.notify(true);
-    if (e.partial && !wasPartial && this.fetcher !== null) this.count(e, this.fetcher, gen);
+    if (e.partial && this.fetcher !== null) this.count(e, this.fetcher, gen);
   }
 
   /**
@@ -388,12 +387,18 @@ export class WindowCache<T> {
       // Forgotten, or the rows changed since: the refetch's own answer counts them.
       if (this.entries.get(e.key) !== e || e.gen !== gen || !e.partial) return;
       if (!w) {
-        // The count failed: a whole window from the top counts again.
-        e.partial = false;
-        if (e === this.current) this.invalidate();
+        // The count failed. The current query's window is asked again, whole, which
+        // counts; another query's is asked again when it is current again, rather than
+        // showing "N+" for good.
+        if (e === this.current) {
+          this.invalidate();
+        } else {
+          e.gen += 1;
+          e.landed = 0;
+          for (const p of e.pages.keys()) e.stale.add(p);
+        }
         return;
       }
-      if (this.timed) mark("fd:window-counted");
       e.total = w.total;
       e.unfiltered = w.unfiltered;
       e.partial = false;
