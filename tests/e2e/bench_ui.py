@@ -13,6 +13,9 @@ Environment (scripts/bench-ui.sh sets it, on top of scripts/e2e.sh's):
     BENCH_RUNS                  runs per figure (default 20)
     BENCH_ONLY_BULK             after the download, only the table's opening and the select-all preview, with memory and the app's peak
     BENCH_ONLY_FLOOR            only the floor page (benches/blank-app/dist/floor.html)
+    BENCH_SAVE_TRACE            prints each timed save's timeline, from the click: IPC calls
+                                asked and answered, animation frames, the page's main thread
+                                busy more than 4 ms, and the marks and DOM changes timed
 
 The floor page is the ad-order table's markup and CSS in the blank app, over N rows in a
 plain array, with no React and no IPC: its filter and sort, measured like the app's, are
@@ -113,6 +116,46 @@ Object.assign(window.__fdIpc, {sent: 0, received: 0, calls: 0, fallback: 0, cmds
 return true;
 """
 
+# BENCH_SAVE_TRACE: records, in window.__fdTrace, each ipc:// call asked and answered (a
+# fetch wrapper), each animation frame, and each time the page's main thread was busy
+# more than 4 ms (a setTimeout(0) chain that stops at the next trace).
+TRACE_JS = '''
+const T = window.__fdTrace = {events: []};
+const log = (what) => T.events.push([performance.now(), what]);
+if (!window.__fdTraceFetch) {
+  window.__fdTraceFetch = true;
+  const realFetch = window.fetch.bind(window);
+  window.fetch = (input, init) => {
+    const url = typeof input === 'string' ? input : input.url;
+    if (!/^ipc:|ipc\\.localhost/.test(url)) return realFetch(input, init);
+    const cmd = decodeURIComponent(url.split('/').pop().split('?')[0]);
+    const t = window.__fdTrace;
+    if (t) t.events.push([performance.now(), 'ipc> ' + cmd]);
+    return realFetch(input, init).then((r) => {
+      const t2 = window.__fdTrace;
+      if (t2) t2.events.push([performance.now(), 'ipc< ' + cmd]);
+      return r;
+    });
+  };
+}
+let last = performance.now();
+const tick = () => {
+  if (window.__fdTrace !== T) return;
+  const now = performance.now();
+  if (now - last > 4) log('busy ' + (now - last).toFixed(1) + ' ms before');
+  last = now;
+  setTimeout(tick, 0);
+};
+setTimeout(tick, 0);
+const raf = () => {
+  if (window.__fdTrace !== T) return;
+  log('frame');
+  requestAnimationFrame(raf);
+};
+requestAnimationFrame(raf);
+return true;
+'''
+
 # The painted state of the table of a kind: attributes its root carries (DataTable).
 TABLE_STATE_JS = """
 const kind = arguments[0];
@@ -174,7 +217,8 @@ return {origin: performance.timeOrigin, loaded: nav ? nav.domContentLoadedEventE
 MARKS_JS = """
 const last = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
 return {asked: last('fd:window-asked'), landed: last('fd:window-landed'), committed: last('fd:table-committed'),
-        painted: last('fd:table-painted'), counted: last('fd:table-count-painted'), sorted: last('fd:floor-sorted')};
+        painted: last('fd:table-painted'), counted: last('fd:table-count-painted'), sorted: last('fd:floor-sorted'),
+        saved: last('fd:save-answered')};
 """
 
 
@@ -667,6 +711,10 @@ class Bench(Scenario):
             marks = self.s.execute(MARKS_JS)
             if marks["asked"] is not None and marks["landed"] is not None and marks["asked"] >= t0:
                 answered.append(marks["landed"] - marks["asked"])
+                window_asked.append(marks["asked"] - t0)
+                window_landed.append(marks["landed"] - t0)
+            if marks["saved"] is not None and marks["saved"] >= t0:
+                save_answered.append(marks["saved"] - t0)
             if marks["committed"] is not None and marks["committed"] >= t0:
                 shown.append(st["paintedAt"] - marks["committed"])
                 work.append(marks["committed"] - t0)
@@ -696,6 +744,9 @@ class Bench(Scenario):
         answered: list[float] = []
         shown: list[float] = []
         panel_gone: list[float] = []
+        save_answered: list[float] = []
+        window_asked: list[float] = []
+        window_landed: list[float] = []
         row_in_dom: list[float] = []
         dom_to_paint: list[float] = []
         # Records (in window.__fdSave) when the edit panel leaves the DOM and when the row
@@ -727,6 +778,8 @@ return true;
             new = f"Bench rename {self.names.run} {i}"
             self.set_input(f'{self.form_css("ad_order")} input[name="name"]', new)
             self.s.execute(watch_js, self.row_css("ad_order", new))
+            if os.environ.get("BENCH_SAVE_TRACE"):
+                self.s.execute(TRACE_JS)
             t0 = float(self.s.execute(CLICK_AT_JS, f'{self.form_css("ad_order")} [data-action="save"]'))
             # The row shows the new name, and the mark of the paint that shows it is in.
             st = self.s.wait_until(
@@ -742,9 +795,15 @@ return true;
                 interval=0.02,
             )
             times.append(float(st) - t0)
+            if os.environ.get("BENCH_SAVE_TRACE"):
+                self.print_save_trace(i, t0, float(st))
             marks = self.s.execute(MARKS_JS)
             if marks["asked"] is not None and marks["landed"] is not None and marks["asked"] >= t0:
                 answered.append(marks["landed"] - marks["asked"])
+                window_asked.append(marks["asked"] - t0)
+                window_landed.append(marks["landed"] - t0)
+            if marks["saved"] is not None and marks["saved"] >= t0:
+                save_answered.append(marks["saved"] - t0)
             if marks["committed"] is not None and marks["committed"] >= t0:
                 shown.append(float(st) - marks["committed"])
             seen = self.s.execute("return window.__fdSave || null;")
@@ -757,11 +816,30 @@ return true;
         if quiet:
             return
         report("save a form until the table shows the value", times)
-        report("  click until the edit panel closed (the save answered)", panel_gone)
+        report("  click until the save's answer reached the form", save_answered)
+        report("  click until the table asked its window (the change event)", window_asked)
+        report("  click until the window's answer reached the table", window_landed)
+        report("  click until the edit panel closed", panel_gone)
         report("  click until the renamed row is in the DOM", row_in_dom)
         report("  row in the DOM until painted", dom_to_paint)
         against_floor("save until shown", times, self.floor_sort, 2.0, {"window command+IPC": answered, "paint": shown})
         against_floor("  against the floor's repaint alone: save", times, self.floor_repaint, 2.0, {})
+
+    def print_save_trace(self, i: int, t0: float, painted: float) -> None:
+        """Prints one save's timeline (BENCH_SAVE_TRACE): TRACE_JS's events, the marks and
+        the DOM changes, in ms from the click, up to 200 ms."""
+        time.sleep(0.3)  # the trace's tail: what the page does after the paint
+        tr = self.s.execute("const t = window.__fdTrace; window.__fdTrace = null; return t;") or {"events": []}
+        m = self.s.execute(MARKS_JS)
+        seen = self.s.execute("return window.__fdSave || null;") or {}
+        ev = [(e[0] - t0, e[1]) for e in tr["events"] if e[0] >= t0 - 1]
+        ev += [(m[k] - t0, "mark " + k) for k in ("saved", "asked", "landed", "committed", "painted") if m.get(k) is not None and m[k] >= t0]
+        ev += [(seen[k] - t0, "DOM " + k) for k in ("panelGone", "rowShown") if seen.get(k) is not None]
+        ev.append((painted - t0, "painted (data-painted-at)"))
+        print(f"--- save {i}: {painted - t0:.1f} ms", flush=True)
+        for at, what in sorted(ev):
+            if at < 200:
+                print(f"  {at:7.1f}  {what}", flush=True)
 
     def cell_commit(self) -> None:
         """Types a new max bid into the first row's cell and commits it with Enter, timed

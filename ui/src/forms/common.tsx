@@ -8,6 +8,7 @@ import { EntitySelect, type EntitySelectProps } from "../components/EntitySelect
 import { type ParentHint, useNavActions } from "../state/navigation";
 import { useCounters, useSession } from "../state/session";
 import { FieldErrors, type FormState, useField } from "./kit";
+import { mark } from "../util/timing";
 
 /**
  * Saves through a command; routes errors, closes the panel on a clean save. Tables showing
@@ -25,6 +26,7 @@ export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | nu
     setBusy(true);
     const sent = form.value;
     const r = await call(run(target), { onFieldErrors: form.setErrors });
+    mark("fd:save-answered");
     setBusy(false);
     if (!r.ok) return null;
     // Saved, with problems or not: the workspace holds it, so leaving loses nothing.
