@@ -499,8 +499,18 @@ class Bench(Scenario):
         self.start(self.cfg.app, '[data-action="sign-in"]')
         self.step_sign_in()
         self.nav("advertisers")
+        # A fresh workspace's first sign-in offers the download in a dialog, whose answer
+        # comes once the service tells the account's size. Its Download starts the same
+        # download as the toolbar's. Clicking the toolbar instead raced with the dialog:
+        # one bench run in seven hung with no dialog and nothing downloaded, most likely
+        # a click that reached the backdrop as the dialog opened, which answers "Later".
+        try:
+            self.s.wait_for('[role="dialog"] [data-offer="download"]', "the offer to download the account", timeout=30)
+            start = '[data-action="offer-download"]'
+        except WaitTimeout:
+            start = '[data-action="download"]'
         t0 = time.monotonic()
-        self.click('[data-action="download"]')
+        self.click(start)
         saw_progress = False
 
         def done() -> bool:
@@ -711,10 +721,6 @@ class Bench(Scenario):
             marks = self.s.execute(MARKS_JS)
             if marks["asked"] is not None and marks["landed"] is not None and marks["asked"] >= t0:
                 answered.append(marks["landed"] - marks["asked"])
-                window_asked.append(marks["asked"] - t0)
-                window_landed.append(marks["landed"] - t0)
-            if marks["saved"] is not None and marks["saved"] >= t0:
-                save_answered.append(marks["saved"] - t0)
             if marks["committed"] is not None and marks["committed"] >= t0:
                 shown.append(st["paintedAt"] - marks["committed"])
                 work.append(marks["committed"] - t0)
