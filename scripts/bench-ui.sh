@@ -13,6 +13,7 @@
 #   BENCH_ONLY_FILTER=1 scripts/bench-ui.sh  after the download, only the filter and the sort (with the floor's)
 #   BENCH_ONLY_SAVES=1 scripts/bench-ui.sh   after the download, only memory over 4 rounds of saves (is growth a leak?),
 #                                            with the JS heap after full collections (JSC_logGC)
+#   BENCH_SAVE_TRACE=1 scripts/bench-ui.sh   also prints each save's timeline (IPC calls, frames, busy main thread)
 #
 # Figures: first the floor page (benches/blank-app/dist/floor.html in the blank app: the
 # ad-order table's markup and the app's built CSS over N rows in a plain array, no React,
