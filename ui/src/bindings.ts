@@ -2018,7 +2018,29 @@ export type Saved = {
 	 *  so a host updates it without reading the snapshot again.
 	 */
 	pendingCount: number,
+	/**
+	 *  The entity as its table shows it now, read in the save's own lock: a table
+	 *  showing the row can show the save at once, without asking for its window again.
+	 *  `None` for flight caps (no table of their own), or when the row could not be
+	 *  read back (the table then shows the save when its window comes).
+	 */
+	row: SavedRow | null,
 };
+
+/**  A saved entity's table row, by kind. */
+export type SavedRow = 
+/**  An advertiser's row. */
+{ kind: "advertiser"; row: Row<Advertiser> } | 
+/**  A campaign's row. */
+{ kind: "campaign"; row: Row<Campaign> } | 
+/**  An ad order's row. */
+{ kind: "ad_order"; row: Row<AdOrder> } | 
+/**  A creative's row. */
+{ kind: "creative"; row: Row<Creative> } | 
+/**  A site list's row. */
+{ kind: "site_list"; row: Row<SiteList> } | 
+/**  An audience segment's row. */
+{ kind: "audience_segment"; row: Row<AudienceSegment> };
 
 /**  What "Check all creatives" found in a selection. */
 export type SelectionChecks = {

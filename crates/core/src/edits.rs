@@ -3,16 +3,19 @@
 //! rules the saved change still breaks, and brings the table indexes up to date in the
 //! same lock.
 
-use flightdeck_model::{AudienceSegment, Creative, FieldError};
+use flightdeck_model::{
+    AdOrder, Advertiser, AudienceSegment, Campaign, Creative, FieldError, SiteList,
+};
 use flightdeck_offline::change::{EntityRef, Kind};
-use flightdeck_offline::workspace::Draft;
-use serde::{Deserialize, Serialize};
+use flightdeck_offline::workspace::{Draft, Workspace};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::query::Row;
 use crate::{Account, Result};
 
 /// A saved edit: where it went, and the rules it still breaks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Saved {
@@ -23,6 +26,51 @@ pub struct Saved {
     /// Changes not applied yet, now: the one figure of the app's snapshot a save moves,
     /// so a host updates it without reading the snapshot again.
     pub pending_count: u32,
+    /// The entity as its table shows it now, read in the save's own lock: a table
+    /// showing the row can show the save at once, without asking for its window again.
+    /// `None` for flight caps (no table of their own), or when the row could not be
+    /// read back (the table then shows the save when its window comes).
+    pub row: Option<SavedRow>,
+}
+
+/// A saved entity's table row, by kind.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "kind", content = "row", rename_all = "snake_case")]
+pub enum SavedRow {
+    /// An advertiser's row.
+    Advertiser(Box<Row<Advertiser>>),
+    /// A campaign's row.
+    Campaign(Box<Row<Campaign>>),
+    /// An ad order's row.
+    AdOrder(Box<Row<AdOrder>>),
+    /// A creative's row.
+    Creative(Box<Row<Creative>>),
+    /// A site list's row.
+    SiteList(Box<Row<SiteList>>),
+    /// An audience segment's row.
+    AudienceSegment(Box<Row<AudienceSegment>>),
+}
+
+impl SavedRow {
+    /// `target`'s row as tables show it; `None` for a kind with no table of its own.
+    fn read(ws: &Workspace, target: &EntityRef) -> Result<Option<SavedRow>> {
+        fn boxed<T: DeserializeOwned>(
+            ws: &Workspace,
+            target: &EntityRef,
+        ) -> Result<Option<Box<Row<T>>>> {
+            Ok(crate::query::row(ws, target)?.map(Box::new))
+        }
+        Ok(match target.kind {
+            Kind::Advertiser => boxed(ws, target)?.map(SavedRow::Advertiser),
+            Kind::Campaign => boxed(ws, target)?.map(SavedRow::Campaign),
+            Kind::AdOrder => boxed(ws, target)?.map(SavedRow::AdOrder),
+            Kind::Creative => boxed(ws, target)?.map(SavedRow::Creative),
+            Kind::SiteList => boxed(ws, target)?.map(SavedRow::SiteList),
+            Kind::AudienceSegment => boxed(ws, target)?.map(SavedRow::AudienceSegment),
+            Kind::Flight | Kind::FlightCaps => None,
+        })
+    }
 }
 
 /// A new draft copied from an entity, as the table row the form opens with.
@@ -59,11 +107,18 @@ impl Account {
         let (saved, _) = self.edit(|ws| {
             let (target, errors) = ws.save_draft(target, parent, draft)?;
             let pending_count = u32::try_from(ws.pending_count()?).unwrap_or(u32::MAX);
+            // The save is in: a row that cannot be read back fails nothing, the table
+            // shows it from its window instead.
+            let row = SavedRow::read(ws, &target).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "a saved row could not be read back");
+                None
+            });
             let changed = vec![target.clone()];
             let saved = Saved {
                 target,
                 errors,
                 pending_count,
+                row,
             };
             Ok((saved, changed))
         })?;

@@ -1,7 +1,8 @@
 //! Cell editing through the core, on a real data directory and workspace file: a cell
 //! committed and undone, text pasted as the spreadsheet export writes it, fill down, a
 //! read-only cell refused with its reason, a bad date named by its cell, two cells of
-//! one row as one change, and labels taken as the field.
+//! one row as one change, and labels taken as the field. A form's save answers the row
+//! its table then shows.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,6 +11,8 @@ mod common;
 use common::{advertiser, campaign, working};
 
 use flightdeck_core::cells::{CellEdit, CellEditor, CellValue, READ_ONLY, cell_facts};
+use flightdeck_core::edits::SavedRow;
+use flightdeck_core::query::TableQuery;
 use flightdeck_core::{Account, Core, Error, OpenOptions, Selection};
 use flightdeck_model::{AdOrder, TimezoneName};
 use flightdeck_offline::change::{EntityRef, Kind};
@@ -380,4 +383,57 @@ async fn a_parent_cell_says_why_it_cannot_be_typed_in() {
         assert_eq!(row.errors[0].field, "campaignId");
         assert_eq!(row.errors[0].message, format!("Campaign: {why}"));
     }
+}
+
+#[tokio::test]
+async fn a_save_answers_the_row_its_table_then_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_core, account) = open(dir.path()).await;
+    let orders = ad_orders(&account, 3);
+    let mut value: AdOrder = serde_json::from_value(working(&account, &orders[1])).unwrap();
+    value.name = Some("Order 1, renamed".into());
+
+    let saved = account
+        .save(Some(&orders[1]), None, Draft::AdOrder { value })
+        .unwrap();
+    let Some(SavedRow::AdOrder(row)) = saved.row else {
+        panic!("an ad order's save answers its row: {:?}", saved.row);
+    };
+    assert_eq!(row.target, orders[1]);
+    assert_eq!(row.label, "Order 1, renamed");
+    assert_eq!(row.parent_label.as_deref(), Some("Spring sale"));
+    assert_eq!(row.timezone, Some(TimezoneName::ET));
+    assert!(row.pending && row.marker.is_some(), "{row:?}");
+    assert!(
+        row.status.is_some(),
+        "an ad order's row has its status cell"
+    );
+
+    // Exactly the row the table's window holds now, so the table can show it in place
+    // and its refetch changes nothing.
+    let window = account
+        .window::<AdOrder>(Kind::AdOrder, &TableQuery::all())
+        .unwrap();
+    let shown = window
+        .rows
+        .iter()
+        .find(|r| r.target == orders[1])
+        .expect("the saved row in its table");
+    assert_eq!(
+        serde_json::to_value(&*row).unwrap(),
+        serde_json::to_value(shown).unwrap()
+    );
+
+    // Every kind with a table answers its own row; the parent's save too.
+    let campaign = row.parent.clone().expect("the order's campaign");
+    let mut value: flightdeck_model::Campaign =
+        serde_json::from_value(working(&account, &campaign)).unwrap();
+    value.name = Some("Summer sale".into());
+    let saved = account
+        .save(Some(&campaign), None, Draft::Campaign { value })
+        .unwrap();
+    let Some(SavedRow::Campaign(row)) = saved.row else {
+        panic!("a campaign's save answers its row: {:?}", saved.row);
+    };
+    assert_eq!(row.label, "Summer sale");
 }

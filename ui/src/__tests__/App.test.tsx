@@ -91,7 +91,7 @@ describe("main window", () => {
   });
 
   it("takes the pending count from a save's answer instead of reading the snapshot again", async () => {
-    commands.save.mockReturnValue(ok({ target: { kind: "advertiser", key: { type: "local", value: "a1" } }, errors: [], pendingCount: 4 }));
+    commands.save.mockReturnValue(ok({ target: { kind: "advertiser", key: { type: "local", value: "a1" } }, errors: [], pendingCount: 4, row: null }));
     const { container } = render(<App />);
     await settle();
     const snapshots = commands.appSnapshot.mock.calls.length;

@@ -226,7 +226,7 @@ describe("audience segment form", () => {
           : { values: [], columns: ["id", "email"], column: null, problem: "the file has several identifier-like columns; choose the column: \"id\", \"email\"" },
       ),
     );
-    commands.save.mockReturnValue(ok({ target: posted.target, errors: [], pendingCount: 1 }));
+    commands.save.mockReturnValue(ok({ target: posted.target, errors: [], pendingCount: 1, row: null }));
     const { q } = renderForm(posted);
     await flush();
 

@@ -137,7 +137,7 @@ describe("leaving a form with unsaved work", () => {
   });
 
   it("closes at once after a save the workspace kept with problems", async () => {
-    commands.save.mockReturnValue(ok({ target: { kind: "campaign", key: { type: "local", value: "c1" } }, errors: [{ field: "maxBudget", code: "REQUIRED", message: "Required." }], pendingCount: 1 }));
+    commands.save.mockReturnValue(ok({ target: { kind: "campaign", key: { type: "local", value: "c1" } }, errors: [{ field: "maxBudget", code: "REQUIRED", message: "Required." }], pendingCount: 1, row: null }));
     const { q, type, click } = await open(newCampaign);
     await type("name", "Spring sale");
     await click('[data-action="save"]');

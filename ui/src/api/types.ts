@@ -73,6 +73,8 @@ export type TableWindow<T> = Omit<Ok<Cmds["queryAdvertisers"]>, "rows"> & { rows
 export type AnyRow = Omit<AdvertiserRow, "value">;
 
 export type Saved = Ok<Cmds["save"]>;
+/** A saved entity's table row, by kind: a table shows the save from it at once. */
+export type SavedRow = NonNullable<Saved["row"]>;
 export type MatrixCell = Ok<Cmds["creativeMatrix"]>[number];
 export type CreativeType = MatrixCell["creativeType"];
 export type CreativeSubtype = MatrixCell["creativeSubtype"];

@@ -20,7 +20,7 @@ export const SIGNED_IN: AppSnapshot = {
   notice: null,
 };
 
-const saved: Saved = { target: { kind: "advertiser", key: { type: "local", value: "x" } }, errors: [], pendingCount: 1 };
+const saved: Saved = { target: { kind: "advertiser", key: { type: "local", value: "x" } }, errors: [], pendingCount: 1, row: null };
 const timeline: Timeline = { bars: [], overlaps: [], gaps: [], errors: [] };
 const noErrors: FieldError[] = [];
 const noCells: MatrixCell[] = [];
