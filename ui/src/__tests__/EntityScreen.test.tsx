@@ -6,6 +6,7 @@ vi.mock("../bindings", async () => await import("../test/fakeBindings"));
 
 import { commands, events, ok, SIGNED_IN, tableOf } from "../test/fakeBindings";
 import { App } from "../App";
+import { clearToasts } from "../api/toast";
 
 const acme: AdvertiserRow = {
   target: { kind: "advertiser", key: { type: "id", value: 1 } },
@@ -79,6 +80,7 @@ const rowOf = (c: HTMLElement, label: string) => c.querySelector<HTMLElement>(`[
 describe("entity screens", () => {
   beforeEach(() => {
     vi.clearAllMocks();
+    clearToasts();
     commands.appSnapshot.mockReturnValue(ok(SIGNED_IN));
     commands.queryAdvertisers.mockImplementation(tableOf([acme]));
     commands.queryCampaigns.mockImplementation(tableOf([spring]));
@@ -167,6 +169,87 @@ describe("entity screens", () => {
     await settle();
     expect(commands.queryAdOrders.mock.calls.length).toBeGreaterThan(calls);
     expect(reads()).toBeGreaterThan(before);
+  });
+
+  it("shows a saved row from the save's answer, before its window is asked again, then closes the panel", async () => {
+    const { rows } = orders(3);
+    commands.queryAdOrders.mockImplementation(tableOf(rows));
+    const { container } = await openScreen("ad_orders");
+    // Found by its name, then the whole table again (its rows kept from before), as a
+    // buyer does.
+    const filter = container.querySelector("input[data-filter]")!;
+    fireEvent.change(filter, { target: { value: "Order 1" } });
+    await settle();
+    fireEvent.doubleClick(rowOf(container, "Order 1")!);
+    await settle();
+    fireEvent.change(filter, { target: { value: "" } });
+    await settle();
+    const form = () => container.querySelector('form[data-form="ad_order"]');
+    expect(form()).not.toBeNull();
+    fireEvent.change(form()!.querySelector('input[name="name"]')!, { target: { value: "Order 1, renamed" } });
+    const saved: AdOrderRow = { ...rows[1], label: "Order 1, renamed", marker: "changed", pending: true, value: { ...rows[1].value, name: "Order 1, renamed" } };
+    commands.save.mockReturnValue(ok({ target: rows[1].target, errors: [], pendingCount: 1, row: { kind: "ad_order", row: saved } }));
+    const asked = commands.queryAdOrders.mock.calls.length;
+
+    // No change event comes here (the fake sends none), and the window is not asked again:
+    // the row on screen is the save's own.
+    await act(async () => {
+      fireEvent.click(form()!.querySelector('[data-action="save"]')!);
+    });
+    expect(rowOf(container, "Order 1")).toBeNull();
+    const row = rowOf(container, "Order 1, renamed");
+    expect(row?.getAttribute("data-marker")).toBe("changed");
+    expect(row?.querySelector('[data-col="campaign"]')?.textContent).toBe("Spring sale");
+    expect(rowOf(container, "Order 2")).not.toBeNull();
+    expect(commands.queryAdOrders.mock.calls.length).toBe(asked);
+    // The panel closes once that row has painted.
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    expect(form()).toBeNull();
+  });
+
+  it("keeps a form opened while a save's row paints, and still counts that save", async () => {
+    const { rows } = orders(3);
+    commands.queryAdOrders.mockImplementation(tableOf(rows));
+    const { container } = await openScreen("ad_orders");
+    fireEvent.doubleClick(rowOf(container, "Order 1")!);
+    await settle();
+    const form = () => container.querySelector('form[data-form="ad_order"]');
+    const saved: AdOrderRow = { ...rows[1], label: "Order 1, renamed", marker: "changed", pending: true, value: { ...rows[1].value, name: "Order 1, renamed" } };
+    commands.save.mockReturnValue(ok({ target: rows[1].target, errors: [], pendingCount: 7, row: { kind: "ad_order", row: saved } }));
+    await act(async () => {
+      fireEvent.click(form()!.querySelector('[data-action="save"]')!);
+    });
+    // Another row opened before the saved one painted: its form stays.
+    fireEvent.doubleClick(rowOf(container, "Order 2")!);
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    expect(form()?.querySelector<HTMLInputElement>('input[name="name"]')?.value).toBe("Order 2");
+    expect(container.querySelector("[data-pending-count]")?.textContent).toBe("7");
+    expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("Saved to the workspace");
+  });
+
+  it("leaves a saved row to the change event's refetch when the table filters", async () => {
+    const { rows } = orders(3);
+    commands.queryAdOrders.mockImplementation(tableOf(rows));
+    const { container } = await openScreen("ad_orders");
+    fireEvent.change(container.querySelector("input[data-filter]")!, { target: { value: "Order" } });
+    await settle();
+    fireEvent.doubleClick(rowOf(container, "Order 1")!);
+    await settle();
+    const form = () => container.querySelector('form[data-form="ad_order"]');
+    // Renamed out of the filter: shown in place, it would sit in a window it no longer matches.
+    const saved: AdOrderRow = { ...rows[1], label: "Renamed", marker: "changed", pending: true, value: { ...rows[1].value, name: "Renamed" } };
+    commands.save.mockReturnValue(ok({ target: rows[1].target, errors: [], pendingCount: 1, row: { kind: "ad_order", row: saved } }));
+    await act(async () => {
+      fireEvent.click(form()!.querySelector('[data-action="save"]')!);
+    });
+    await settle();
+    expect(rowOf(container, "Renamed")).toBeNull();
+    expect(rowOf(container, "Order 1")).not.toBeNull();
+    expect(form()).toBeNull();
   });
 
   it("shows a download's progress as a bar that fills", async () => {

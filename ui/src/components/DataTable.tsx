@@ -18,7 +18,9 @@
  * and `performance.mark("fd:table-painted")` is recorded (`fd:table-count-painted` when only
  * a count that followed its rows landed; by a `timed` table only: the
  * flight-caps pane's table under the ad orders records none). They are set again after every
- * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save).
+ * answer that changes the rows on screen (a keystroke, a sort, a refetch after a save), and
+ * after a saved row put in place from the save's answer (its refetch is still on its way
+ * then, but the one row the save changed is current).
  * A cell's commit records `fd:cell-commit` as it is sent: a cell edit's time until the
  * table shows it runs from there to the next `fd:table-painted`.
  *
@@ -34,8 +36,8 @@
  * grid scrolls sideways.
  */
 import { type CSSProperties, type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import type { EntityRef, Kind, Marker } from "../api/types";
-import { changedRows, useWorkspaceChanged } from "../state/events";
+import type { EntityRef, Kind, Marker, SavedRow } from "../api/types";
+import { changedRows, useSavedRows, useWorkspaceChanged } from "../state/events";
 import { refKey } from "../util/refs";
 import { afterNextPaint, mark } from "../util/timing";
 import { type Column, ColumnMenu, useColumnVisibility } from "../table/columns";
@@ -76,6 +78,8 @@ export type DataTableProps<T> = {
   rowLabel: (row: T) => string;
   rowMarker?: (row: T) => Marker | null;
   rowPending?: (row: T) => boolean;
+  /** A form's saved row as this table's row, or `null` when it is another kind's: the table shows the save from it at once. */
+  savedRow?: (saved: SavedRow) => T | null;
   /** Double click or Enter on a row; with `cells`, Ctrl/Cmd+Enter or the first cell's open button. */
   onOpen?: (row: T) => void;
   /**
@@ -131,7 +135,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const currentKey = queryKey(query);
   const timed = props.timed ?? true;
   const rows = useWindowedRows(fetch, query, { rowId, timed });
-  const { ask, want, refresh, refreshRows, rowAt, loadedBetween } = rows;
+  const { ask, want, refresh, refreshRows, putRow, rowAt, loadedBetween } = rows;
   // A keystroke asks for its window in its own handler: the command runs while React
   // renders the table for the new filter, not after.
   const onFilter = (value: string) => {
@@ -146,6 +150,11 @@ export function DataTable<T>(props: DataTableProps<T>) {
     const ids = rowRef ? changedRows(change, props.kind) : null;
     if (ids === null || !rowRef) refresh();
     else refreshRows(ids, (r) => refKey(rowRef(r)));
+  });
+  // A save shows its row from its own answer; the change event's refetch then confirms it.
+  useSavedRows((saved) => {
+    const row = props.savedRow?.(saved) ?? null;
+    return row !== null && putRow(row);
   });
 
   const { visible, isVisible, toggle: toggleColumn } = useColumnVisibility(columns);
@@ -263,7 +272,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
 
   // Timing marks (see the comment at the top).
   const rootRef = useRef<HTMLDivElement>(null);
-  const painted = rows.complete && rows.shown ? `${rows.shownKey ?? ""}#${rows.version}` : null;
+  const painted = (rows.complete || rows.put) && rows.shown ? `${rows.shownKey ?? ""}#${rows.version}` : null;
   const shownQuery = rows.shown;
   const total = rows.total;
   const counted = !rows.partial;

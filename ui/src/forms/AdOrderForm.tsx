@@ -88,7 +88,7 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
   const campaign = picked.ref;
   const initial: AdOrder = row ? row.value : {};
   const form = useFormState<AdOrder>(initial, (value): Validation => ({ target: flow.target, parent: campaign, draft: { kind: "ad_order", value } }), row !== undefined);
-  const flow = useSaveFlow(form, row?.target ?? null, false);
+  const flow = useSaveFlow(form, row?.target ?? null);
   const existing = flow.target !== null;
   // Fields the service ignores on update are shown, not edited, with the model's reason.
   const posted = isRemote(flow.target);
@@ -103,9 +103,9 @@ export function AdOrderForm({ row, parent }: { row?: AdOrderRow; parent?: Parent
     if (pruned !== current) setValue(pruned);
   }, [current, setValue]);
 
+  // A clean save closes the panel (`useSaveFlow`).
   const submit = async () => {
-    const saved = await flow.save((target) => commands.save(target, campaign, { kind: "ad_order", value: form.value }));
-    if (saved && saved.errors.length === 0) closeEditor();
+    await flow.save((target) => commands.save(target, campaign, { kind: "ad_order", value: form.value }));
   };
 
   // The flight caps of a saved ad order are edited in their own form below.

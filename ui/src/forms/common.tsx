@@ -1,46 +1,90 @@
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { commands } from "../bindings";
 import { kindInfo } from "../api/kinds";
 import { type CommandResult, call, unwrap } from "../api/call";
 import { toast } from "../api/toast";
 import type { AnyRow, EntityRef, Saved } from "../api/types";
 import { EntitySelect, type EntitySelectProps } from "../components/EntitySelect";
-import { type ParentHint, useNavActions } from "../state/navigation";
+import { type ParentHint, useEditor, useNavActions } from "../state/navigation";
 import { useCounters, useSession } from "../state/session";
 import { FieldErrors, type FormState, useField } from "./kit";
-import { mark } from "../util/timing";
+import { publishSavedRow } from "../state/events";
+import { afterNextPaint, mark } from "../util/timing";
 
 /**
- * Saves through a command; routes errors, closes the panel on a clean save. Tables showing
- * the kind refresh on the workspace-changed event the save sends; of the app's snapshot
+ * Saves through a command; routes errors, closes the panel on a clean save. A table
+ * showing the saved row shows it from the save's answer at once, and every view of the
+ * kind refreshes on the workspace-changed event the save sends; of the app's snapshot
  * only the pending count moves, and the save's answer carries it.
  */
 export function useSaveFlow<V>(form: FormState<V>, initialTarget: EntityRef | null, closeOnClean = true) {
-  const { closeEditor } = useNavActions();
+  const { editor, closeEditor } = useEditor();
+  // The panel's editor now: a close after the row's paint closes only the one saved.
+  const editorNow = useRef(editor);
+  useEffect(() => {
+    editorNow.current = editor;
+  });
   const { snapshot, setSnapshot } = useSession();
   const { posting } = useCounters();
   const [target, setTarget] = useState<EntityRef | null>(initialTarget);
   const [busy, setBusy] = useState(false);
+  // What a save does after its row's paint (see below). A form closed or replaced before
+  // then does it at once, except close the panel, which may hold another form by then.
+  const after = useRef<{ cancel: () => void; run: (close: boolean) => void } | null>(null);
+  useEffect(
+    () => () => {
+      const pending = after.current;
+      after.current = null;
+      if (pending) {
+        pending.cancel();
+        pending.run(false);
+      }
+    },
+    [],
+  );
 
   const save = async (run: (target: EntityRef | null) => Promise<CommandResult<Saved>>): Promise<Saved | null> => {
     setBusy(true);
     const sent = form.value;
     const r = await call(run(target), { onFieldErrors: form.setErrors });
     mark("fd:save-answered");
-    setBusy(false);
-    if (!r.ok) return null;
-    // Saved, with problems or not: the workspace holds it, so leaving loses nothing.
-    form.markSaved(sent);
-    setTarget(r.data.target);
-    form.setErrors(r.data.errors);
-    setSnapshot({ ...snapshot, posting, pendingCount: r.data.pendingCount });
-    if (r.data.errors.length === 0) {
-      toast("Saved to the workspace. It is sent when you post.", "success");
-      if (closeOnClean) closeEditor();
-    } else {
-      toast(`Saved with ${r.data.errors.length === 1 ? "1 problem" : `${r.data.errors.length} problems`}. Fix before posting.`, "error");
+    if (!r.ok) {
+      setBusy(false);
+      return null;
     }
-    return r.data;
+    const saved = r.data;
+    // First, the table shows the saved row from this answer, in a commit of its own.
+    const rowShown = saved.row !== null && publishSavedRow(saved.row);
+    const savedIn = editorNow.current;
+    const settle = (close: boolean) => {
+      setBusy(false);
+      // Saved, with problems or not: the workspace holds it, so leaving loses nothing.
+      form.markSaved(sent);
+      setTarget(saved.target);
+      form.setErrors(saved.errors);
+      setSnapshot({ ...snapshot, posting, pendingCount: saved.pendingCount });
+      if (saved.errors.length === 0) {
+        toast("Saved to the workspace. It is sent when you post.", "success");
+        if (close && closeOnClean && editorNow.current === savedIn) closeEditor();
+      } else {
+        toast(`Saved with ${saved.errors.length === 1 ? "1 problem" : `${saved.errors.length} problems`}. Fix before posting.`, "error");
+      }
+    };
+    if (rowShown) {
+      // The row paints in a frame of its own, and the rest follows: the form's state, the
+      // toast, and the panel's close, which lays out the whole table at a new width (a
+      // frame two to three times as long, which the buyer would otherwise wait for to
+      // see the save).
+      after.current?.cancel();
+      const cancel = afterNextPaint(() => {
+        after.current = null;
+        settle(true);
+      });
+      after.current = { cancel, run: settle };
+    } else {
+      settle(true);
+    }
+    return saved;
   };
 
   return { target, setTarget, busy, save };

@@ -142,6 +142,7 @@ export function EntityScreen<R extends AnyRow>({ config }: { config: EntityConfi
         kind={config.kind}
         label={config.title}
         fetch={config.fetch}
+        savedRow={config.savedRow}
         parent={(config.campaignFilter ? (picked ?? treeAdvertiser) : scoped)?.target ?? null}
         changes={config.changes}
         columns={columns}

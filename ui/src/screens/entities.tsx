@@ -3,7 +3,7 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { TABLE_KINDS, capitalised, kindInfo, type TableKind } from "../api/kinds";
 import { fetchAdOrders, fetchAdvertisers, fetchCampaigns, fetchCreatives, fetchSegments, fetchSiteLists, fetchTableColumns } from "../api/queries";
-import type { AdOrderRow, AdvertiserRow, AnyRow, CampaignRow, CreativeRow, Kind, SegmentRow, SiteListRow } from "../api/types";
+import type { AdOrderRow, AdvertiserRow, AnyRow, CampaignRow, CreativeRow, Kind, SavedRow, SegmentRow, SiteListRow } from "../api/types";
 import type { Column } from "../components/DataTable";
 import { labelOf, SITE_LIST_RULE_BASED } from "../forms/enums";
 import type { Editor, ParentHint, Scope, Screen } from "../state/navigation";
@@ -62,6 +62,8 @@ export type EntityConfig<R extends AnyRow> = {
   /** One of them, as the palette names its group. */
   singular: string;
   fetch: WindowFetch<R>;
+  /** A form's saved row, when it is one of this kind's (the table shows the save from it at once). */
+  savedRow: (saved: SavedRow) => R | null;
   /** Kinds whose changes refresh the table (a parent's rename shows in the parent column). */
   changes: Kind[];
   columns: (zoneOf: (name: string | null | undefined) => Zone) => Column<R>[];
@@ -103,6 +105,7 @@ function campaignOf(scope: Scope | null): ParentHint | null {
 export const ADVERTISERS: EntityConfig<AdvertiserRow> = {
   ...wordsOf("advertiser"),
   fetch: fetchAdvertisers,
+  savedRow: (s) => (s.kind === "advertiser" ? s.row : null),
   changes: ["advertiser"],
   columns: () => [
     { id: "name", header: "Name", value: (r) => r.label, width: 220 },
@@ -131,6 +134,7 @@ function flightSummary(r: CampaignRow, zone: string): string {
 export const CAMPAIGNS: EntityConfig<CampaignRow> = {
   ...wordsOf("campaign"),
   fetch: fetchCampaigns,
+  savedRow: (s) => (s.kind === "campaign" ? s.row : null),
   changes: ["campaign", "advertiser"],
   columns: (zoneOf) => [
     { id: "name", header: "Name", value: (r) => r.label, width: 220 },
@@ -155,6 +159,7 @@ export const CAMPAIGNS: EntityConfig<CampaignRow> = {
 export const AD_ORDERS: EntityConfig<AdOrderRow> = {
   ...wordsOf("ad_order"),
   fetch: fetchAdOrders,
+  savedRow: (s) => (s.kind === "ad_order" ? s.row : null),
   changes: ["ad_order", "campaign"],
   columns: (zoneOf) => [
     { id: "name", header: "Name", value: (r) => r.label, width: 220 },
@@ -198,6 +203,7 @@ export const AD_ORDERS: EntityConfig<AdOrderRow> = {
 export const CREATIVES: EntityConfig<CreativeRow> = {
   ...wordsOf("creative"),
   fetch: fetchCreatives,
+  savedRow: (s) => (s.kind === "creative" ? s.row : null),
   changes: ["creative"],
   columns: () => [
     { id: "name", header: "Name", value: (r) => r.label, width: 220 },
@@ -233,6 +239,7 @@ function siteListContents(r: SiteListRow): string | null {
 export const SITE_LISTS: EntityConfig<SiteListRow> = {
   ...wordsOf("site_list"),
   fetch: fetchSiteLists,
+  savedRow: (s) => (s.kind === "site_list" ? s.row : null),
   changes: ["site_list"],
   columns: () => [
     { id: "name", header: "Name", value: (r) => r.label, width: 240 },
@@ -252,6 +259,7 @@ export const SITE_LISTS: EntityConfig<SiteListRow> = {
 export const SEGMENTS: EntityConfig<SegmentRow> = {
   ...wordsOf("audience_segment"),
   fetch: fetchSegments,
+  savedRow: (s) => (s.kind === "audience_segment" ? s.row : null),
   changes: ["audience_segment"],
   columns: () => [
     { id: "name", header: "Name", value: (r) => r.label, width: 220 },

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { events } from "../bindings";
-import type { EntityRef, Kind, WorkspaceChanged } from "../api/types";
+import type { EntityRef, Kind, SavedRow, WorkspaceChanged } from "../api/types";
 import { refKey } from "../util/refs";
 
 type Subscribe<T> = (cb: (e: { payload: T }) => void) => Promise<() => void>;
@@ -66,4 +66,33 @@ export function useWorkspaceChanged(kinds: readonly Kind[] | "any", cb: (change:
       latest.current(change);
     });
   }, [key]);
+}
+
+type SavedRowListener = (row: SavedRow) => boolean;
+const savedRowListeners = new Set<SavedRowListener>();
+
+/**
+ * Hands a form's saved row (the save's answer) to every table that shows it, which shows
+ * it at once, in this task: the change event's refetch would land one IPC round trip
+ * later, behind the frames the page is drawing meanwhile. Whether a table's rows changed.
+ */
+export function publishSavedRow(row: SavedRow): boolean {
+  let changed = false;
+  for (const l of savedRowListeners) changed = l(row) || changed;
+  return changed;
+}
+
+/** Calls `cb` with each row a form saves (see `publishSavedRow`); `cb` says whether the rows on screen changed. */
+export function useSavedRows(cb: SavedRowListener): void {
+  const latest = useRef(cb);
+  useEffect(() => {
+    latest.current = cb;
+  });
+  useEffect(() => {
+    const l: SavedRowListener = (row) => latest.current(row);
+    savedRowListeners.add(l);
+    return () => {
+      savedRowListeners.delete(l);
+    };
+  }, []);
 }

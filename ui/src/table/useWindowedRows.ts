@@ -15,6 +15,8 @@ export type WindowedRows<T> = {
   loaded: boolean;
   /** Every visible row of the latest query is on screen and fresh. */
   complete: boolean;
+  /** The last change on screen was a saved row put in place (see `WindowCache.putRow`); its refetch may still be on its way. */
+  put: boolean;
   /** Changes whenever an answer lands. */
   version: number;
   rowAt: (index: number) => T | undefined;
@@ -30,6 +32,8 @@ export type WindowedRows<T> = {
   refresh: () => void;
   /** Rows `ids` changed in place: fetch the visible window again only if it may show them (see `WindowCache.changedRows`). */
   refreshRows: (ids: ReadonlySet<string>, rowId: (row: T) => string) => void;
+  /** A saved row, shown at once where the table holds it (see `WindowCache.putRow`); whether the rows on screen changed. */
+  putRow: (row: T) => boolean;
 };
 
 /**
@@ -85,6 +89,7 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, opti
       want: (a: number, b: number) => cache.want(a, b),
       refresh: () => cache.invalidate(),
       refreshRows: (ids: ReadonlySet<string>, rowId: (row: T) => string) => cache.changedRows(ids, rowId),
+      putRow: (row: T) => cache.putRow(row),
     }),
     [cache],
   );
@@ -97,6 +102,7 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, opti
     partial: cache.partial(),
     loaded: cache.loaded(),
     complete: cache.complete(),
+    put: cache.put(),
     version,
     ...api,
   };

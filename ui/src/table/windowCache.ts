@@ -94,6 +94,8 @@ export class WindowCache<T> {
   rowId: ((row: T) => string) | null = null;
   /** Records the bench's `fd:window-asked`/`fd:window-landed` marks. */
   timed = true;
+  /** The last change to the rows on screen was `putRow`'s (cleared by an answer or a refetch). */
+  private justPut = false;
   /** Whether answers may re-render (false between unmount and a StrictMode remount). */
   alive = true;
 
@@ -142,6 +144,7 @@ export class WindowCache<T> {
 
   /** The rows changed: keep showing the visible pages, fetch them again, forget the rest. */
   invalidate(): void {
+    this.justPut = false;
     const cur = this.current;
     for (const key of [...this.entries.keys()]) if (key !== cur?.key) this.entries.delete(key);
     if (this.shownKey !== cur?.key) this.shownKey = null;
@@ -179,6 +182,33 @@ export class WindowCache<T> {
       else cur.pages.delete(p);
     }
     if (shown) this.invalidate();
+  }
+
+  /**
+   * A saved row, from the save's own answer: shown at once in place of the row of the same
+   * id, when the query neither filters nor sorts (as in `changedRows`, an edit could move
+   * a row then). The change event's refetch follows, and keeps this object when it repeats
+   * the row (`sameJson`). Whether the rows on screen changed.
+   */
+  putRow(row: T): boolean {
+    const cur = this.current;
+    const id = this.rowId;
+    // On screen: back to a query whose rows are kept, no answer has landed to say so.
+    if (!cur || !id || this.shown() !== cur || cur.query.filter.trim() !== "" || cur.query.sort !== null) return false;
+    const key = id(row);
+    for (const [p, rows] of cur.pages) {
+      const i = rows.findIndex((r) => id(r) === key);
+      if (i < 0) continue;
+      if (sameJson(rows[i], row)) return false;
+      const next = rows.slice();
+      next[i] = row;
+      cur.pages.set(p, next);
+      this.justPut = true;
+      if (!this.alive) return false;
+      this.notify(true);
+      return true;
+    }
+    return false;
   }
 
   /** The entry on screen: the current query once its first answer landed, else the last one shown. */
@@ -238,6 +268,11 @@ export class WindowCache<T> {
     return out;
   }
 
+  /** The last change on screen was a saved row put in place (`putRow`), whatever refetch is on its way. */
+  put(): boolean {
+    return this.justPut;
+  }
+
   /** Every row on screen is loaded and current (not a stale page waiting for its refetch). */
   complete(): boolean {
     const e = this.shown();
@@ -250,6 +285,7 @@ export class WindowCache<T> {
   }
 
   private switchTo(key: string, query: BaseQuery): void {
+    this.justPut = false;
     if (this.current !== null && this.current.key !== key) {
       // Another filter, sort or parent starts at the top (the table scrolls there).
       this.last = Math.max(-1, this.last - this.first);
@@ -351,6 +387,7 @@ export class WindowCache<T> {
       return;
     }
     if (this.timed) mark("fd:window-landed");
+    this.justPut = false;
     // Before `landed` moves: until then the rows on screen may be another query's.
     const kept = this.keepUnchanged(e, p0, p1, w.rows);
     e.failures = 0;
