@@ -77,6 +77,12 @@ async function openScreen(nav: string) {
 
 const rowOf = (c: HTMLElement, label: string) => c.querySelector<HTMLElement>(`[data-row][data-label="${label}"]`);
 
+/** The next save answers `row` renamed to `name`, as the core reads it back: changed, pending. */
+function saveAnswers(row: AdOrderRow, name: string, pendingCount: number) {
+  const saved: AdOrderRow = { ...row, label: name, marker: "changed", pending: true, value: { ...row.value, name } };
+  commands.save.mockReturnValue(ok({ target: row.target, errors: [], pendingCount, row: { kind: "ad_order", row: saved } }));
+}
+
 describe("entity screens", () => {
   beforeEach(() => {
     vi.clearAllMocks();
@@ -187,8 +193,7 @@ describe("entity screens", () => {
     const form = () => container.querySelector('form[data-form="ad_order"]');
     expect(form()).not.toBeNull();
     fireEvent.change(form()!.querySelector('input[name="name"]')!, { target: { value: "Order 1, renamed" } });
-    const saved: AdOrderRow = { ...rows[1], label: "Order 1, renamed", marker: "changed", pending: true, value: { ...rows[1].value, name: "Order 1, renamed" } };
-    commands.save.mockReturnValue(ok({ target: rows[1].target, errors: [], pendingCount: 1, row: { kind: "ad_order", row: saved } }));
+    saveAnswers(rows[1], "Order 1, renamed", 1);
     const asked = commands.queryAdOrders.mock.calls.length;
 
     // No change event comes here (the fake sends none), and the window is not asked again:
@@ -216,8 +221,7 @@ describe("entity screens", () => {
     fireEvent.doubleClick(rowOf(container, "Order 1")!);
     await settle();
     const form = () => container.querySelector('form[data-form="ad_order"]');
-    const saved: AdOrderRow = { ...rows[1], label: "Order 1, renamed", marker: "changed", pending: true, value: { ...rows[1].value, name: "Order 1, renamed" } };
-    commands.save.mockReturnValue(ok({ target: rows[1].target, errors: [], pendingCount: 7, row: { kind: "ad_order", row: saved } }));
+    saveAnswers(rows[1], "Order 1, renamed", 7);
     await act(async () => {
       fireEvent.click(form()!.querySelector('[data-action="save"]')!);
     });
@@ -241,8 +245,7 @@ describe("entity screens", () => {
     await settle();
     const form = () => container.querySelector('form[data-form="ad_order"]');
     // Renamed out of the filter: shown in place, it would sit in a window it no longer matches.
-    const saved: AdOrderRow = { ...rows[1], label: "Renamed", marker: "changed", pending: true, value: { ...rows[1].value, name: "Renamed" } };
-    commands.save.mockReturnValue(ok({ target: rows[1].target, errors: [], pendingCount: 1, row: { kind: "ad_order", row: saved } }));
+    saveAnswers(rows[1], "Renamed", 1);
     await act(async () => {
       fireEvent.click(form()!.querySelector('[data-action="save"]')!);
     });
