@@ -235,6 +235,38 @@ describe("entity screens", () => {
     expect(container.querySelector('[data-toast="success"]')?.textContent).toContain("Saved to the workspace");
   });
 
+  it("puts a saved row in a sorted table only when the sorted column kept its value", async () => {
+    const { rows } = orders(3);
+    commands.queryAdOrders.mockImplementation(tableOf(rows));
+    commands.tableColumns.mockResolvedValue([
+      { id: "name", header: "Name" },
+      { id: "id", header: "Id" },
+    ]);
+    const { container } = await openScreen("ad_orders");
+    const form = () => container.querySelector('form[data-form="ad_order"]');
+    const renameSorted = async (column: string, name: string) => {
+      fireEvent.click(container.querySelector(`[data-sort="${column}"]`)!);
+      await settle();
+      fireEvent.doubleClick(rowOf(container, "Order 1")!);
+      await settle();
+      saveAnswers(rows[1], name, 1);
+      await act(async () => {
+        fireEvent.click(form()!.querySelector('[data-action="save"]')!);
+      });
+      await act(async () => {
+        await new Promise((r) => setTimeout(r, 50));
+      });
+    };
+
+    // Sorted by name, a rename may move the row: it waits for the refetch (none comes here).
+    await renameSorted("name", "Order 1, renamed");
+    expect(rowOf(container, "Order 1, renamed")).toBeNull();
+    expect(rowOf(container, "Order 1")).not.toBeNull();
+    // Sorted by id, a rename keeps the row's place: it shows at once.
+    await renameSorted("id", "Order 1, renamed");
+    expect(rowOf(container, "Order 1, renamed")).not.toBeNull();
+  });
+
   it("leaves a saved row to the change event's refetch when the table filters", async () => {
     const { rows } = orders(3);
     commands.queryAdOrders.mockImplementation(tableOf(rows));

@@ -48,7 +48,7 @@ import { type Selection, useSelection } from "../table/useSelection";
 import { type GridCells, useCellGrid } from "../table/useCellGrid";
 import { useSort } from "../table/useSort";
 import { useWindowedRows } from "../table/useWindowedRows";
-import { type WindowFetch, queryKey, sortText } from "../table/windowCache";
+import { type WindowFetch, queryKey, sameJson, sortText } from "../table/windowCache";
 
 export type { CellValue, Column } from "../table/columns";
 export type { Selection } from "../table/useSelection";
@@ -152,9 +152,11 @@ export function DataTable<T>(props: DataTableProps<T>) {
     else refreshRows(ids, (r) => refKey(rowRef(r)));
   });
   // A save shows its row from its own answer; the change event's refetch then confirms it.
+  // Sorted, the row keeps its place when the sorted column's value did not change.
   useSavedRows((saved) => {
     const row = props.savedRow?.(saved) ?? null;
-    return row !== null && putRow(row);
+    const sorted = sort === null ? undefined : columns.find((c) => c.id === sort.column);
+    return row !== null && putRow(row, (before, after) => sorted !== undefined && sameJson(sorted.value(before), sorted.value(after)));
   });
 
   const { visible, isVisible, toggle: toggleColumn } = useColumnVisibility(columns);

@@ -33,7 +33,7 @@ export type WindowedRows<T> = {
   /** Rows `ids` changed in place: fetch the visible window again only if it may show them (see `WindowCache.changedRows`). */
   refreshRows: (ids: ReadonlySet<string>, rowId: (row: T) => string) => void;
   /** A saved row, shown at once where the table holds it (see `WindowCache.putRow`); whether the rows on screen changed. */
-  putRow: (row: T) => boolean;
+  putRow: (row: T, keepsPlace?: (before: T, after: T) => boolean) => boolean;
 };
 
 /**
@@ -89,7 +89,7 @@ export function useWindowedRows<T>(fetch: WindowFetch<T>, query: BaseQuery, opti
       want: (a: number, b: number) => cache.want(a, b),
       refresh: () => cache.invalidate(),
       refreshRows: (ids: ReadonlySet<string>, rowId: (row: T) => string) => cache.changedRows(ids, rowId),
-      putRow: (row: T) => cache.putRow(row),
+      putRow: (row: T, keepsPlace?: (before: T, after: T) => boolean) => cache.putRow(row, keepsPlace),
     }),
     [cache],
   );

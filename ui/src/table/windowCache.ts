@@ -186,20 +186,22 @@ export class WindowCache<T> {
 
   /**
    * A saved row, from the save's own answer: shown at once in place of the row of the same
-   * id, when the query neither filters nor sorts (as in `changedRows`, an edit could move
-   * a row then). The change event's refetch follows, and keeps this object when it repeats
-   * the row (`sameJson`). Whether the rows on screen changed.
+   * id, when the edit cannot have moved it: the query does not filter (only the Rust side
+   * knows whether the row still matches), and it does not sort, or `keepsPlace` says the
+   * sorted column's value did not change. The change event's refetch follows, and keeps
+   * this object when it repeats the row (`sameJson`). Whether the rows on screen changed.
    */
-  putRow(row: T): boolean {
+  putRow(row: T, keepsPlace?: (before: T, after: T) => boolean): boolean {
     const cur = this.current;
     const id = this.rowId;
     // On screen: back to a query whose rows are kept, no answer has landed to say so.
-    if (!cur || !id || this.shown() !== cur || cur.query.filter.trim() !== "" || cur.query.sort !== null) return false;
+    if (!cur || !id || this.shown() !== cur || cur.query.filter.trim() !== "") return false;
     const key = id(row);
     for (const [p, rows] of cur.pages) {
       const i = rows.findIndex((r) => id(r) === key);
       if (i < 0) continue;
       if (sameJson(rows[i], row)) return false;
+      if (cur.query.sort !== null && !keepsPlace?.(rows[i], row)) return false;
       const next = rows.slice();
       next[i] = row;
       cur.pages.set(p, next);
